@@ -1,0 +1,179 @@
+"""Token verification for the scoring and upload surfaces (contract §0, §2).
+
+Resource surfaces trust the identity server's *public* keys only. A
+:class:`TokenVerifier` gets them from a JWKS source: over HTTP from
+``{identity_url}/.well-known/openid-configuration/jwks`` (:meth:`TokenVerifier.from_url`),
+or in process from a callable or a fixed key set (:meth:`TokenVerifier.from_jwks`). Keys
+are cached for ``cache_ttl`` seconds and refetched early when a token names an unknown
+``kid`` (after a rotation), at most once per ``min_refresh_interval`` seconds so forged
+``kid`` values cannot make us hammer the identity server.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import httpx
+from cryptography.hazmat.primitives.asymmetric import rsa
+from jwt.algorithms import RSAAlgorithm
+
+from vigil.auth.errors import InvalidTokenError
+from vigil.auth.tokens import AccessTokenClaims, unverified_kid, verify_access_token
+
+logger = logging.getLogger(__name__)
+
+JwksSource = Callable[[], Mapping[str, Any]]
+
+JWKS_PATH = "/.well-known/openid-configuration/jwks"
+
+
+class KeySetUnavailableError(RuntimeError):
+    """The JWKS could not be fetched and no cached keys exist (infrastructure, 503)."""
+
+
+def keys_from_jwks(jwks: Mapping[str, Any]) -> dict[str, rsa.RSAPublicKey]:
+    """RSA signature keys of a JWK Set by ``kid``; other keys are ignored (RFC 7517 §5)."""
+    out: dict[str, rsa.RSAPublicKey] = {}
+    for jwk in jwks.get("keys", []):
+        if not isinstance(jwk, Mapping) or jwk.get("kty") != "RSA":
+            continue
+        if jwk.get("use", "sig") != "sig" or jwk.get("alg", "RS256") != "RS256":
+            continue
+        kid = jwk.get("kid")
+        if not isinstance(kid, str) or not kid:
+            continue
+        try:
+            key = RSAAlgorithm.from_jwk(dict(jwk))
+        except Exception:  # noqa: BLE001 - a bad entry must not hide the good ones
+            logger.warning("ignoring malformed JWK %r", kid)
+            continue
+        if isinstance(key, rsa.RSAPublicKey):
+            out[kid] = key
+    return out
+
+
+def http_jwks_source(
+    url: str, *, client: httpx.Client | None = None, timeout: float = 5.0
+) -> JwksSource:
+    """A JWKS source that GETs ``url`` (an ``https``/``http`` JWKS URI)."""
+    http = client or httpx.Client(timeout=timeout, follow_redirects=False)
+
+    def fetch() -> Mapping[str, Any]:
+        response = http.get(url, headers={"Accept": "application/json"})
+        response.raise_for_status()
+        data = response.json()
+        if not isinstance(data, Mapping):
+            raise ValueError("JWKS is not a JSON object")
+        return data
+
+    return fetch
+
+
+class TokenVerifier:
+    """Verify bearer tokens against a cached JWKS.
+
+    Parameters
+    ----------
+    source : callable
+        Returns the current JWK Set (a mapping with ``keys``).
+    issuer, audience : str
+        Expected ``iss`` and ``aud`` (strict equality).
+    leeway : int
+        Clock skew allowed on ``exp``/``nbf`` [s]; 0 by default.
+    cache_ttl : float
+        How long fetched keys are used before a routine refetch [s].
+    min_refresh_interval : float
+        Shortest time between two fetches triggered by unknown ``kid`` values [s].
+    clock : callable
+        Monotonic clock [s].
+    """
+
+    def __init__(
+        self,
+        source: JwksSource,
+        *,
+        issuer: str,
+        audience: str,
+        leeway: int = 0,
+        cache_ttl: float = 300.0,
+        min_refresh_interval: float = 10.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._source = source
+        self.issuer = issuer
+        self.audience = audience
+        self.leeway = leeway
+        self.cache_ttl = cache_ttl
+        self.min_refresh_interval = min_refresh_interval
+        self._clock = clock
+        self._keys: dict[str, rsa.RSAPublicKey] | None = None
+        self._fetched_at = float("-inf")
+        self._lock = threading.Lock()
+        self.fetch_count = 0
+
+    @classmethod
+    def from_url(
+        cls,
+        url: str,
+        *,
+        issuer: str,
+        audience: str,
+        client: httpx.Client | None = None,
+        **kwargs: Any,
+    ) -> TokenVerifier:
+        """Verifier fetching the JWKS at ``url`` with httpx."""
+        return cls(http_jwks_source(url, client=client), issuer=issuer, audience=audience, **kwargs)
+
+    @classmethod
+    def from_jwks(cls, jwks: Mapping[str, Any], *, issuer: str, audience: str) -> TokenVerifier:
+        """In-process verifier over a fixed key set."""
+        return cls(lambda: jwks, issuer=issuer, audience=audience)
+
+    def _fetch(self) -> None:
+        self.fetch_count += 1
+        self._fetched_at = self._clock()
+        try:
+            jwks = self._source()
+        except Exception as exc:  # noqa: BLE001 - network faults: keep the cached keys
+            logger.warning("could not fetch the JWKS: %s", exc)
+            if self._keys is None:
+                raise KeySetUnavailableError("the identity server's keys are unavailable") from exc
+            return
+        self._keys = keys_from_jwks(jwks)
+
+    def keys(self, *, want_kid: str | None = None) -> dict[str, rsa.RSAPublicKey]:
+        """Current trusted keys, fetching when stale or when ``want_kid`` is unknown."""
+        with self._lock:
+            age = self._clock() - self._fetched_at
+            if self._keys is None or age >= self.cache_ttl:
+                self._fetch()
+            elif (
+                want_kid is not None
+                and want_kid not in self._keys
+                and age >= self.min_refresh_interval
+            ):
+                self._fetch()
+            assert self._keys is not None
+            return dict(self._keys)
+
+    def verify(self, token: str) -> AccessTokenClaims:
+        """Verify ``token`` and return its claims.
+
+        Raises
+        ------
+        InvalidTokenError
+            Any defect (contract §2: 401 ``invalid_token``).
+        KeySetUnavailableError
+            No keys could ever be fetched.
+        """
+        if not token or len(token) > 8192:
+            raise InvalidTokenError("the access token is malformed")
+        kid = unverified_kid(token)
+        keys = self.keys(want_kid=kid)
+        return verify_access_token(
+            token, keys=keys, issuer=self.issuer, audience=self.audience, leeway=self.leeway
+        )

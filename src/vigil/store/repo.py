@@ -1,0 +1,242 @@
+"""Query functions, keyword-only, each taking a ``Session`` (STYLE §3.12).
+
+The caller owns the transaction: functions ``flush`` but never ``commit``.
+"""
+
+from __future__ import annotations
+
+import secrets
+import string
+from collections.abc import Sequence
+from datetime import datetime
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from vigil.store.crypto import SecretBox
+from vigil.store.tables import ApiClient, ConsoleUser, Operator, SigningKey, utcnow
+
+_ALNUM = string.ascii_letters + string.digits
+_hasher = PasswordHasher()
+_DUMMY_HASH = _hasher.hash("vigil-dummy-password")
+
+
+class RepoError(Exception):
+    """A repository precondition failed."""
+
+
+class NotFoundError(RepoError):
+    """The record does not exist."""
+
+
+class AlreadyExistsError(RepoError):
+    """A record with that unique name exists."""
+
+
+def new_client_id() -> str:
+    """A fresh client ID: 24 characters of ``A–Z a–z 0–9`` (≈143 random bits)."""
+    return "".join(secrets.choice(_ALNUM) for _ in range(24))
+
+
+def new_client_secret() -> str:
+    """A fresh secret: 43 characters of ``A–Z a–z 0–9 - _`` (256 random bits, contract §1)."""
+    return secrets.token_urlsafe(32)
+
+
+# --- operators ---------------------------------------------------------------------------
+
+
+def get_or_create_operator(*, session: Session, name: str) -> Operator:
+    """The operator called ``name``, created if missing."""
+    name = name.strip()
+    if not name or len(name) > 100:
+        raise RepoError("operator name must be 1 to 100 characters")
+    found = session.scalar(select(Operator).where(Operator.name == name))
+    if found is not None:
+        return found
+    operator = Operator(name=name)
+    session.add(operator)
+    session.flush()
+    return operator
+
+
+# --- API clients -------------------------------------------------------------------------
+
+
+def create_api_client(
+    *,
+    session: Session,
+    box: SecretBox,
+    operator: str,
+    scopes: str,
+    name: str = "",
+    client_id: str | None = None,
+    secret: str | None = None,
+) -> tuple[ApiClient, str]:
+    """Register a client and return it with its plaintext secret.
+
+    Parameters
+    ----------
+    session : Session
+    box : SecretBox
+        Encrypts the secret at rest.
+    operator : str
+        Operator (tenant) name; created if missing.
+    scopes : str
+        Scope kinds, space-separated, e.g. ``"fatigue risk upload"``.
+    name : str
+        Free label shown in listings.
+    client_id, secret : str, optional
+        Explicit values (tests, imports); generated when omitted.
+    """
+    client_id = client_id or new_client_id()
+    secret = secret if secret is not None else new_client_secret()
+    if not 1 <= len(client_id) <= 100 or not 1 <= len(secret) <= 100:
+        raise RepoError("client_id and secret must be 1 to 100 characters")
+    if get_api_client(session=session, client_id=client_id) is not None:
+        raise AlreadyExistsError(f"client {client_id!r} exists")
+    owner = get_or_create_operator(session=session, name=operator)
+    client = ApiClient(
+        client_id=client_id,
+        secret_encrypted=box.encrypt(secret),
+        scopes=scopes,
+        operator=owner,
+        name=name,
+        disabled=False,
+        created_at=utcnow(),
+    )
+    session.add(client)
+    session.flush()
+    return client, secret
+
+
+def get_api_client(*, session: Session, client_id: str) -> ApiClient | None:
+    """The client with ``client_id``, or ``None``."""
+    return session.scalar(select(ApiClient).where(ApiClient.client_id == client_id))
+
+
+def require_api_client(*, session: Session, client_id: str) -> ApiClient:
+    """The client with ``client_id``; :class:`NotFoundError` when missing."""
+    client = get_api_client(session=session, client_id=client_id)
+    if client is None:
+        raise NotFoundError(f"no client {client_id!r}")
+    return client
+
+
+def list_api_clients(*, session: Session, operator: str | None = None) -> Sequence[ApiClient]:
+    """Clients, oldest first, optionally of one operator."""
+    query = select(ApiClient).join(ApiClient.operator).order_by(ApiClient.id)
+    if operator is not None:
+        query = query.where(Operator.name == operator)
+    return session.scalars(query).all()
+
+
+def reveal_client_secret(*, box: SecretBox, client: ApiClient) -> str:
+    """The plaintext secret of ``client`` (seed §5.2: shown again in the console)."""
+    return box.decrypt(client.secret_encrypted)
+
+
+def rotate_client_secret(
+    *, session: Session, box: SecretBox, client_id: str, secret: str | None = None
+) -> str:
+    """Give the client a new secret (the old one stops working at once) and return it."""
+    client = require_api_client(session=session, client_id=client_id)
+    secret = secret if secret is not None else new_client_secret()
+    client.secret_encrypted = box.encrypt(secret)
+    client.rotated_at = utcnow()
+    session.flush()
+    return secret
+
+
+def set_client_disabled(*, session: Session, client_id: str, disabled: bool = True) -> ApiClient:
+    """Disable (or re-enable) a client; a disabled client gets no new tokens."""
+    client = require_api_client(session=session, client_id=client_id)
+    client.disabled = disabled
+    session.flush()
+    return client
+
+
+def ensure_bootstrap_client(
+    *, session: Session, box: SecretBox, operator: str, scopes: str
+) -> tuple[ApiClient, str] | None:
+    """Create a first client when none exists (contract §0 ``vigil serve``), else ``None``."""
+    if session.scalar(select(ApiClient.id).limit(1)) is not None:
+        return None
+    return create_api_client(
+        session=session, box=box, operator=operator, scopes=scopes, name="bootstrap"
+    )
+
+
+# --- signing keys ------------------------------------------------------------------------
+
+
+def list_signing_keys(*, session: Session) -> Sequence[SigningKey]:
+    """Every signing key, oldest first."""
+    return session.scalars(select(SigningKey).order_by(SigningKey.created_at)).all()
+
+
+def add_signing_key(
+    *, session: Session, box: SecretBox, kid: str, private_pem: bytes, created_at: datetime
+) -> SigningKey:
+    """Store a signing key, its private part encrypted."""
+    row = SigningKey(
+        kid=kid, private_key_encrypted=box.encrypt_bytes(private_pem), created_at=created_at
+    )
+    session.add(row)
+    session.flush()
+    return row
+
+
+def retire_signing_key(*, session: Session, kid: str, retired_at: datetime) -> None:
+    """Mark a signing key retired."""
+    row = session.get(SigningKey, kid)
+    if row is None:
+        raise NotFoundError(f"no signing key {kid!r}")
+    row.retired_at = retired_at
+    session.flush()
+
+
+# --- console users -----------------------------------------------------------------------
+
+
+def create_console_user(
+    *, session: Session, operator: str, username: str, password: str
+) -> ConsoleUser:
+    """Create a console user with an argon2id password hash (contract §6)."""
+    username = username.strip()
+    if not 1 <= len(username) <= 100:
+        raise RepoError("username must be 1 to 100 characters")
+    if len(password) < 8:
+        raise RepoError("password must be at least 8 characters")
+    if session.scalar(select(ConsoleUser).where(ConsoleUser.username == username)):
+        raise AlreadyExistsError(f"user {username!r} exists")
+    owner = get_or_create_operator(session=session, name=operator)
+    user = ConsoleUser(
+        username=username, password_hash=_hasher.hash(password), operator=owner, created_at=utcnow()
+    )
+    session.add(user)
+    session.flush()
+    return user
+
+
+def authenticate_console_user(
+    *, session: Session, username: str, password: str
+) -> ConsoleUser | None:
+    """The enabled user whose password matches, else ``None``.
+
+    An unknown username is checked against a dummy hash, so timing does not reveal
+    which usernames exist (full-stack-fastapi-template ``authenticate``).
+    """
+    user = session.scalar(select(ConsoleUser).where(ConsoleUser.username == username))
+    try:
+        _hasher.verify(user.password_hash if user else _DUMMY_HASH, password)
+    except (VerificationError, InvalidHashError):
+        return None
+    if user is None or user.disabled:
+        return None
+    if _hasher.check_needs_rehash(user.password_hash):
+        user.password_hash = _hasher.hash(password)
+        session.flush()
+    return user
