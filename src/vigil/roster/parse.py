@@ -1,0 +1,573 @@
+"""RosterData CSV → validated :class:`~vigil.domain.Duty` objects in UTC, or row errors.
+
+Implements contract §3.1 (with §8): header detection, 9-or-34 columns, RFC 4180
+quoting, defaults, ranges, airport resolution, TimeReference 0/1/2 with daylight
+saving, cross-field rules (:mod:`vigil.roster.checks`) and grouping into schedules.
+:func:`parse_request` also reads SleepData (§3.2) and ActivityData (§5.1) and attaches
+them to their schedules. Nothing here raises on bad data (STYLE §3.6): each problem is
+a :class:`~vigil.roster.errors.RowError`, and a schedule with any error is left out of
+:attr:`ParsedRoster.schedules` while the others go on (contract §4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from pathlib import Path
+
+from vigil import tz
+from vigil.domain import (
+    Activity,
+    Airport,
+    CrewComposition,
+    DateFormat,
+    Duty,
+    DutyType,
+    Period,
+    Schedule,
+    SleepClass,
+    SleepRecord,
+    TimeReference,
+)
+from vigil.roster import checks
+from vigil.roster._text import (
+    DATE_PATTERN,
+    CsvSyntaxError,
+    instant,
+    lines,
+    parse_date,
+    parse_int,
+    parse_number,
+    parse_time,
+    split_fields,
+)
+from vigil.roster.activities import parse_activities
+from vigil.roster.columns import (
+    BY_LOWER_NAME,
+    COLUMNS,
+    FULL_WIDTH,
+    MAX_YEAR,
+    MIN_YEAR,
+    REQUIRED,
+    SHORT_WIDTH,
+    Column,
+)
+from vigil.roster.errors import RowError, make_error
+from vigil.roster.sleep_records import parse_sleep_data
+
+__all__ = ["ParsedRoster", "as_date_format", "parse_request", "parse_roster", "read_roster"]
+
+# 0-based cell positions in the seed's column order (seed §2.2)
+(
+    _REF, _ON_D, _ON_T, _START, _OFF_D, _OFF_T, _END, _SECTORS, _CREW, _SLEEP_COUNT,
+    _SLEEP_ORDER, _SLEEP_CLASS, _HOME, _TIME_REF,
+) = range(14)  # fmt: skip
+_AUG, _REST1, _REST2 = 14, 18, 22  # first of each group of 4 date/time cells
+_SPLIT, _DUTY_TYPE, _FLEET, _RANK, _WORKLOAD, _PREP, _COMMUTE, _CCSP = range(26, 34)
+
+_REQUIRED_POSITIONS: tuple[int, ...] = tuple(c.number - 1 for c in REQUIRED)
+_PERIOD_NAMES = {_AUG: "Partial augmentation", _REST1: "First rest", _REST2: "Second rest"}
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedRoster:
+    """What :func:`parse_request` read.
+
+    Attributes
+    ----------
+    schedules : tuple of Schedule
+        Schedules without any error, in order of first appearance in RosterData; each
+        with its duties in chronological order and its given sleep and activities.
+    errors : tuple of RowError
+        Every data error: RosterData by row, then ActivityData by line, then SleepData
+        by record index.
+    references : tuple of str
+        Every non-blank Reference in RosterData, in order of first appearance.
+    rows : int
+        Data rows read from RosterData (blank lines and the header not counted).
+    """
+
+    schedules: tuple[Schedule, ...]
+    errors: tuple[RowError, ...]
+    references: tuple[str, ...] = ()
+    rows: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    @property
+    def duty_count(self) -> int:
+        """Duties in the schedules without errors."""
+        return sum(len(s.duties) for s in self.schedules)
+
+    @property
+    def interval_count(self) -> int:
+        """15-minute score intervals in the schedules without errors (contract §4)."""
+        return sum(s.interval_count for s in self.schedules)
+
+    def error_strings(self) -> list[str]:
+        """The errors as ``row|schedule|message`` strings (contract §4)."""
+        from vigil.roster.errors import format_error
+
+        return [format_error(e) for e in self.errors]
+
+
+def as_date_format(value: DateFormat | str) -> DateFormat:
+    """``"dmy"``/``"MDY"``/:class:`DateFormat` → :class:`DateFormat` (any case, contract §3).
+
+    Raises
+    ------
+    ValueError
+        For anything else: a request-level problem (400), not a data error.
+    """
+    if isinstance(value, DateFormat):
+        return value
+    try:
+        return DateFormat(str(value).strip().lower())
+    except ValueError:
+        raise ValueError(f"DateFormat must be 'dmy' or 'mdy', got {value!r}") from None
+
+
+@dataclass(slots=True)
+class _Reader:
+    """State of one RosterData read."""
+
+    date_format: DateFormat
+    errors: list[RowError] = field(default_factory=list)
+    duties: dict[str, list[Duty]] = field(default_factory=dict)
+    written: dict[int, checks.Written] = field(default_factory=dict)
+    references: dict[str, None] = field(default_factory=dict)  # ordered set
+    home_bases: dict[str, Airport] = field(default_factory=dict)
+    rows: int = 0
+
+    # ----------------------------------------------------------------- header and rows
+
+    def read(self, text: str) -> None:
+        mapping: list[int] | None = None  # cell position of each field, from a header
+        first = True
+        for row, line in lines(text):
+            try:
+                fields = split_fields(line)
+            except CsvSyntaxError as exc:
+                first = False
+                self.rows += 1
+                self.errors.append(make_error("bad-quoting", row, detail=str(exc)))
+                continue
+            if first:
+                first = False
+                lowered = [f.lower() for f in fields]
+                if all(name in BY_LOWER_NAME for name in lowered) or "reference" in lowered:
+                    mapping = self._header(row, fields)
+                    if mapping is None:
+                        return  # without a usable header no row can be read
+                    continue
+            self.rows += 1
+            cells = self._cells(row, fields, mapping)
+            if cells is not None:
+                self._row(row, cells)
+
+    def _header(self, row: int, fields: list[str]) -> list[int] | None:
+        """A header row → cell position per field, or ``None`` after header errors."""
+        errors: list[RowError] = []
+        seen: set[int] = set()
+        mapping: list[int] = []
+        for name in fields:
+            column = BY_LOWER_NAME.get(name.lower())
+            if column is None:
+                errors.append(make_error("unknown-column", row, name=name))
+                continue
+            if column.number in seen:
+                errors.append(make_error("duplicate-column", row, name=column.name))
+            seen.add(column.number)
+            mapping.append(column.number - 1)
+        for column in REQUIRED:
+            if column.number not in seen:
+                errors.append(make_error("missing-column", row, name=column.name))
+        self.errors.extend(errors)
+        return None if errors else mapping
+
+    def _cells(self, row: int, fields: list[str], mapping: list[int] | None) -> list[str] | None:
+        """Fields → 34 cells in the seed's order, or ``None`` after a column-count error."""
+        width = len(fields)
+        if mapping is not None:
+            if width != len(mapping):
+                ref_pos = mapping.index(_REF)
+                reference = fields[ref_pos] if ref_pos < width else ""
+                self.errors.append(
+                    make_error(
+                        "header-column-count", row, reference, count=width, expected=len(mapping)
+                    )
+                )
+                return None
+            cells = [""] * FULL_WIDTH
+            for value, position in zip(fields, mapping, strict=True):
+                cells[position] = value
+            return cells
+        if width == FULL_WIDTH:
+            return fields
+        if width == SHORT_WIDTH:
+            cells = [""] * FULL_WIDTH
+            for value, position in zip(fields, _REQUIRED_POSITIONS, strict=True):
+                cells[position] = value
+            return cells
+        self.errors.append(
+            make_error(
+                "column-count", row, fields[0], count=width, short=SHORT_WIDTH, full=FULL_WIDTH
+            )
+        )
+        return None
+
+    # ---------------------------------------------------------------------------- cells
+
+    def _int(self, row: int, ref: str, cells: list[str], position: int) -> int | None:
+        text = cells[position]
+        column = COLUMNS[position]
+        if not text:
+            if column.required:
+                self.errors.append(make_error("blank-required", row, ref, column=column.name))
+                return None
+            return int(column.default or 0)
+        value = parse_int(text)
+        if value is None:
+            self.errors.append(make_error("bad-integer", row, ref, column=column.name, value=text))
+            return None
+        if not _allowed(column, value):
+            self.errors.append(
+                make_error(
+                    "out-of-range",
+                    row,
+                    ref,
+                    column=column.name,
+                    value=value,
+                    allowed=column.describe_allowed(),
+                )
+            )
+            return None
+        return value
+
+    def _wall(
+        self, row: int, ref: str, cells: list[str], position: int
+    ) -> tuple[date, int, int] | None:
+        """Date cell ``position`` and time cell ``position + 1`` → wall time parts."""
+        ok = True
+        date_text, time_text = cells[position], cells[position + 1]
+        day: date | str | None = None
+        for text, column in ((date_text, COLUMNS[position]), (time_text, COLUMNS[position + 1])):
+            if not text:
+                self.errors.append(make_error("blank-required", row, ref, column=column.name))
+                ok = False
+        if date_text:
+            day = parse_date(date_text, self.date_format)
+            if day == "bad-date":
+                self.errors.append(
+                    make_error(
+                        "bad-date",
+                        row,
+                        ref,
+                        column=COLUMNS[position].name,
+                        value=date_text,
+                        pattern=DATE_PATTERN[self.date_format],
+                    )
+                )
+                ok = False
+            elif day == "date-out-of-range":
+                self.errors.append(
+                    make_error(
+                        "date-out-of-range",
+                        row,
+                        ref,
+                        column=COLUMNS[position].name,
+                        value=date_text,
+                        min_year=MIN_YEAR,
+                        max_year=MAX_YEAR,
+                    )
+                )
+                ok = False
+        hm = parse_time(time_text) if time_text else None
+        if time_text and hm is None:
+            self.errors.append(
+                make_error("bad-time", row, ref, column=COLUMNS[position + 1].name, value=time_text)
+            )
+            ok = False
+        if not ok or hm is None or not isinstance(day, date):
+            return None
+        return day, hm[0], hm[1]
+
+    def _airport(self, row: int, ref: str, code: str, column: str) -> Airport | None:
+        found = tz.airport(code)
+        if found is None:
+            self.errors.append(make_error("unknown-airport", row, ref, code=code, column=column))
+        return found
+
+    def _period_walls(
+        self, row: int, ref: str, cells: list[str], position: int
+    ) -> tuple[tuple[date, int, int] | None, tuple[date, int, int] | None] | None:
+        """One optional group of 4 cells (start date/time, end date/time)."""
+        group = cells[position : position + 4]
+        if not any(group):
+            return None
+        if not all(group):
+            names = ", ".join(c.name for c in COLUMNS[position : position + 4])
+            self.errors.append(
+                make_error(
+                    "incomplete-period", row, ref, what=_PERIOD_NAMES[position], fields=names
+                )
+            )
+            return None
+        return self._wall(row, ref, cells, position), self._wall(row, ref, cells, position + 2)
+
+    # ------------------------------------------------------------------------------ row
+
+    def _row(self, row: int, cells: list[str]) -> None:
+        n_errors = len(self.errors)
+        ref = cells[_REF]
+        if not ref:
+            self.errors.append(make_error("blank-required", row, column="Reference"))
+        else:
+            self.references[ref] = None
+            if "|" in ref:
+                self.errors.append(make_error("reference-pipe", row, ref, value=ref))
+
+        on_wall = self._wall(row, ref, cells, _ON_D)
+        off_wall = self._wall(row, ref, cells, _OFF_D)
+        start = end = None
+        for position in (_START, _END):
+            code = cells[position]
+            if not code:
+                self.errors.append(
+                    make_error("blank-required", row, ref, column=COLUMNS[position].name)
+                )
+            elif position == _START:
+                start = self._airport(row, ref, code, "StartAirport")
+            else:
+                end = self._airport(row, ref, code, "EndAirport")
+
+        home: list[Airport] = []
+        home_ok = True
+        if cells[_HOME]:
+            for code in cells[_HOME].split("/"):
+                code = code.strip()
+                if code:
+                    found = self._airport(row, ref, code, "HomeBase")
+                    home_ok &= found is not None
+                    if found is not None:
+                        home.append(found)
+            if not home and home_ok:  # only separators: "/"
+                self.errors.append(make_error("blank-required", row, ref, column="HomeBase"))
+                home_ok = False
+        elif start is not None:
+            home.append(start)  # HomeBase blank -> StartAirport (contract §3.1)
+        if home and home_ok and ref:
+            self.home_bases.setdefault(ref, home[0])
+
+        time_ref = self._int(row, ref, cells, _TIME_REF)
+        sectors = self._int(row, ref, cells, _SECTORS)
+        crew = self._int(row, ref, cells, _CREW)
+        sleep_count = self._int(row, ref, cells, _SLEEP_COUNT)
+        sleep_order = self._int(row, ref, cells, _SLEEP_ORDER)
+        sleep_class = self._int(row, ref, cells, _SLEEP_CLASS)
+        split = self._int(row, ref, cells, _SPLIT)
+        duty_type = self._int(row, ref, cells, _DUTY_TYPE)
+        prep = self._int(row, ref, cells, _PREP)
+        commute = self._int(row, ref, cells, _COMMUTE)
+        pattern = self._int(row, ref, cells, _CCSP)
+        workload_text = cells[_WORKLOAD]
+        workload: float | None = 0.0
+        if workload_text:
+            workload = parse_number(workload_text)
+            if workload is None:
+                self.errors.append(
+                    make_error("bad-number", row, ref, column="Workload", value=workload_text)
+                )
+
+        periods = [self._period_walls(row, ref, cells, p) for p in (_AUG, _REST1, _REST2)]
+
+        if len(self.errors) != n_errors:
+            return
+        # Every cell is readable: convert to UTC and check across fields.
+        assert on_wall is not None and off_wall is not None and start is not None
+        assert end is not None and time_ref is not None
+        if time_ref == TimeReference.UTC:
+            on_zone = off_zone = "UTC"
+        elif time_ref == TimeReference.HOME_BASE:
+            on_zone = off_zone = home[0].tz
+        else:  # LOCAL: on-duty at StartAirport, off-duty at EndAirport
+            on_zone, off_zone = start.tz, end.tz
+        # rest and augmentation: HomeBase zone for 1, StartAirport zone for 2 (contract §3.1)
+
+        on_written = f"{cells[_ON_D]} {cells[_ON_T]}"
+        off_written = f"{cells[_OFF_D]} {cells[_OFF_T]}"
+        on_duty = self._instant(row, ref, on_wall, on_zone, "On-duty", on_written)
+        off_duty = self._instant(row, ref, off_wall, off_zone, "Off-duty", off_written)
+        utc_periods: list[Period | None] = []
+        period_texts: list[tuple[str, str] | None] = []
+        for position, walls in zip((_AUG, _REST1, _REST2), periods, strict=True):
+            if walls is None:
+                utc_periods.append(None)
+                period_texts.append(None)
+                continue
+            start_text = f"{cells[position]} {cells[position + 1]}"
+            end_text = f"{cells[position + 2]} {cells[position + 3]}"
+            what = _PERIOD_NAMES[position]
+            assert walls[0] is not None and walls[1] is not None
+            p_start = self._instant(row, ref, walls[0], on_zone, f"{what} start", start_text)
+            p_end = self._instant(row, ref, walls[1], on_zone, f"{what} end", end_text)
+            utc_periods.append(
+                Period(p_start, p_end) if p_start is not None and p_end is not None else None
+            )
+            period_texts.append((start_text, end_text))
+        if on_duty is None or off_duty is None or len(self.errors) != n_errors:
+            return
+
+        assert sectors is not None and crew is not None and sleep_count is not None
+        assert sleep_order is not None and sleep_class is not None and split is not None
+        assert duty_type is not None and prep is not None and commute is not None
+        assert pattern is not None and workload is not None
+        duty = Duty(
+            row=row,
+            reference=ref,
+            on_duty=on_duty,
+            off_duty=off_duty,
+            start_airport=start,
+            end_airport=end,
+            home_base=tuple(home),
+            time_reference=TimeReference(time_ref),
+            sectors=sectors,
+            crew_composition=CrewComposition(crew),
+            sleep_count=sleep_count,
+            sleep_order=sleep_order,
+            sleep_class=SleepClass(sleep_class),
+            partial_augment=utc_periods[0],
+            first_rest=utc_periods[1],
+            second_rest=utc_periods[2],
+            split_shift=split == 0,  # seed §2.2 col 27: 0 means True
+            duty_type=DutyType(duty_type),
+            fleet=cells[_FLEET],
+            rank=cells[_RANK],
+            workload=workload,
+            crew_prep_minutes=prep,
+            commute_minutes=commute,
+            cabin_crew_sleep_pattern=0 if pattern == 4 else pattern,  # contract §3.1
+        )
+        written = checks.Written(on_written, off_written, *period_texts)
+        self.errors.extend(checks.check_duty_times(duty, written))
+        self.errors.extend(checks.check_periods(duty, written))
+        self.errors.extend(checks.check_sleep_count(duty))
+        self.errors.extend(checks.check_workload(duty, workload_text))
+        if len(self.errors) == n_errors:
+            self.duties.setdefault(ref, []).append(duty)
+            self.written[row] = written
+
+    def _instant(
+        self,
+        row: int,
+        ref: str,
+        wall: tuple[date, int, int],
+        zone_name: str,
+        what: str,
+        written: str,
+    ) -> datetime | None:
+        result = instant(wall[0], wall[1], wall[2], zone_name)
+        if result is None:
+            self.errors.append(
+                make_error("nonexistent-time", row, ref, what=what, written=written, zone=zone_name)
+            )
+        return result
+
+
+def _allowed(column: Column, value: int) -> bool:
+    if column.allowed is not None:
+        return value in column.allowed
+    return column.minimum is None or value >= column.minimum
+
+
+def parse_request(
+    roster_text: str,
+    date_format: DateFormat | str,
+    *,
+    sleep_data: Sequence[Mapping[str, object]] = (),
+    activity_text: str = "",
+) -> ParsedRoster:
+    """Read a scoring or upload request's data (contract §3.1, §3.2, §5.1).
+
+    Parameters
+    ----------
+    roster_text : str
+        RosterData CSV.
+    date_format : DateFormat or str
+        ``dmy`` or ``mdy`` (any case) for RosterData and ActivityData dates.
+    sleep_data : sequence of mapping
+        SleepData records; field names match in any case. A malformed record becomes a
+        ``SleepData[i]`` data error here (the web layer answers 400 for it first, see
+        :func:`vigil.roster.check_sleep_data_shape`).
+    activity_text : str
+        ActivityData CSV, may be empty.
+
+    Returns
+    -------
+    ParsedRoster
+        Schedules without errors, and every error. Never raises on bad data.
+
+    Raises
+    ------
+    ValueError
+        Only for a ``date_format`` that is neither ``dmy`` nor ``mdy``.
+    """
+    fmt = as_date_format(date_format)
+    reader = _Reader(fmt)
+    reader.read(roster_text)
+
+    schedules_duties: dict[str, list[Duty]] = {}
+    for ref, duties in reader.duties.items():
+        ordered = checks.chronological(duties)
+        reader.errors.extend(checks.check_overlaps(ordered, reader.written))
+        schedules_duties[ref] = ordered
+    roster_errors = sorted(reader.errors, key=_row_key)
+
+    activities: dict[str, list[Activity]] = {}
+    activity_errors: list[RowError] = []
+    if activity_text:
+        activities, activity_errors = parse_activities(
+            activity_text, fmt, home_bases=reader.home_bases, references=reader.references
+        )
+    sleep: dict[str, list[SleepRecord]] = {}
+    sleep_errors: list[RowError] = []
+    if sleep_data:
+        sleep, sleep_errors = parse_sleep_data(sleep_data, references=reader.references)
+
+    errors = (*roster_errors, *activity_errors, *sleep_errors)
+    failed = {e.reference for e in errors}
+    schedules = tuple(
+        Schedule(
+            reference=ref,
+            duties=tuple(duties),
+            sleep=tuple(sleep.get(ref, ())),
+            activities=tuple(activities.get(ref, ())),
+        )
+        for ref, duties in schedules_duties.items()
+        if ref not in failed
+    )
+    return ParsedRoster(schedules, errors, tuple(reader.references), reader.rows)
+
+
+def _row_key(error: RowError) -> int:
+    return error.row
+
+
+def parse_roster(text: str, date_format: DateFormat | str = DateFormat.DMY) -> ParsedRoster:
+    """Read RosterData CSV text alone (contract §3.1); see :func:`parse_request`."""
+    return parse_request(text, date_format)
+
+
+def read_roster(path: str | Path, date_format: DateFormat | str = DateFormat.DMY) -> ParsedRoster:
+    """Read a RosterData CSV file (UTF-8, byte-order mark allowed); see :func:`parse_request`.
+
+    Raises
+    ------
+    OSError, UnicodeDecodeError
+        When the file cannot be read as UTF-8 text.
+    """
+    text = Path(path).read_text(encoding="utf-8-sig")
+    return parse_request(text, date_format)

@@ -1,0 +1,216 @@
+"""SleepData records → :class:`~vigil.domain.SleepRecord` objects, or errors (contract §3.2).
+
+Two layers of problems:
+
+* **Shape** (request-level, 400 in the API, contract §3): a record that is not an
+  object, lacks ScheduleName/SleepStart/SleepEnd, or holds a non-string.
+  :func:`check_sleep_data_shape` lists them as :class:`SleepDataShapeError` values so
+  the web layer can name each offending property; :func:`parse_sleep_data` turns the
+  same problems into ``SleepData[i]`` data errors instead of raising.
+* **Data** (``SleepData[i]|schedule|message``): a time that is not ISO 8601, a date
+  without a time, a time without a zone designator, end not after start, a sleep over
+  24 h, overlapping records of one schedule, a ScheduleName matching no Reference.
+
+Field names match in any case; ``Z`` and ``+00:00`` are UTC and any other offset is
+converted to UTC.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from vigil.domain import SleepRecord
+from vigil.roster.checks import format_length
+from vigil.roster.errors import RowError, Source, make_error
+
+__all__ = ["SLEEP_FIELDS", "SleepDataShapeError", "check_sleep_data_shape", "parse_sleep_data"]
+
+#: The fields of a sleep record (seed §2.3), in their canonical spelling.
+SLEEP_FIELDS: tuple[str, ...] = ("ScheduleName", "SleepStart", "SleepEnd")
+_MAX_SLEEP = timedelta(hours=24)
+
+
+@dataclass(frozen=True, slots=True)
+class SleepDataShapeError:
+    """A request-level problem with one SleepData record (contract §3: answered with 400).
+
+    ``field`` is ``""`` when the record itself is not an object.
+    """
+
+    index: int
+    field: str
+    problem: str  #: ``"not-an-object"``, ``"missing"`` or ``"not-a-string"``
+
+    @property
+    def pointer(self) -> str:
+        """Where the problem is, e.g. ``SleepData[0].SleepEnd``."""
+        base = f"SleepData[{self.index}]"
+        return f"{base}.{self.field}" if self.field else base
+
+    @property
+    def message(self) -> str:
+        if self.problem == "not-an-object":
+            return f"{self.pointer} must be an object with {', '.join(SLEEP_FIELDS)}"
+        if self.problem == "missing":
+            return f"{self.pointer} is missing"
+        return f"{self.pointer} must be a string"
+
+
+def _fields(record: Mapping[object, object]) -> dict[str, object]:
+    """The record's values by canonical field name (names match in any case)."""
+    canonical = {name.lower(): name for name in SLEEP_FIELDS}
+    out: dict[str, object] = {}
+    for key, value in record.items():
+        name = canonical.get(str(key).lower())
+        if name is not None and name not in out:
+            out[name] = value
+    return out
+
+
+def check_sleep_data_shape(records: object) -> tuple[SleepDataShapeError, ...]:
+    """Request-level problems of a SleepData array (empty tuple when its shape is right).
+
+    Parameters
+    ----------
+    records : object
+        The decoded SleepData value; each element should be an object with the three
+        string fields of seed §2.3 (names in any case).
+    """
+    if not isinstance(records, Sequence) or isinstance(records, str | bytes):
+        return (SleepDataShapeError(-1, "", "not-an-object"),)
+    problems: list[SleepDataShapeError] = []
+    for index, record in enumerate(records):
+        if not isinstance(record, Mapping):
+            problems.append(SleepDataShapeError(index, "", "not-an-object"))
+            continue
+        values = _fields(record)
+        for name in SLEEP_FIELDS:
+            if name not in values or values[name] is None:
+                problems.append(SleepDataShapeError(index, name, "missing"))
+            elif not isinstance(values[name], str):
+                problems.append(SleepDataShapeError(index, name, "not-a-string"))
+    return tuple(problems)
+
+
+def _parse_instant(
+    index: int, name: str, field: str, text: str, errors: list[RowError]
+) -> datetime | None:
+    text = text.strip()
+    try:
+        value = datetime.fromisoformat(text)
+    except ValueError:
+        code = "sleep-bad-datetime"
+    else:
+        if len(text) <= 10 or not any(c in text for c in "Tt "):
+            code = "sleep-no-time"  # a date alone: fromisoformat reads it as midnight
+        elif value.utcoffset() is None:
+            code = "sleep-no-zone"
+        else:
+            return value.astimezone(UTC)
+    errors.append(make_error(code, index, name, source=Source.SLEEP, field=field, value=text))
+    return None
+
+
+def _stamp(value: datetime) -> str:
+    return value.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_sleep_data(
+    records: Sequence[Mapping[str, object]], *, references: Collection[str]
+) -> tuple[dict[str, list[SleepRecord]], list[RowError]]:
+    """Read SleepData (contract §3.2).
+
+    Parameters
+    ----------
+    records : sequence of mapping
+        The SleepData array.
+    references : collection of str
+        Every Reference in RosterData; a ScheduleName must be one of them.
+
+    Returns
+    -------
+    dict of str to list of SleepRecord, list of RowError
+        Valid records by schedule, sorted by start; and the errors in index order.
+    """
+    errors: list[RowError] = []
+    by_schedule: dict[str, list[SleepRecord]] = {}
+    for index, record in enumerate(records):
+        if not isinstance(record, Mapping):
+            errors.append(make_error("sleep-not-object", index, source=Source.SLEEP))
+            continue
+        values = _fields(record)
+        raw_name = values.get("ScheduleName")
+        name = raw_name.strip() if isinstance(raw_name, str) else ""
+        n_errors = len(errors)
+        for field in SLEEP_FIELDS:
+            value = values.get(field)
+            if value is None:
+                errors.append(
+                    make_error("sleep-missing-field", index, name, source=Source.SLEEP, field=field)
+                )
+            elif not isinstance(value, str):
+                errors.append(
+                    make_error("sleep-bad-type", index, name, source=Source.SLEEP, field=field)
+                )
+        if len(errors) != n_errors:
+            continue
+        start_text, end_text = values["SleepStart"], values["SleepEnd"]
+        assert isinstance(start_text, str) and isinstance(end_text, str)
+        start = _parse_instant(index, name, "SleepStart", start_text, errors)
+        end = _parse_instant(index, name, "SleepEnd", end_text, errors)
+        if name not in references:
+            errors.append(
+                make_error("sleep-unknown-schedule", index, name, source=Source.SLEEP, name=name)
+            )
+        if start is None or end is None:
+            continue
+        if end <= start:
+            errors.append(
+                make_error(
+                    "sleep-order",
+                    index,
+                    name,
+                    source=Source.SLEEP,
+                    start=_stamp(start),
+                    end=_stamp(end),
+                )
+            )
+        elif end - start > _MAX_SLEEP:
+            errors.append(
+                make_error(
+                    "sleep-too-long",
+                    index,
+                    name,
+                    source=Source.SLEEP,
+                    start=_stamp(start),
+                    end=_stamp(end),
+                    length=format_length(end - start),
+                )
+            )
+        elif len(errors) == n_errors:
+            by_schedule.setdefault(name, []).append(SleepRecord(name, start, end, index))
+
+    for name, sleeps in by_schedule.items():
+        sleeps.sort(key=lambda s: (s.start, s.end, s.index))
+        latest: SleepRecord | None = None
+        for sleep in sleeps:
+            if latest is not None and sleep.start < latest.end:
+                errors.append(
+                    make_error(
+                        "sleep-overlap",
+                        sleep.index,
+                        name,
+                        source=Source.SLEEP,
+                        start=_stamp(sleep.start),
+                        end=_stamp(sleep.end),
+                        other=latest.index,
+                        o_start=_stamp(latest.start),
+                        o_end=_stamp(latest.end),
+                    )
+                )
+            if latest is None or sleep.end > latest.end:
+                latest = sleep
+    errors.sort(key=lambda e: e.row)
+    return by_schedule, errors
