@@ -1,0 +1,268 @@
+"""Domain objects -> model arrays: time base, body-clock target, sleep episodes, sample grid.
+
+This is the only place where :mod:`vigil.domain` objects (aware UTC datetimes, airports)
+become the float arrays of :mod:`vigil.model` (epoch hours, UTC offsets in hours,
+``(n_crew, k)`` NaN-padded), see ``docs/architecture.md``.
+
+References
+----------
+Reference = ``../shared/reference/fatigue-model.md``; contract = ``../shared/spec/interface.md``.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import numpy.typing as npt
+
+from vigil import tz
+from vigil.domain import Duty, Schedule, SleepClass
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+#: Warm-up length before the earliest roster event, reference §9.4 [h].
+WARMUP_HOURS = 72.0
+#: Local clock hour at which the warm-up starts, reference §9.4.
+WARMUP_START_HOUR = 7
+#: S at the warm-up start: the 8-h steady state at waking, reference §2.1 / §9.4.
+S_AT_WAKING = 13.82
+#: Samples per 15-minute interval: minute midpoints, reference §9.2 step 4.
+SAMPLES_PER_INTERVAL = 15
+#: Restorative value of in-flight sleep per facility class: 0.70 * r_k, reference §5.2 table.
+INFLIGHT_QUALITY: dict[SleepClass, float] = {
+    SleepClass.BUNK: 0.70 * 1.00,
+    SleepClass.CABIN_SEAT: 0.70 * 0.75,
+    SleepClass.FLIGHT_DECK_SEAT: 0.70 * 0.33,
+    SleepClass.ECONOMY_SEAT: 0.70 * 0.20,
+    SleepClass.JUMP_SEAT: 0.70 * 0.10,
+}
+_HOUR = 3600.0
+
+
+def epoch_hours(instant: datetime) -> float:
+    """Aware datetime -> hours since 1970-01-01T00:00Z."""
+    return instant.timestamp() / _HOUR
+
+
+def from_epoch_hours(hours: float) -> datetime:
+    """Hours since the epoch -> aware UTC datetime, rounded to the second."""
+    return datetime.fromtimestamp(round(hours * _HOUR), tz=UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class SleepEpisode:
+    """One sleep the scores rest on (contract §4 ``includeSleep``)."""
+
+    start: float  #: [epoch h]
+    end: float  #: [epoch h]
+    quality: float  #: restorative value per hour, 0-1
+    source: str  #: "given" | "predicted"
+    kind: str  #: "main" | "nap" | "inflight"
+
+
+def first_event(schedule: Schedule) -> datetime:
+    """Earliest instant of the schedule: duty, given sleep or activity."""
+    candidates = [d.on_duty for d in schedule.duties]
+    candidates += [s.start for s in schedule.sleep]
+    candidates += [a.start for a in schedule.activities]
+    return min(candidates)
+
+
+def last_event(schedule: Schedule) -> datetime:
+    """Latest instant of the schedule: duty, given sleep or activity."""
+    candidates = [d.off_duty for d in schedule.duties]
+    candidates += [s.end for s in schedule.sleep]
+    candidates += [a.end for a in schedule.activities]
+    return max(candidates)
+
+
+def home_zone(schedule: Schedule) -> str:
+    """The base time zone: the first HomeBase code of the first duty (contract §3.1)."""
+    return schedule.duties[0].home.tz
+
+
+def warmup_start(schedule: Schedule) -> datetime:
+    """07:00 home-base local time, at least 72 h before the earliest event (reference §9.4)."""
+    zone = home_zone(schedule)
+    latest = first_event(schedule) - timedelta(hours=WARMUP_HOURS)
+    local = tz.utc_to_local(latest, zone)
+    wall = local.replace(hour=WARMUP_START_HOUR, minute=0, second=0, microsecond=0)
+    if wall > local:
+        wall -= timedelta(days=1)
+    for shift in (0, 1, 2):  # 07:00 inside a DST gap: take the next existing hour
+        instant = tz.local_to_utc(wall + timedelta(hours=shift), zone)
+        if instant is not None:
+            return min(instant, latest)
+    raise ValueError(f"no valid warm-up start in zone {zone}")  # pragma: no cover
+
+
+def habitual_nights(zone: str, start: datetime, limit: datetime) -> list[tuple[datetime, datetime]]:
+    """Habitual 23:00-07:00 local sleeps from ``start`` until ``limit`` (reference §2.1, §4.3.5).
+
+    A night reaching past ``limit`` is cut at it; pieces shorter than 30 min are
+    dropped (reference §4.2 minimum episode).
+    """
+    nights: list[tuple[datetime, datetime]] = []
+    day = tz.utc_to_local(start, zone).date()
+    while True:
+        bed = tz.local_to_utc(datetime(day.year, day.month, day.day, 23), zone)
+        wake_day = day + timedelta(days=1)
+        wake = tz.local_to_utc(datetime(wake_day.year, wake_day.month, wake_day.day, 7), zone)
+        day = wake_day
+        if bed is None or wake is None:  # pragma: no cover - no zone has a gap at 23:00/07:00
+            continue
+        if bed >= limit:
+            return nights
+        if bed < start:
+            continue
+        end = min(wake, limit)
+        if end - bed >= timedelta(minutes=30):
+            nights.append((bed, end))
+
+
+@functools.lru_cache(maxsize=4096)
+def _zone_year_transitions(zone: str, year: int) -> tuple[tuple[float, float], ...]:
+    start = datetime(year, 1, 1, tzinfo=UTC)
+    end = datetime(year + 1, 1, 1, tzinfo=UTC)
+    return tuple((epoch_hours(t), off) for t, off in tz.offset_transitions(zone, start, end))
+
+
+@functools.lru_cache(maxsize=65536)
+def _offset_at(zone: str, hour: int) -> float:
+    return tz.utc_offset_hours(zone, from_epoch_hours(float(hour)))
+
+
+def zone_offset(zone: str, t: float) -> float:
+    """UTC offset [h] of ``zone`` at epoch hour ``t`` (cached per zone-hour)."""
+    offset = _offset_at(zone, int(np.floor(t)))
+    for when, off in _zone_year_transitions(zone, from_epoch_hours(t).year):
+        if int(np.floor(t)) < when <= t:
+            offset = off
+    return offset
+
+
+def zone_timeline(spans: Sequence[tuple[float, str]], end: float) -> list[tuple[float, float]]:
+    """Piecewise-constant body-clock target theta(t) (reference §3).
+
+    Parameters
+    ----------
+    spans : sequence of (float, str)
+        (start [epoch h], IANA zone) where the person is from ``start`` until the next
+        span's start; sorted by start.
+    end : float
+        End of the timeline [epoch h].
+
+    Returns
+    -------
+    list of (float, float)
+        (instant [epoch h], UTC offset [h]) change points, DST changes included, with
+        consecutive equal offsets merged.
+    """
+    points: list[tuple[float, float]] = []
+    for i, (t0, zone) in enumerate(spans):
+        t1 = spans[i + 1][0] if i + 1 < len(spans) else end
+        if i + 1 < len(spans) and t1 <= t0:
+            continue
+        points.append((t0, zone_offset(zone, t0)))
+        y0, y1 = from_epoch_hours(t0).year, from_epoch_hours(max(t0, t1)).year
+        for year in range(y0, y1 + 1):
+            for when, off in _zone_year_transitions(zone, year):
+                if t0 < when < t1:
+                    points.append((when, off))
+    merged: list[tuple[float, float]] = []
+    for t, off in points:
+        if merged and merged[-1][1] == off:
+            continue
+        merged.append((t, off))
+    return merged
+
+
+def location_spans(schedule: Schedule, start: datetime) -> list[tuple[float, str]]:
+    """Where the person is (reference §3 target): home until the first report, the start
+    airport from report to off-duty, the end airport from off-duty onward."""
+    spans: list[tuple[float, str]] = [(epoch_hours(start), home_zone(schedule))]
+    for duty in schedule.duties:
+        spans.append((epoch_hours(duty.on_duty), duty.start_airport.tz))
+        spans.append((epoch_hours(duty.off_duty), duty.end_airport.tz))
+    return spans
+
+
+def duty_containing(duties: Sequence[Duty], start: datetime, end: datetime) -> Duty | None:
+    """The duty a sleep lies in (mostly), or None for sleep on the ground."""
+    for duty in duties:
+        overlap = min(end, duty.off_duty) - max(start, duty.on_duty)
+        if overlap > (end - start) / 2:
+            return duty
+    return None
+
+
+def given_sleep_episodes(schedule: Schedule, start: datetime) -> list[SleepEpisode]:
+    """Given sleep (SleepData) plus habitual warm-up nights before the first record.
+
+    Reference §4.4: records are used exactly as given; a record inside a duty is
+    in-flight sleep whose quality comes from that duty's SleepClass (§5.2); before the
+    first record the warm-up of §9.4 runs, here as habitual 23:00-07:00 home-base sleep.
+    """
+    records = sorted(schedule.sleep, key=lambda r: r.start)
+    first = records[0].start
+    first_duty = schedule.duties[0]
+    limit = min(
+        first,
+        first_duty.on_duty
+        - timedelta(minutes=first_duty.commute_minutes + first_duty.crew_prep_minutes),
+    )
+    episodes = [
+        SleepEpisode(epoch_hours(a), epoch_hours(b), 1.0, "predicted", "main")
+        for a, b in habitual_nights(home_zone(schedule), start, limit)
+    ]
+    for record in records:
+        duty = duty_containing(schedule.duties, record.start, record.end)
+        if duty is None:
+            quality, kind = 1.0, "main"
+        else:
+            quality, kind = INFLIGHT_QUALITY[duty.sleep_class], "inflight"
+        episodes.append(
+            SleepEpisode(epoch_hours(record.start), epoch_hours(record.end), quality, "given", kind)
+        )
+    return episodes
+
+
+def duty_sample_times(
+    duties: Iterable[Duty], per_interval: int = SAMPLES_PER_INTERVAL
+) -> FloatArray:
+    """Sample instants of every interval of every duty, shape ``(n_intervals, per_interval)``.
+
+    Interval k of a duty covers ``[on + 15k min, min(on + 15(k+1) min, off))`` (contract
+    §4); it is sampled at the midpoints of ``per_interval`` equal sub-steps of 15 min.
+    Sub-steps starting at or after off-duty are NaN, so a short last interval is the mean
+    over the part inside the duty.
+    """
+    step = 0.25 / per_interval
+    offsets = (np.arange(per_interval) + 0.5) * step
+    blocks: list[FloatArray] = []
+    for duty in duties:
+        on, off = epoch_hours(duty.on_duty), epoch_hours(duty.off_duty)
+        k = np.arange(duty.interval_count, dtype=np.float64)
+        starts = on + 0.25 * k
+        grid = starts[:, None] + offsets[None, :]
+        grid[grid - step / 2 >= off - 1e-9] = np.nan
+        blocks.append(grid)
+    if not blocks:
+        return np.empty((0, per_interval))
+    return np.concatenate(blocks, axis=0)
+
+
+def pad_rows(
+    rows: Sequence[Sequence[float]] | Sequence[FloatArray], fill: float = np.nan
+) -> FloatArray:
+    """Stack ragged 1-D rows into a right-padded ``(len(rows), max_len)`` float array."""
+    width = max((len(r) for r in rows), default=0)
+    out = np.full((len(rows), max(width, 1)), fill, dtype=np.float64)
+    for i, row in enumerate(rows):
+        out[i, : len(row)] = row
+    return out

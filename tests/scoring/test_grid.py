@@ -1,0 +1,131 @@
+"""Domain -> model arrays (vigil.scoring.grid)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pytest
+
+from vigil import tz
+from vigil.domain import Airport, CrewComposition, Duty, Schedule, SleepClass, SleepRecord
+from vigil.scoring import grid
+
+
+def airport(code: str) -> Airport:
+    found = tz.airport(code)
+    assert found is not None, code
+    return found
+
+
+def duty(
+    on: datetime,
+    off: datetime,
+    start: str = "LHR",
+    end: str = "LHR",
+    home: str = "LHR",
+    **kwargs: object,
+) -> Duty:
+    return Duty(
+        row=2,
+        reference="P1",
+        on_duty=on,
+        off_duty=off,
+        start_airport=airport(start),
+        end_airport=airport(end),
+        home_base=(airport(home),),
+        **kwargs,  # type: ignore[arg-type]
+    )
+
+
+def test_sample_grid_has_minute_midpoints_and_a_short_last_interval() -> None:
+    # contract §4: ceil(40 min / 15 min) = 3 intervals, the last covering 10 minutes
+    on = datetime(2026, 3, 1, 6, 0, tzinfo=UTC)
+    d = duty(on, on + timedelta(minutes=40))
+    samples = grid.duty_sample_times([d])
+    assert samples.shape == (3, grid.SAMPLES_PER_INTERVAL)
+    assert np.isfinite(samples[:2]).all()
+    assert np.isfinite(samples[2]).sum() == 10
+    first = grid.epoch_hours(on)
+    assert samples[0, 0] == pytest.approx(first + 0.5 / 60)
+    assert samples[1, 14] == pytest.approx(first + 29.5 / 60)
+    assert np.nanmax(samples[2]) == pytest.approx(first + 39.5 / 60)
+
+
+def test_intervals_of_several_duties_are_concatenated_in_duty_order() -> None:
+    on = datetime(2026, 3, 1, 6, 0, tzinfo=UTC)
+    a = duty(on, on + timedelta(hours=1))
+    b = duty(on + timedelta(days=1), on + timedelta(days=1, minutes=50))
+    samples = grid.duty_sample_times([a, b])
+    assert samples.shape[0] == a.interval_count + b.interval_count == 4 + 4
+    assert samples[4, 0] == pytest.approx(grid.epoch_hours(b.on_duty) + 0.5 / 60)
+
+
+def test_warmup_starts_at_seven_local_at_least_72_hours_before_first_event() -> None:
+    # reference §9.4: 72 h before the earliest roster event, at 07:00 home-base local time
+    on = datetime(2026, 7, 10, 9, 0, tzinfo=UTC)  # 10:00 BST
+    schedule = Schedule("P1", (duty(on, on + timedelta(hours=8)),))
+    start = grid.warmup_start(schedule)
+    assert on - start >= timedelta(hours=72)
+    assert on - start < timedelta(hours=96)
+    assert tz.utc_to_local(start, "Europe/London").hour == 7
+
+
+def test_habitual_nights_are_23_to_07_local_and_cut_at_the_limit() -> None:
+    start = datetime(2026, 1, 5, 7, 0, tzinfo=UTC)
+    limit = datetime(2026, 1, 8, 4, 0, tzinfo=UTC)
+    nights = grid.habitual_nights("Europe/London", start, limit)
+    assert [(a.hour, b.hour) for a, b in nights] == [(23, 7), (23, 7), (23, 4)]
+
+
+def test_zone_timeline_follows_the_person_and_daylight_saving() -> None:
+    # reference §3: target = start airport from report, end airport from off-duty; DST moves it
+    on = datetime(2026, 3, 27, 10, 0, tzinfo=UTC)
+    d = duty(on, on + timedelta(hours=8), start="LHR", end="JFK")
+    schedule = Schedule("P1", (d,))
+    start = grid.warmup_start(schedule)
+    end = grid.epoch_hours(on + timedelta(days=3))
+    points = grid.zone_timeline(grid.location_spans(schedule, start), end)
+    offsets = [off for _, off in points]
+    # London GMT (0) until off-duty at JFK (EDT -4); London's 29 March change is not reached
+    # because the person is in New York by then.
+    assert offsets == [0.0, -4.0]
+    assert points[1][0] == pytest.approx(grid.epoch_hours(d.off_duty))
+
+
+def test_zone_timeline_includes_a_dst_change_while_at_home() -> None:
+    on = datetime(2026, 3, 30, 10, 0, tzinfo=UTC)  # London moves to BST on 29 March 01:00Z
+    schedule = Schedule("P1", (duty(on, on + timedelta(hours=8)),))
+    start = grid.warmup_start(schedule)
+    points = grid.zone_timeline(grid.location_spans(schedule, start), grid.epoch_hours(on))
+    change = datetime(2026, 3, 29, 1, 0, tzinfo=UTC)
+    assert points == [
+        (pytest.approx(grid.epoch_hours(start)), 0.0),
+        (grid.epoch_hours(change), 1.0),
+    ]
+
+
+def test_given_sleep_in_flight_takes_the_quality_of_its_sleep_class() -> None:
+    # reference §5.2: q = 0.70 * r_k; bunk 0.70, economy seat 0.14
+    on = datetime(2026, 3, 1, 20, 0, tzinfo=UTC)
+    d = duty(
+        on,
+        on + timedelta(hours=13),
+        start="LHR",
+        end="SIN",
+        crew_composition=CrewComposition.FOUR_PILOTS,
+        sleep_class=SleepClass.ECONOMY_SEAT,
+    )
+    sleeps = (
+        SleepRecord("P1", on - timedelta(hours=12), on - timedelta(hours=4), 0),
+        SleepRecord("P1", on + timedelta(hours=4), on + timedelta(hours=7), 1),
+    )
+    schedule = Schedule("P1", (d,), sleep=sleeps)
+    episodes = grid.given_sleep_episodes(schedule, grid.warmup_start(schedule))
+    given = [e for e in episodes if e.source == "given"]
+    assert [(e.kind, e.quality) for e in given] == [
+        ("main", 1.0),
+        ("inflight", pytest.approx(0.14)),
+    ]
+    warmup = [e for e in episodes if e.source != "given"]
+    assert len(warmup) == 3 and all(e.end <= given[0].start for e in warmup)
