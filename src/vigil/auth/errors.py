@@ -54,6 +54,11 @@ class InvalidClientError(OAuthError):
     error = "invalid_client"
     status_code = 401
 
+    def __init__(self, description: str | None = None, *, failures: int = 0) -> None:
+        super().__init__(description)
+        #: failed attempts for this client ID in the rate-limit window (drives the slow-down)
+        self.failures = failures
+
     def headers(self) -> dict[str, str]:
         # RFC 6749 §5.2: a 401 invalid_client MUST carry a WWW-Authenticate challenge
         # matching the scheme the client used (contract §1: Basic).

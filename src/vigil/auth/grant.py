@@ -149,9 +149,10 @@ class ClientCredentialsGrant:
                 credentials.client_id,
                 "disabled" if matched is not None else "unknown client or wrong secret",
             )
+            failures = self.limiter.failures(credentials.client_id)
             if matched is not None:
-                raise InvalidClientError("the client is disabled")
-            raise InvalidClientError("client authentication failed")
+                raise InvalidClientError("the client is disabled", failures=failures)
+            raise InvalidClientError("client authentication failed", failures=failures)
         return matched
 
     def granted_scopes(self, client: ClientRecord, scope: str | None) -> tuple[str, ...]:

@@ -1,0 +1,15 @@
+"""HTTP adapters (FastAPI): thin routes over ``auth``, ``store`` and ``scoring``."""
+
+from vigil.web.app import create_app, create_identity_app, make_surface_app
+from vigil.web.deps import Principal, RequireScope, SessionDep
+from vigil.web.settings import Settings
+
+__all__ = [
+    "Principal",
+    "RequireScope",
+    "SessionDep",
+    "Settings",
+    "create_app",
+    "create_identity_app",
+    "make_surface_app",
+]

@@ -1,0 +1,313 @@
+"""What a running surface holds, and the wiring of ``vigil.auth`` to ``vigil.store``.
+
+``auth`` and ``store`` do not know each other (STYLE §2); this module adapts the
+database to the auth core's injected callables: :class:`DbKeyStorage` is a
+``KeyStorage``, :func:`client_lookup` a ``ClientLookup``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+from sqlalchemy import Engine, text
+from sqlalchemy.orm import Session, sessionmaker
+
+from vigil.auth.credentials import parse_basic
+from vigil.auth.errors import InvalidTokenError, OAuthError, TooManyFailuresError
+from vigil.auth.grant import ClientCredentialsGrant, ClientLookup, ClientRecord
+from vigil.auth.keys import KeySet, SigningKey, ensure_key_set
+from vigil.auth.ratelimit import FailureLimiter
+from vigil.auth.scopes import ScopeKind, ScopeTable
+from vigil.auth.tokens import AccessTokenClaims, IssuedToken, issue_access_token
+from vigil.auth.verify import TokenVerifier
+from vigil.store import repo
+from vigil.store.crypto import SecretBox
+from vigil.store.db import make_engine, make_session_factory, upgrade
+from vigil.web.settings import Settings
+
+logger = logging.getLogger(__name__)
+
+
+def kinds_of(stored: str) -> frozenset[ScopeKind]:
+    """Scope kinds from the stored ``api_client.scopes`` string; unknown words are ignored."""
+    out = set()
+    for word in stored.split():
+        try:
+            out.add(ScopeKind(word))
+        except ValueError:
+            logger.warning("ignoring unknown stored scope kind %r", word)
+    return frozenset(out)
+
+
+class DbKeyStorage:
+    """``vigil.auth.keys.KeyStorage`` over the ``signing_key`` table."""
+
+    def __init__(self, sessions: sessionmaker[Session], box: SecretBox) -> None:
+        self._sessions = sessions
+        self._box = box
+
+    def load_keys(self) -> Sequence[SigningKey]:
+        with self._sessions() as session:
+            rows = repo.list_signing_keys(session=session)
+            return [
+                SigningKey(
+                    r.kid,
+                    self._box.decrypt_bytes(r.private_key_encrypted),
+                    r.created_at,
+                    r.retired_at,
+                )
+                for r in rows
+            ]
+
+    def add_key(self, key: SigningKey) -> None:
+        with self._sessions.begin() as session:
+            repo.add_signing_key(
+                session=session,
+                box=self._box,
+                kid=key.kid,
+                private_pem=key.private_pem,
+                created_at=key.created_at,
+            )
+
+    def retire_key(self, kid: str, at: Any) -> None:
+        with self._sessions.begin() as session:
+            repo.retire_signing_key(session=session, kid=kid, retired_at=at)
+
+
+def client_lookup(sessions: sessionmaker[Session], box: SecretBox) -> ClientLookup:
+    """A ``ClientLookup`` reading ``api_client`` and decrypting the secret."""
+
+    def query(client_id: str) -> ClientRecord | None:
+        with sessions() as session:
+            row = repo.get_api_client(session=session, client_id=client_id)
+            if row is None:
+                return None
+            return ClientRecord(
+                client_id=row.client_id,
+                secret=repo.reveal_client_secret(box=box, client=row),
+                operator=row.operator.name,
+                scopes=kinds_of(row.scopes),
+                disabled=row.disabled,
+            )
+
+    return query
+
+
+class KeyRing:
+    """The identity surface's keys, reloaded from storage every ``reload_interval`` s.
+
+    Reloading lets ``vigil keys rotate`` (another process) take effect without a restart.
+    """
+
+    def __init__(
+        self, storage: DbKeyStorage, *, token_lifetime: int, reload_interval: float = 30.0
+    ) -> None:
+        self._storage = storage
+        self._lifetime = token_lifetime
+        self._interval = reload_interval
+        self._lock = threading.Lock()
+        self._loaded_at = float("-inf")
+        self._key_set: KeySet | None = None
+
+    def key_set(self, *, force: bool = False) -> KeySet:
+        with self._lock:
+            now = time.monotonic()
+            if force or self._key_set is None or now - self._loaded_at >= self._interval:
+                self._key_set = ensure_key_set(self._storage, token_lifetime=self._lifetime)
+                self._loaded_at = now
+            return self._key_set
+
+    def jwks(self) -> Mapping[str, Any]:
+        return self.key_set().jwks()
+
+
+@dataclass(frozen=True, slots=True)
+class BasicIdentity:
+    """Who a Basic-authenticated resource call is (contract §2, seed §5.7)."""
+
+    client_id: str
+    operator: str
+    scopes: tuple[str, ...]
+
+
+BasicAuthenticator = Callable[[str, str], BasicIdentity]
+
+
+@dataclass
+class Runtime:
+    """Everything a surface needs at request time, built by the lifespan."""
+
+    settings: Settings
+    scopes: ScopeTable
+    verifier: TokenVerifier
+    basic: BasicAuthenticator
+    engine: Engine | None = None
+    sessions: sessionmaker[Session] | None = None
+    box: SecretBox | None = None
+    keyring: KeyRing | None = None
+    grant: ClientCredentialsGrant | None = None
+    limiter: FailureLimiter | None = None
+    closers: list[Callable[[], None]] = field(default_factory=list)
+
+    def close(self) -> None:
+        for close in reversed(self.closers):
+            close()
+
+
+def _in_process_basic(grant: ClientCredentialsGrant) -> BasicAuthenticator:
+    def authenticate(authorization: str, needed_scope: str) -> BasicIdentity:
+        try:
+            credentials = parse_basic(authorization)
+            if credentials is None:
+                raise InvalidTokenError("unsupported authorization scheme")
+            client = grant.authenticate(credentials)
+        except TooManyFailuresError:
+            raise
+        except OAuthError:
+            raise InvalidTokenError("the client credentials are invalid") from None
+        return BasicIdentity(
+            client.client_id, client.operator, grant.scope_table.names(client.scopes)
+        )
+
+    return authenticate
+
+
+def _remote_basic(settings: Settings, verifier: TokenVerifier) -> BasicAuthenticator:
+    """Exchange Basic credentials for a token at the identity server (no identity DB)."""
+    http = httpx.Client(timeout=10.0, follow_redirects=False)
+    token_url = f"{settings.identity_url or settings.public_base_url}/connect/token"
+
+    def authenticate(authorization: str, needed_scope: str) -> BasicIdentity:
+        response = http.post(
+            token_url,
+            headers={"Authorization": authorization},
+            data={"grant_type": "client_credentials", "scope": needed_scope},
+        )
+        if response.status_code == 429:
+            raise TooManyFailuresError(int(response.headers.get("Retry-After", "60")))
+        if response.status_code != 200:
+            try:
+                error = response.json().get("error")
+            except ValueError:
+                error = None
+            if error == "invalid_scope":
+                # authenticated, but without this scope: report as insufficient scope
+                return BasicIdentity("", "", ())
+            raise InvalidTokenError("the client credentials are invalid")
+        claims: AccessTokenClaims = verifier.verify(response.json()["access_token"])
+        return BasicIdentity(claims.client_id, claims.operator, claims.scopes)
+
+    authenticate.close = http.close  # type: ignore[attr-defined]
+    return authenticate
+
+
+def start_runtime(settings: Settings, *, identity: bool, needs_db: bool | None = None) -> Runtime:
+    """Build a surface's runtime: engine, migrations, keys, verifier.
+
+    Parameters
+    ----------
+    settings : Settings
+    identity : bool
+        This surface issues tokens (needs the identity tables and the signing keys). Then
+        tokens are verified in process against the same key ring.
+    needs_db : bool, optional
+        Open the database even without ``identity`` (the upload surface); default
+        ``identity``.
+    """
+    scopes = ScopeTable(settings.scope_prefix)
+    use_db = identity if needs_db is None else (needs_db or identity)
+    engine = sessions = box = None
+    closers: list[Callable[[], None]] = []
+    if use_db:
+        engine = make_engine(settings.database_url)
+        closers.append(engine.dispose)
+        if settings.migrate_on_start:
+            upgrade(engine)
+        sessions = make_session_factory(engine)
+    if identity:
+        assert sessions is not None
+        secret = settings.secret_key.get_secret_value() if settings.secret_key else None
+        box = SecretBox.from_config(secret, settings.effective_secret_key_file)
+        keyring = KeyRing(DbKeyStorage(sessions, box), token_lifetime=settings.token_lifetime)
+        keyring.key_set()
+        limiter = FailureLimiter(
+            max_failures=settings.auth_max_failures, window=settings.auth_failure_window
+        )
+        issuer = settings.effective_issuer
+
+        def issue(client: ClientRecord, granted: tuple[str, ...]) -> IssuedToken:
+            return issue_access_token(
+                signing_key=keyring.key_set().current,
+                issuer=issuer,
+                audience=settings.audience,
+                client_id=client.client_id,
+                operator=client.operator,
+                scopes=granted,
+                lifetime=settings.token_lifetime,
+            )
+
+        grant = ClientCredentialsGrant(
+            query_client=client_lookup(sessions, box),
+            scope_table=scopes,
+            limiter=limiter,
+            issue=issue,
+        )
+        verifier = TokenVerifier(
+            lambda: keyring.key_set(force=True).jwks(),
+            issuer=issuer,
+            audience=settings.audience,
+            cache_ttl=30.0,
+            min_refresh_interval=1.0,
+        )
+        return Runtime(
+            settings=settings,
+            scopes=scopes,
+            verifier=verifier,
+            basic=_in_process_basic(grant),
+            engine=engine,
+            sessions=sessions,
+            box=box,
+            keyring=keyring,
+            grant=grant,
+            limiter=limiter,
+            closers=closers,
+        )
+    verifier = TokenVerifier.from_url(
+        settings.jwks_url, issuer=settings.effective_issuer, audience=settings.audience
+    )
+    basic = _remote_basic(settings, verifier)
+    closers.append(basic.close)  # type: ignore[attr-defined]
+    return Runtime(
+        settings=settings,
+        scopes=scopes,
+        verifier=verifier,
+        basic=basic,
+        engine=engine,
+        sessions=sessions,
+        closers=closers,
+    )
+
+
+def check_ready(runtime: Runtime) -> list[str]:
+    """Problems that make the surface not ready (contract §0 ``/readyz``); empty when ready."""
+    problems: list[str] = []
+    if runtime.engine is not None:
+        try:
+            with runtime.engine.connect() as conn:
+                conn.execute(text("SELECT 1"))
+        except Exception:  # noqa: BLE001 - any failure means not ready
+            problems.append("database unreachable")
+    try:
+        if runtime.keyring is not None:
+            runtime.keyring.key_set()
+        elif not runtime.verifier.keys():
+            problems.append("no token verification keys")
+    except Exception:  # noqa: BLE001
+        problems.append("key material unavailable")
+    return problems

@@ -1,0 +1,99 @@
+"""ASGI applications (contract §0): one per surface, and the embedded all-in-one.
+
+``create_identity_app(settings)`` serves the identity surface alone;
+``create_app(settings)`` is the embedded default that ``vigil serve`` runs: identity at
+``/`` plus every router listed in :data:`EMBEDDED_ROUTERS`. To add a surface's routes
+to the embedded app, append ``"module:attribute"`` naming an ``APIRouter`` there; to give
+a surface its own app, call :func:`make_surface_app` (see docs/identity.md).
+
+The lifespan builds the runtime (engine, migrations, keys, token verifier) and stores
+it as ``app.state.vigil``; nothing is built at import time (STYLE §3.10).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+
+from fastapi import APIRouter, FastAPI
+
+from vigil.web._limits import BodySizeLimitMiddleware
+from vigil.web._runtime import Runtime, start_runtime
+from vigil.web.problems import install_handlers
+from vigil.web.routes import discovery, health, token
+from vigil.web.settings import Settings
+
+#: routers of the identity surface
+IDENTITY_ROUTERS: tuple[APIRouter, ...] = (token.router, discovery.router)
+
+#: further routers mounted by :func:`create_app`, as ``"module:attribute"`` (imported lazily)
+EMBEDDED_ROUTERS: tuple[str, ...] = ()
+
+
+def _load_router(spec: str) -> APIRouter:
+    module_name, _, attribute = spec.partition(":")
+    router = getattr(importlib.import_module(module_name), attribute or "router")
+    if not isinstance(router, APIRouter):
+        raise TypeError(f"{spec} is not an APIRouter")
+    return router
+
+
+def make_surface_app(
+    settings: Settings,
+    *,
+    title: str,
+    routers: Sequence[APIRouter],
+    identity: bool,
+    needs_db: bool | None = None,
+) -> FastAPI:
+    """Build one ASGI app with the shared lifespan, error handlers, health and limits.
+
+    Parameters
+    ----------
+    settings : Settings
+    title : str
+        OpenAPI title.
+    routers : sequence of APIRouter
+        The surface's routes.
+    identity : bool
+        Issue tokens here (the identity tables, keys and in-process verification).
+    needs_db : bool, optional
+        Open the database although not an identity surface (the upload surface).
+    """
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        runtime: Runtime = start_runtime(settings, identity=identity, needs_db=needs_db)
+        app.state.vigil = runtime
+        try:
+            yield
+        finally:
+            runtime.close()
+
+    app = FastAPI(title=title, version=_version(), lifespan=lifespan)
+    install_handlers(app)
+    app.add_middleware(BodySizeLimitMiddleware, max_bytes=settings.max_body_bytes)
+    app.include_router(health.router)
+    for router in routers:
+        app.include_router(router)
+    return app
+
+
+def _version() -> str:
+    from vigil import __version__
+
+    return str(__version__)
+
+
+def create_identity_app(settings: Settings) -> FastAPI:
+    """The identity surface alone: ``/connect/token``, discovery, JWKS, health."""
+    return make_surface_app(
+        settings, title="Vigil identity", routers=IDENTITY_ROUTERS, identity=True
+    )
+
+
+def create_app(settings: Settings) -> FastAPI:
+    """The embedded default: identity at ``/`` plus every router in :data:`EMBEDDED_ROUTERS`."""
+    routers = [*IDENTITY_ROUTERS, *(_load_router(spec) for spec in EMBEDDED_ROUTERS)]
+    return make_surface_app(settings, title="Vigil", routers=routers, identity=True)

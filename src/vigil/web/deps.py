@@ -1,0 +1,133 @@
+"""``Annotated`` dependencies shared by every router (STYLE §1.5, contract §2).
+
+A route that needs a caller declares::
+
+    from vigil.web.deps import FatiguePrincipal
+
+    @router.post("/api/Processor/ProcessFatigue")
+    def process_fatigue(body: ScoreRequest, principal: FatiguePrincipal) -> ...:
+        principal.operator  # the tenant, from the token's ``operator`` claim
+
+or, for any scope kind, ``Annotated[Principal, RequireScope(ScopeKind.UPLOAD)]``.
+
+Answers (contract §2): no credentials → 401 ``WWW-Authenticate: Bearer``; a bad token
+or bad Basic credentials → 401 ``Bearer error="invalid_token"`` (problem+json); a valid
+caller without the scope → 403 with an empty body and ``Bearer
+error="insufficient_scope", scope="<needed>"``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from fastapi import Depends, Request
+from fastapi.security import HTTPBasic, HTTPBearer
+from sqlalchemy.orm import Session
+
+from vigil.auth.errors import InsufficientScopeError, InvalidTokenError, MissingTokenError
+from vigil.auth.scopes import ScopeKind
+from vigil.web._runtime import Runtime
+
+
+def get_runtime(request: Request) -> Runtime:
+    """The runtime the lifespan stored on the application."""
+    runtime: Runtime = request.app.state.vigil
+    return runtime
+
+
+RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
+
+
+def get_session(runtime: RuntimeDep) -> Iterator[Session]:
+    """A session per request, committed when the route returns without error."""
+    if runtime.sessions is None:
+        raise RuntimeError("this surface has no database")
+    with runtime.sessions() as session:
+        yield session
+        session.commit()
+
+
+SessionDep = Annotated[Session, Depends(get_session)]
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    """The authenticated caller of a scoring or upload endpoint.
+
+    Attributes
+    ----------
+    client_id : str
+        The OAuth client.
+    operator : str
+        Its tenant; rosters belong to it (contract §2).
+    scopes : frozenset of str
+        Wire scopes the caller holds for this request.
+    via : {"bearer", "basic"}
+        How the caller authenticated.
+    """
+
+    client_id: str
+    operator: str
+    scopes: frozenset[str]
+    via: Literal["bearer", "basic"] = "bearer"
+
+
+class _BasicScheme(HTTPBasic):
+    """Declares HTTP Basic in OpenAPI (seed §5.7) without parsing; :func:`RequireScope` does."""
+
+    async def __call__(self, request: Request) -> None:  # type: ignore[override]
+        return None
+
+
+_bearer_doc = HTTPBearer(auto_error=False, description="Access token from /connect/token")
+_basic_doc = _BasicScheme(auto_error=False, description="Client ID and client secret")
+
+
+def authenticate(request: Request, runtime: Runtime, needed: str) -> Principal:
+    """Authenticate the request and require scope ``needed`` (contract §2)."""
+    header = request.headers.get("authorization", "").strip()
+    scheme, _, credentials = header.partition(" ")
+    scheme = scheme.lower()
+    if scheme == "bearer":
+        token = credentials.strip()
+        if not token:
+            raise InvalidTokenError("the access token is empty")
+        claims = runtime.verifier.verify(token)
+        principal = Principal(claims.client_id, claims.operator, frozenset(claims.scopes))
+    elif scheme == "basic":
+        who = runtime.basic(header, needed)
+        principal = Principal(who.client_id, who.operator, frozenset(who.scopes), "basic")
+    else:
+        raise MissingTokenError()
+    if needed not in principal.scopes:
+        raise InsufficientScopeError(needed)
+    return principal
+
+
+def RequireScope(kind: ScopeKind | str) -> Any:  # noqa: N802 - reads as a marker in Annotated
+    """A dependency requiring the scope of ``kind`` (``"fatigue"``, ``"risk"``, ``"upload"``).
+
+    Returns
+    -------
+    fastapi.params.Depends
+        Use as ``Annotated[Principal, RequireScope(ScopeKind.RISK)]``.
+    """
+    scope_kind = ScopeKind(kind)
+
+    def require(
+        request: Request,
+        runtime: RuntimeDep,
+        _bearer: Annotated[Any, Depends(_bearer_doc)],
+        _basic: Annotated[Any, Depends(_basic_doc)],
+    ) -> Principal:
+        return authenticate(request, runtime, runtime.scopes.name(scope_kind))
+
+    require.__name__ = f"require_{scope_kind.value}_scope"
+    return Depends(require)
+
+
+FatiguePrincipal = Annotated[Principal, RequireScope(ScopeKind.FATIGUE)]
+RiskPrincipal = Annotated[Principal, RequireScope(ScopeKind.RISK)]
+UploadPrincipal = Annotated[Principal, RequireScope(ScopeKind.UPLOAD)]

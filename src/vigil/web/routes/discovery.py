@@ -1,0 +1,50 @@
+"""Discovery (OpenID Connect Discovery 1.0 §3 / RFC 8414) and the JWKS (RFC 7517 §5).
+
+Paths as IdentityServer serves them (contract §0). Absolute URLs are built from the
+configured ``public_base_url``, never from the request's ``Host`` header.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from starlette.responses import JSONResponse
+
+from vigil.web.deps import get_runtime
+
+router = APIRouter(tags=["identity"])
+
+#: how long clients may cache discovery and JWKS [s] (ours; verifiers refetch on unknown kid)
+MAX_AGE = 300
+
+
+@router.get("/.well-known/openid-configuration", summary="Authorization server metadata")
+def openid_configuration(request: Request) -> JSONResponse:
+    runtime = get_runtime(request)
+    settings = runtime.settings
+    base = settings.public_base_url
+    body: dict[str, Any] = {
+        "issuer": settings.effective_issuer,
+        "jwks_uri": f"{base}/.well-known/openid-configuration/jwks",
+        "token_endpoint": f"{base}/connect/token",
+        "grant_types_supported": ["client_credentials"],
+        "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
+        "scopes_supported": list(runtime.scopes.names()),
+        "claims_supported": [
+            "iss", "aud", "sub", "client_id", "scope", "operator", "iat", "nbf", "exp", "jti"
+        ],
+        "access_token_signing_alg_values_supported": ["RS256"],
+    }  # fmt: skip
+    return JSONResponse(body, headers={"Cache-Control": f"public, max-age={MAX_AGE}"})
+
+
+@router.get("/.well-known/openid-configuration/jwks", summary="Token signing keys (JWKS)")
+def jwks(request: Request) -> JSONResponse:
+    keyring = get_runtime(request).keyring
+    assert keyring is not None
+    return JSONResponse(
+        dict(keyring.jwks()),
+        headers={"Cache-Control": f"public, max-age={MAX_AGE}"},
+        media_type="application/jwk-set+json",
+    )

@@ -1,0 +1,25 @@
+"""``GET /healthz`` (liveness) and ``GET /readyz`` (database and keys), contract §0."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from starlette.responses import JSONResponse, Response
+
+from vigil.web._runtime import check_ready
+from vigil.web.deps import get_runtime
+from vigil.web.problems import problem
+
+router = APIRouter(tags=["health"])
+
+
+@router.get("/healthz", summary="Liveness")
+def healthz() -> dict[str, str]:
+    return {"status": "ok"}
+
+
+@router.get("/readyz", summary="Readiness: database and key material reachable")
+def readyz(request: Request) -> Response:
+    problems = check_ready(get_runtime(request))
+    if problems:
+        return problem(503, "; ".join(problems), title="Not ready")
+    return JSONResponse({"status": "ready"})

@@ -1,0 +1,107 @@
+"""Service configuration (STYLE §3.10): built by the entry point and passed down.
+
+Every field reads from ``VIGIL_<NAME>`` (e.g. ``VIGIL_DATABASE_URL``) and optionally an
+env file. Nothing here runs at import time. Tests build settings from an explicit
+mapping with :meth:`Settings.from_mapping`, which ignores the process environment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+ENV_PREFIX = "VIGIL_"
+
+
+class Settings(BaseSettings):
+    """All settings, with their defaults (contract §0, §1, §3, §8)."""
+
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX, extra="ignore", frozen=True, case_sensitive=False
+    )
+
+    #: SQLAlchemy URL; ``postgresql://...`` uses psycopg 3
+    database_url: str = "sqlite:///./vigil.db"
+    #: ``{op}`` in scope names (contract §8)
+    scope_prefix: str = Field(default="svc", pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,30}$")
+    #: access-token lifetime [s] (contract §1; ours: at most one day)
+    token_lifetime: int = Field(default=3600, ge=60, le=86_400)
+    #: ``aud`` of issued tokens, checked by the resource surfaces
+    audience: str = "vigil"
+    #: where clients reach this deployment
+    public_base_url: str = "http://127.0.0.1:8000"
+    #: ``iss``; default: ``public_base_url`` without a trailing slash
+    issuer: str | None = None
+    #: identity server base URL for a standalone scoring/upload surface (JWKS over HTTP);
+    #: ``None`` means the identity surface runs in the same process
+    identity_url: str | None = None
+    #: Fernet key(s) for secrets at rest (comma-separated; first encrypts)
+    secret_key: SecretStr | None = None
+    #: key file used when ``secret_key`` is unset; default ``{data_dir}/secret.key``
+    secret_key_file: Path | None = None
+    #: directory for local state (key file, SQLite database if configured there)
+    data_dir: Path = Path(".")
+    #: largest request body [bytes] (contract §3: 10 MiB)
+    max_body_bytes: int = Field(default=10 * 1024 * 1024, ge=1024)
+    #: most roster rows on a synchronous scoring call (contract §3)
+    sync_row_limit: int = Field(default=50_000, ge=1)
+    #: brute-force protection (contract §8)
+    auth_max_failures: int = Field(default=10, ge=1)
+    auth_failure_window: float = Field(default=300.0, gt=0)
+    #: delay added per recent failure before answering a failed token request [s] (ours)
+    auth_failure_delay: float = Field(default=0.1, ge=0)
+    #: run Alembic migrations at start
+    migrate_on_start: bool = True
+
+    @field_validator("public_base_url", "identity_url")
+    @classmethod
+    def _strip_slash(cls, value: str | None) -> str | None:
+        return value.rstrip("/") if value else value
+
+    @property
+    def effective_issuer(self) -> str:
+        """The ``iss`` value, byte-identical in tokens and discovery (contract §1)."""
+        return self.issuer or self.public_base_url
+
+    @property
+    def effective_secret_key_file(self) -> Path:
+        return self.secret_key_file or self.data_dir / "secret.key"
+
+    @property
+    def jwks_url(self) -> str:
+        """Where a standalone resource surface fetches the identity server's keys."""
+        base = self.identity_url or self.public_base_url
+        return f"{base}/.well-known/openid-configuration/jwks"
+
+    @classmethod
+    def from_mapping(cls, values: Mapping[str, Any]) -> Settings:
+        """Settings from ``values`` only (keys with or without ``VIGIL_``, any case)."""
+        clean = {}
+        for key, value in values.items():
+            name = key.upper().removeprefix(ENV_PREFIX).lower()
+            clean[name] = value
+        return _ExplicitSettings(**clean)
+
+    @classmethod
+    def from_env(cls, env_file: str | Path | None = None) -> Settings:
+        """Settings from the process environment and, if given, an env file."""
+        return cls(_env_file=env_file)  # type: ignore[call-arg]
+
+
+class _ExplicitSettings(Settings):
+    """Settings read from init arguments only (no environment, no env file)."""
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings,)
