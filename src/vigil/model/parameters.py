@@ -1,0 +1,235 @@
+"""Every constant of the fatigue model, with unit and source, and the named presets.
+
+Section numbers (``§``) refer to the implementation reference
+``shared/reference/fatigue-model.md``; its §10 lists the same groups. Provenance tags:
+``[P]`` published, ``[D]`` derived by us from published open models, ``[C]`` project choice.
+
+A preset is a complete, named :class:`Parameters` instance (STYLE §3.2): ``DEFAULT``
+(``ingre2014_5c``), ``TPM_DEFAULT`` (``tpm_default``, the published Three-Process Model as
+FIPS computes it) and ``INGRE2014_EXP`` (``ingre2014_exp``, exponential jet-lag adaptation,
+for sensitivity runs). ``Parameters.model_version`` is the response's ``modelVersion``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+import numpy as np
+
+from ._arrays import FloatArray
+
+MODEL_VERSION = "1.0.0"  #: bump when any default that moves scores changes (contract §4)
+
+#: recovery rate while asleep, ln((ha - 14)/(ha - 7.96))/8 [h^-1], ref §2.1 (FIPS TPM_make_pvec)
+_G = math.log((14.3 - 14.0) / (14.3 - 7.96)) / 8.0
+
+
+@dataclass(frozen=True, slots=True)
+class Parameters:
+    """A complete parameter set of the fatigue model (reference §10).
+
+    Frozen and hashable, so a preset can key caches (e.g. the reference-duty hazard).
+    Build variants with :func:`dataclasses.replace`.
+    """
+
+    name: str = "ingre2014_5c"  #: preset name, reported in ``model_version``
+
+    # --- S, homeostatic process (ref §2.1) [P] Åkerstedt & Folkard 1997; FIPS defaults
+    la: float = 2.4  # [TPM] lower asymptote of S while awake, ref §2.1 [P]
+    ha: float = 14.3  # [TPM] upper asymptote of S while asleep, ref §2.1 [P]
+    d: float = -0.0353  # [h^-1] decay rate of S while awake, ref §2.1 [P]
+    g: float = _G  # [h^-1] recovery rate of S while asleep (-0.381345), ref §2.1 [P]
+    bl: float = 12.2  # [TPM] break level: below it recovery is linear, ref §2.1 [P]
+    #: Sleep that starts with S >= bl. "exponential": S = ha - (ha - S_s)·exp(g·τ), the
+    #: continuous form of ref §2.1. "fips": FIPS TPM_Spfun, which uses the (negative)
+    #: linear break time, S = ha - (ha - bl)·exp(g·(τ - τ_b)); used by tpm_default [P].
+    sleep_above_break: Literal["exponential", "fips"] = "exponential"
+
+    # --- C and U, circadian and 12-h processes (ref §2.2) [P] Åkerstedt et al. 2004; FIPS
+    cm: float = 0.0  # [TPM] mesor of C (FIPS Cm), ref §2.2 [P]
+    ca: float = 2.5  # [TPM] amplitude of C, ref §2.2 [P]
+    p: float = 16.8  # [h body time] acrophase of C, ref §2.2 [P]
+    um: float = -0.5  # [TPM] mesor of U, ref §2.2 [P]
+    ua: float = 0.5  # [TPM] amplitude of U, ref §2.2 [P]
+    u_shift: float = 3.0  # [h] U phase relative to p (cos(2π(τ - p - 3)/12)), ref §2.2 [P]
+
+    # --- W, sleep inertia (ref §2.3) [P] Åkerstedt et al. 2004; FIPS
+    wc: float = -5.72  # [TPM] inertia at the moment of waking, ref §2.3 [P]
+    wd: float = -1.51  # [h^-1] inertia decay rate, ref §2.3 [P]
+    inertia: bool = True  # W switched on (Ingre 2014 dropped it; we keep it), ref §2.3 [C]
+    #: scale Wc by min(1, T_sleep / inertia_full_sleep) after short sleeps, ref §2.3 [C]
+    inertia_short_sleep_scaling: bool = True
+    inertia_full_sleep: float = 1.5  # [h] sleep length giving full inertia, ref §2.3 [C]
+
+    # --- KSS transform and ordinal model (ref §2.5)
+    kss_intercept: float = 9.68  # [KSS] Ingre et al. 2014 model 5c [P, secondary source]
+    kss_slope: float = -0.46  # [KSS/TPM] Ingre et al. 2014 model 5c [P, secondary source]
+    kss_residual_sd: float = 1.42  # [KSS] Ingre et al. 2014 model 5c [P]
+    kss_percentile_offset: tuple[float, float] = (0.57, 1.07)  # [KSS] 75th/90th pct, §2.7 [P]
+    ordinal_slope: float = -0.599  # [logit/TPM] Ingre 2014 5c ordinal model, ref §2.5 [P]
+    #: [logit] cut-points K_1..K_8, P(KSS > k) = logistic(-0.599·X - K_k), ref §2.5 [P]
+    ordinal_cutpoints: tuple[float, ...] = (-10.99, -8.95, -7.67, -6.66, -5.64, -4.30, -3.05, -0.58)
+    ordinal_percentile_offset: tuple[float, float] = (0.74, 1.41)  # [logit] 75th/90th, §2.5 [P]
+
+    # --- output scales (ref §2.6); all take the final KSS K
+    sp_slope: float = 0.75  # [SP/KSS] SP = 1 + 0.75·(K - 1), clipped 1..7, ref §2.6 [C]
+    kp_slope: float = 1.3022  # [logit/KSS] KP = 100·logistic(1.3022·K - 9.555), ref §2.6 [P/C]
+    kp_intercept: float = -9.555  # [logit] threshold KSS >= 8 (KSS >= 7: -8.305), §2.6 [C]
+    vd_slope: float = 8.6  # [%/KSS] VD = 8.6·max(0, K - 3.85), SAFTE cross-walk, §2.6 [D]
+    vd_knee: float = 3.85  # [KSS] ref §2.6 [D]
+    crd_fraction: float = 0.65  # [-] CRD = 0.65·VD, Lim & Dinges 2010, ref §2.6 [D]
+    pmr_floor: float = 1.0  # [%] rested lapse rate, ref §2.6 [D]
+    pmr_slope: float = 4.2  # [%/KSS] PMR = 1 + 4.2·max(0, K - 3.75), UMP cross-walk, §2.6 [D]
+    pmr_knee: float = 3.75  # [KSS] ref §2.6 [D]
+
+    # --- body clock (ref §3)
+    phase_model: Literal["linear", "exponential"] = "linear"  # ref §3 [P/C]
+    rate_east: float = 1.0  # [h/day] advance rate, Waterhouse 2007; Eastman 2009, §3 [P/C]
+    rate_west: float = 1.5  # [h/day] delay rate, Waterhouse 2007; Eastman 2009, §3 [P/C]
+    #: [1/day] share of the remaining gap closed per day in phase_model "exponential";
+    #: ingre2014_exp, ref §3 [P, verify]
+    phase_daily_fraction: float = 0.30
+
+    # --- sleep prediction gates and limits (ref §4.2-4.3), used by the sleep predictor
+    gate_onset: float = 8.9  # [TPM] sleep onset allowed when S + C <= 8.9, ref §4.2 [D]
+    gate_wake: float = 11.72  # [TPM] spontaneous waking when S + C >= 11.72, ref §4.2 [D]
+    max_sleep: float = 10.0  # [h] longest single sleep, ref §4.2 [C]
+    min_sleep: float = 0.5  # [h] shortest kept episode, ref §4.2 [C]
+    early_advance: float = 1.5  # [h] earlier onset allowed before early starts, §4.3 [C]
+    early_earliest_body: float = 21.0  # [h body] not before 21:00 body time, §4.3 [C]
+    nap_length: float = 1.5  # [h] pre-duty nap before evening/night reports, §4.3 [C]
+    transfer_away: float = 0.5  # [h] hotel transfer away from base, ref §4.1 [C]
+    wind_down: float = 0.5  # [h] after off-duty + commute before sleep, ref §4.1 [C]
+    min_window: float = 1.0  # [h] shortest usable sleep window, ref §4.1 [C]
+
+    # --- in-flight rest (ref §5)
+    inflight_efficiency_max: float = 0.70  # [-] e_max, Signal et al. 2013, ref §5.2 [P]
+    inflight_efficiency_range: tuple[float, float] = (0.4, 1.0)  # [-] g at G_wake/G_on [C]
+    inflight_quality: float = 0.70  # [-] q of bunk sleep, Roach et al. 2010, ref §5.2 [P]
+    #: [-] facility factors r_k for SleepClass 1..5 (Simons & Spencer 2007 for 1-3 [P]; 4-5 [C])
+    facility_factor: tuple[float, ...] = (1.0, 0.75, 0.33, 0.20, 0.10)
+
+    # --- flight timing (ref §5.1, §6) [C]
+    report_to_takeoff: float = 1.0  # [h] flight period starts report + 60 min, ref §6 [C]
+    landing_to_off: float = 0.5  # [h] flight period ends off - 30 min, ref §6 [C]
+    cruise_margin_takeoff: float = 0.5  # [h] no rest within 30 min after take-off, §5.1 [C]
+    cruise_margin_landing: float = 0.5  # [h] no rest within 30 min before landing, §5.1 [C]
+
+    # --- workload (ref §6) [C, evidence-bounded]
+    workload_per_sector: float = 0.4  # [KSS/sector] b_s, Powell et al. 2007/2008, ref §6 [C]
+    workload_cap: float = 2.0  # [KSS] cap of the sector term, ref §6 [C]
+
+    # --- per-duty risk (ref §8)
+    risk_beta: float = math.log(1.72)  # [1/KSS] Åkerstedt et al. 2008 crash OR 1.72, §8 [P]
+    risk_kss_reference: float = 5.0  # [KSS] h = exp(β(K - 5)), ref §8 [C]
+    tot_coefficient: float = 0.10  # [h^-1] ToT = exp(0.10·max(0, h on duty - 8)), §8 [C]
+    tot_onset: float = 8.0  # [h] Folkard & Åkerstedt 2004; Folkard & Lombardi 2006, §8 [C]
+    exposure_takeoff: float = 1.0  # [h] E_to per take-off, ref §8 [C]
+    exposure_landing: float = 2.0  # [h] E_ld per landing (cabin crew: 1), ref §8 [C]
+    exposure_cabin: tuple[float, float] = (1.0, 1.0)  # [h] cabin-crew E_to, E_ld, §8 [C]
+    #: [-] M_cum for the k-th consecutive night duty, k = 1, 2, 3, >=4, Folkard & Tucker
+    #: 2003 [P, from memory of the source: verify]
+    night_multiplier: tuple[float, ...] = (1.00, 1.06, 1.17, 1.36)
+    #: [-] M_cum for consecutive early starts, same source [P, verify]
+    early_multiplier: tuple[float, ...] = (1.00, 1.02, 1.07, 1.17)
+    consecutive_gap: float = 36.0  # [h] "consecutive" = gap to previous same-type duty, §8 [C]
+    night_window: tuple[float, float] = (2.0, 5.0)  # [h body] night duty touches 02:00-04:59
+    early_window: tuple[float, float] = (5.0, 7.0)  # [h body] early = report 05:00-06:59
+
+    _kernel: FloatArray = field(init=False, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        if len(self.ordinal_cutpoints) != 8:
+            raise ValueError("ordinal_cutpoints must hold K_1..K_8")
+        if len(self.facility_factor) != 5:
+            raise ValueError("facility_factor must hold r_1..r_5")
+        if self.sleep_above_break not in ("exponential", "fips"):
+            raise ValueError(f"unknown sleep_above_break {self.sleep_above_break!r}")
+        if self.phase_model not in ("linear", "exponential"):
+            raise ValueError(f"unknown phase_model {self.phase_model!r}")
+        object.__setattr__(self, "_kernel", _kernel_vector(self))
+
+    @property
+    def model_version(self) -> str:
+        """``modelVersion`` of responses, e.g. ``"1.0.0+ingre2014_5c"`` (contract §4)."""
+        return f"{MODEL_VERSION}+{self.name}"
+
+    @property
+    def r_lin(self) -> float:
+        """Linear recovery rate below the break level, ``g·(bl - ha)`` [TPM/h] (ref §2.1)."""
+        return self.g * (self.bl - self.ha)
+
+    @property
+    def antidromic_threshold(self) -> float:
+        """Eastward gap [h] beyond which delaying is faster: ``24·r_E/(r_E + r_W)`` (§3)."""
+        return 24.0 * self.rate_east / (self.rate_east + self.rate_west)
+
+    @property
+    def kernel(self) -> FloatArray:
+        """The constants packed for the Numba kernels (private layout, see ``_K_*``)."""
+        return self._kernel
+
+    def kss(self, alertness: object, workload_kss: object = 0.0) -> FloatArray:
+        """Final KSS ``clip(KSS_m + ΔKSS_wl, 1, 9)``; see :func:`vigil.model.final_kss`."""
+        from .alertness import final_kss
+
+        return final_kss(alertness, workload_kss, self)
+
+
+# Layout of Parameters.kernel, read by the Numba kernels in simulate.py.
+_K_LA, _K_HA, _K_D, _K_G, _K_BL, _K_FIPS_BREAK = 0, 1, 2, 3, 4, 5
+_K_CM, _K_CA, _K_P, _K_UM, _K_UA, _K_USHIFT = 6, 7, 8, 9, 10, 11
+_K_WC, _K_WD, _K_INERTIA, _K_SHORT, _K_FULL = 12, 13, 14, 15, 16
+_K_PHASE_EXP, _K_RATE_E, _K_RATE_W, _K_PHASE_K = 17, 18, 19, 20
+_K_SIZE = 21
+
+
+def _kernel_vector(p: Parameters) -> FloatArray:
+    k = np.zeros(_K_SIZE)
+    k[_K_LA], k[_K_HA], k[_K_D], k[_K_G], k[_K_BL] = p.la, p.ha, p.d, p.g, p.bl
+    k[_K_FIPS_BREAK] = 1.0 if p.sleep_above_break == "fips" else 0.0
+    k[_K_CM], k[_K_CA], k[_K_P], k[_K_UM], k[_K_UA] = p.cm, p.ca, p.p, p.um, p.ua
+    k[_K_USHIFT] = p.u_shift
+    k[_K_WC], k[_K_WD] = p.wc, p.wd
+    k[_K_INERTIA] = 1.0 if p.inertia else 0.0
+    k[_K_SHORT] = 1.0 if p.inertia_short_sleep_scaling else 0.0
+    k[_K_FULL] = p.inertia_full_sleep
+    k[_K_PHASE_EXP] = 1.0 if p.phase_model == "exponential" else 0.0
+    k[_K_RATE_E] = p.rate_east / 24.0  # [h/h]
+    k[_K_RATE_W] = p.rate_west / 24.0  # [h/h]
+    k[_K_PHASE_K] = -math.log(1.0 - p.phase_daily_fraction) / 24.0  # [h^-1]
+    k.setflags(write=False)
+    return k
+
+
+#: Preset A, airline-calibrated (Ingre et al. 2014 model 5c), the service default (ref §2.5).
+DEFAULT = Parameters()
+
+#: Preset B: the published TPM exactly as FIPS computes it (ref §2.5): FIPS KSS
+#: coefficients, FIPS sleep-above-break form, no [C] modification of the core (no
+#: short-sleep inertia scaling). Preset-B scale coefficients of ref §2.6.
+TPM_DEFAULT = replace(
+    DEFAULT,
+    name="tpm_default",
+    sleep_above_break="fips",
+    inertia_short_sleep_scaling=False,
+    kss_intercept=10.6,  # [KSS] FIPS TPM_make_pvec default [P]
+    kss_slope=-0.6,  # [KSS/TPM] FIPS TPM_make_pvec default [P]
+    vd_slope=6.6,  # [%/KSS] preset-B cross-walk, ref §2.6 [D]
+    vd_knee=3.0,  # [KSS] ref §2.6 [D]
+    pmr_slope=3.2,  # [%/KSS] ref §2.6 [D]
+    pmr_knee=2.85,  # [KSS] ref §2.6 [D]
+)
+
+#: Preset A with the exponential (30 %/day, symmetric) jet-lag adaptation of Ingre et al.
+#: 2014 (ref §3), for sensitivity comparisons only.
+INGRE2014_EXP = replace(DEFAULT, name="ingre2014_exp", phase_model="exponential")
+
+#: Named presets, selectable in the CLI and the service configuration (ref §2.5).
+PRESETS: dict[str, Parameters] = {
+    "ingre2014_5c": DEFAULT,
+    "tpm_default": TPM_DEFAULT,
+    "ingre2014_exp": INGRE2014_EXP,
+}

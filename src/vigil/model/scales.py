@@ -1,0 +1,132 @@
+"""The six output scales of the seed (§2.4), each a function of the final KSS.
+
+Every scale is computed from the final (unrounded) KSS K, one code path per scale
+(reference §2.6). Higher always means more fatigued; ranges follow contract §4.
+
+References
+----------
+.. [1] Samn SW, Perelli LP (1982). Estimating aircrew fatigue: a technique with application
+   to airlift operations. USAF SAM-TR-82-21.
+.. [2] Ingre M et al. (2014). PLoS ONE 9(10):e108679. doi:10.1371/journal.pone.0108679
+.. [3] Hursh SR et al. (2004). Fatigue models for applied research in warfighting. Aviat
+   Space Environ Med 75(3 Suppl):A44-A53.
+.. [4] Lim J, Dinges DF (2010). A meta-analysis of the impact of short-term sleep deprivation
+   on cognitive variables. Psychol Bull 136:375-389. doi:10.1037/a0018883
+.. [5] Ramakrishnan S et al. (2016). A unified model of performance: validation of its
+   predictions across different sleep/wake schedules. Sleep 39:249-262.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._arrays import FloatArray, Numeric, as_float, logistic
+from .parameters import Parameters
+
+
+def samn_perelli(kss: Numeric, params: Parameters) -> FloatArray:
+    """SP 1-7: ``clip(1 + 0.75·(K - 1), 1, 7)`` (reference §2.6 [C], anchors of [1]_)."""
+    return np.clip(1.0 + params.sp_slope * (as_float(kss) - 1.0), 1.0, 7.0)
+
+
+def karolinska(kss: Numeric, params: Parameters) -> FloatArray:
+    """KSS 1-9: the final KSS itself, clipped to its range (reference §2.5)."""
+    return np.clip(as_float(kss), 1.0, 9.0)
+
+
+def karolinska_probability(kss: Numeric, params: Parameters) -> FloatArray:
+    """KP [%]: ``100·logistic(1.3022·K - 9.555)`` = P(KSS >= 8) (reference §2.6, [2]_)."""
+    return 100.0 * logistic(params.kp_slope * as_float(kss) + params.kp_intercept)
+
+
+def vigilance_degradation(kss: Numeric, params: Parameters) -> FloatArray:
+    """VD [%]: ``8.6·max(0, K - 3.85)`` (preset B 6.6, 3.0); SAFTE 100 - E cross-walk [3]_."""
+    vd = params.vd_slope * np.maximum(0.0, as_float(kss) - params.vd_knee)
+    return np.clip(vd, 0.0, 100.0)
+
+
+def complex_reaction_degradation(kss: Numeric, params: Parameters) -> FloatArray:
+    """CRD [%]: ``0.65·VD`` (reference §2.6 [D], effect-size ratio of [4]_)."""
+    return params.crd_fraction * vigilance_degradation(kss, params)
+
+
+def missed_responses(kss: Numeric, params: Parameters) -> FloatArray:
+    """PMR [%]: ``clip(1 + 4.2·max(0, K - 3.75), 0, 100)`` (preset B 3.2, 2.85); UMP [5]_."""
+    pmr = params.pmr_floor + params.pmr_slope * np.maximum(0.0, as_float(kss) - params.pmr_knee)
+    return np.clip(pmr, 0.0, 100.0)
+
+
+ScaleFunction = Callable[[FloatArray, Parameters], FloatArray]
+
+#: The seed §2.4 PreferredScale values mapped to their function of the final KSS.
+SCALES: dict[str, ScaleFunction] = {
+    "SP": samn_perelli,
+    "KSS": karolinska,
+    "KP": karolinska_probability,
+    "VD": vigilance_degradation,
+    "CRD": complex_reaction_degradation,
+    "PMR": missed_responses,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ScaleInfo:
+    """Display facts about a scale, for charts and docs."""
+
+    name: str  #: full name (seed §2.4)
+    low: float  #: lowest value (contract §4)
+    high: float  #: highest value (contract §4)
+    unit: str  #: "" for rating scales, "%" for percentages
+    warnings: tuple[float, ...]  #: warning levels, ascending (reference §2.6)
+
+
+#: Range, unit and warning levels per scale (reference §2.6 thresholds). VD 22.5 / 30 are
+#: SAFTE effectiveness 77.5 / 70; KP/CRD/PMR levels are those scales' values at KSS 7
+#: (preset A), marked ours.
+SCALE_INFO: dict[str, ScaleInfo] = {
+    "SP": ScaleInfo("Samn-Perelli", 1.0, 7.0, "", (5.0,)),
+    "KSS": ScaleInfo("Karolinska Sleepiness Scale", 1.0, 9.0, "", (7.0,)),
+    "KP": ScaleInfo("Karolinska Probability", 0.0, 100.0, "%", (39.2,)),
+    "VD": ScaleInfo("Vigilance Degradation", 0.0, 100.0, "%", (22.5, 30.0)),
+    "CRD": ScaleInfo("Complex Reaction Degradation", 0.0, 100.0, "%", (17.6,)),
+    "PMR": ScaleInfo("Percentage Missed Responses", 0.0, 100.0, "%", (14.7,)),
+}
+
+
+def interval_means(values: object, samples_per_interval: int = 15) -> FloatArray:
+    """Mean of each score interval's sample values, ignoring NaN padding.
+
+    Layout: row ``i`` of ``values`` holds that row's intervals back to back, each with
+    exactly ``samples_per_interval`` slots (the minute midpoints +0.5 ... +14.5 min of a
+    15-min interval; a short last interval has its missing minutes NaN). So
+    ``values.shape == (n, n_intervals * samples_per_interval)``; ``(n, n_intervals, spi)``
+    is accepted too. Average after the scale mapping (reference §9.2 step 4).
+
+    Parameters
+    ----------
+    values : array_like, shape (n, k·spi) or (n, k, spi)
+        Per-sample scale values; NaN marks padding.
+    samples_per_interval : int
+        Slots per interval (15 for minute midpoints).
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, k)
+        Interval means; NaN where an interval has no finite sample.
+    """
+    v = np.asarray(values, dtype=np.float64)
+    if v.ndim == 2:
+        n, total = v.shape
+        if total % samples_per_interval:
+            raise ValueError(f"width {total} is not a multiple of {samples_per_interval}")
+        v = v.reshape(n, total // samples_per_interval, samples_per_interval)
+    elif v.ndim != 3:
+        raise ValueError(f"values must be 2-D or 3-D, got ndim={v.ndim}")
+    finite = np.isfinite(v)
+    count = finite.sum(axis=-1)
+    total_sum = np.where(finite, v, 0.0).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, total_sum / np.maximum(count, 1), np.nan)
