@@ -12,6 +12,8 @@ import typer
 
 #: sub-command modules, in help order; each defines ``register(app: typer.Typer) -> None``
 _COMMAND_MODULES: tuple[str, ...] = (
+    "vigil.cli.client",
+    "vigil.cli.keys",
     "vigil.cli.validate",
 )
 

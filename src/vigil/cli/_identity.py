@@ -1,0 +1,47 @@
+"""Shared plumbing of the identity commands: settings, database and secret box."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import typer
+from sqlalchemy.orm import Session, sessionmaker
+
+from vigil.store.crypto import SecretBox
+from vigil.store.db import make_engine, make_session_factory, upgrade
+from vigil.web.settings import Settings
+
+DatabaseUrlOption = typer.Option(
+    None,
+    "--database-url",
+    envvar="VIGIL_DATABASE_URL",
+    help="SQLAlchemy URL (default sqlite:///./vigil.db).",
+    show_default=False,
+)
+
+
+@dataclass(frozen=True)
+class IdentityContext:
+    settings: Settings
+    session: Session
+    box: SecretBox
+    sessions: sessionmaker[Session]
+
+
+@contextmanager
+def identity_context(database_url: str | None) -> Iterator[IdentityContext]:
+    """Open the database (migrated), the secret box and a committing session."""
+    settings = Settings.from_env()
+    url = database_url or settings.database_url
+    engine = make_engine(url)
+    try:
+        upgrade(engine)
+        secret = settings.secret_key.get_secret_value() if settings.secret_key else None
+        box = SecretBox.from_config(secret, settings.effective_secret_key_file)
+        sessions = make_session_factory(engine)
+        with sessions.begin() as session:
+            yield IdentityContext(settings, session, box, sessions)
+    finally:
+        engine.dispose()

@@ -1,0 +1,184 @@
+"""``vigil client create|list|rotate|disable|enable`` and ``vigil user create`` (contract §7).
+
+Secrets are printed once on create/rotate (and can be shown again in the console).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated
+
+import typer
+
+from vigil.cli._identity import DatabaseUrlOption, identity_context
+
+client_app = typer.Typer(help="Manage OAuth API clients.", no_args_is_help=True)
+user_app = typer.Typer(help="Manage operator console users.", no_args_is_help=True)
+
+DbUrl = Annotated[str | None, DatabaseUrlOption]
+
+
+def _fail(message: str) -> None:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code=1)
+
+
+@client_app.command("create")
+def create(
+    operator: Annotated[str, typer.Option("--operator", help="Operator (tenant) name.")],
+    scopes: Annotated[
+        str, typer.Option("--scopes", help="'all' or a comma list of fatigue,risk,upload.")
+    ] = "all",
+    name: Annotated[str, typer.Option("--name", help="Label for listings.")] = "",
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    database_url: DbUrl = None,
+) -> None:
+    """Register a client and print its ID and secret."""
+    from vigil.auth.scopes import ScopeTable, format_kinds, parse_kinds
+    from vigil.store import repo
+
+    try:
+        kinds = parse_kinds(scopes)
+    except ValueError as exc:
+        _fail(str(exc))
+        return
+    with identity_context(database_url) as ctx:
+        try:
+            client, secret = repo.create_api_client(
+                session=ctx.session,
+                box=ctx.box,
+                operator=operator,
+                scopes=format_kinds(kinds),
+                name=name,
+            )
+        except repo.RepoError as exc:
+            _fail(str(exc))
+            return
+        wire = list(ScopeTable(ctx.settings.scope_prefix).names(kinds))
+        data = {
+            "client_id": client.client_id,
+            "client_secret": secret,
+            "operator": operator,
+            "scopes": wire,
+            "token_endpoint": f"{ctx.settings.public_base_url}/connect/token",
+        }
+    if as_json:
+        typer.echo(json.dumps(data))
+    else:
+        typer.echo(f"client_id:     {data['client_id']}")
+        typer.echo(f"client_secret: {data['client_secret']}")
+        typer.echo(f"operator:      {operator}")
+        typer.echo(f"scopes:        {' '.join(wire)}")
+
+
+@client_app.command("list")
+def list_clients(
+    operator: Annotated[str | None, typer.Option("--operator", help="Only this operator.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    database_url: DbUrl = None,
+) -> None:
+    """List clients (never their secrets)."""
+    from vigil.store import repo
+
+    with identity_context(database_url) as ctx:
+        rows = [
+            {
+                "client_id": c.client_id,
+                "operator": c.operator.name,
+                "scopes": c.scopes.split(),
+                "name": c.name,
+                "disabled": c.disabled,
+                "created_at": c.created_at.isoformat(),
+                "rotated_at": c.rotated_at.isoformat() if c.rotated_at else None,
+            }
+            for c in repo.list_api_clients(session=ctx.session, operator=operator)
+        ]
+    if as_json:
+        typer.echo(json.dumps(rows))
+        return
+    for row in rows:
+        state = "disabled" if row["disabled"] else "enabled"
+        typer.echo(f"{row['client_id']}  {row['operator']}  {','.join(row['scopes'])}  {state}")
+
+
+@client_app.command("rotate")
+def rotate(
+    client_id: Annotated[str, typer.Argument(help="Client ID.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    database_url: DbUrl = None,
+) -> None:
+    """Give a client a new secret; the old one stops working at once."""
+    from vigil.store import repo
+
+    with identity_context(database_url) as ctx:
+        try:
+            secret = repo.rotate_client_secret(
+                session=ctx.session, box=ctx.box, client_id=client_id
+            )
+        except repo.NotFoundError as exc:
+            _fail(str(exc))
+            return
+    if as_json:
+        typer.echo(json.dumps({"client_id": client_id, "client_secret": secret}))
+    else:
+        typer.echo(f"client_secret: {secret}")
+
+
+def _set_disabled(client_id: str, disabled: bool, database_url: str | None) -> None:
+    from vigil.store import repo
+
+    with identity_context(database_url) as ctx:
+        try:
+            repo.set_client_disabled(session=ctx.session, client_id=client_id, disabled=disabled)
+        except repo.NotFoundError as exc:
+            _fail(str(exc))
+    typer.echo(f"{client_id} {'disabled' if disabled else 'enabled'}")
+
+
+@client_app.command("disable")
+def disable(
+    client_id: Annotated[str, typer.Argument(help="Client ID.")], database_url: DbUrl = None
+) -> None:
+    """Disable a client: it gets no new tokens (issued tokens live until they expire)."""
+    _set_disabled(client_id, True, database_url)
+
+
+@client_app.command("enable")
+def enable(
+    client_id: Annotated[str, typer.Argument(help="Client ID.")], database_url: DbUrl = None
+) -> None:
+    """Re-enable a disabled client."""
+    _set_disabled(client_id, False, database_url)
+
+
+@user_app.command("create")
+def create_user(
+    operator: Annotated[str, typer.Option("--operator", help="Operator (tenant) name.")],
+    username: Annotated[str, typer.Option("--username", help="Sign-in name.")],
+    password_stdin: Annotated[
+        bool, typer.Option("--password-stdin", help="Read the password from standard input.")
+    ] = False,
+    database_url: DbUrl = None,
+) -> None:
+    """Create an operator console user (password hashed with argon2id)."""
+    from vigil.store import repo
+
+    if password_stdin:
+        password = sys.stdin.readline().rstrip("\r\n")
+    else:
+        password = typer.prompt("Password", hide_input=True, confirmation_prompt=True)
+    with identity_context(database_url) as ctx:
+        try:
+            repo.create_console_user(
+                session=ctx.session, operator=operator, username=username, password=password
+            )
+        except repo.RepoError as exc:
+            _fail(str(exc))
+    typer.echo(f"user {username} created for operator {operator}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``client`` and ``user`` to the ``vigil`` command."""
+    app.add_typer(client_app, name="client")
+    app.add_typer(user_app, name="user")
