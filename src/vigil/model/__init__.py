@@ -16,13 +16,37 @@ from .circadian import (
 from .homeostatic import sleep_recovery, steady_state_at_waking, wake_pressure
 from .inertia import inertia_amplitude, sleep_inertia
 from .parameters import DEFAULT, INGRE2014_EXP, MODEL_VERSION, PRESETS, TPM_DEFAULT, Parameters
+from .risk import (
+    EARLY,
+    NIGHT,
+    OTHER,
+    classify_duty,
+    cumulative_multiplier,
+    duty_hazard,
+    duty_risk,
+    duty_risk_exposure,
+    minute_midpoints,
+    nearest_point_counts,
+    reference_hazard,
+)
 from .scales import SCALE_INFO, SCALES, ScaleInfo, interval_means
 from .simulate import CrewTimeline, ModelState, simulate, simulate_alertness
+from .workload import (
+    equivalent_sectors,
+    flight_period,
+    sector_times,
+    sectors_started,
+    workload_kss,
+    workload_multiplier,
+)
 
 __all__ = [
     "DEFAULT",
+    "EARLY",
     "INGRE2014_EXP",
     "MODEL_VERSION",
+    "NIGHT",
+    "OTHER",
     "PRESETS",
     "SCALES",
     "SCALE_INFO",
@@ -35,11 +59,23 @@ __all__ = [
     "alertness",
     "body_clock_time",
     "circadian_process",
+    "classify_duty",
+    "cumulative_multiplier",
+    "duty_hazard",
+    "duty_risk",
+    "duty_risk_exposure",
+    "equivalent_sectors",
     "final_kss",
+    "flight_period",
     "inertia_amplitude",
     "interval_means",
     "kss_exceedance_probability",
     "kss_from_alertness",
+    "minute_midpoints",
+    "nearest_point_counts",
+    "reference_hazard",
+    "sector_times",
+    "sectors_started",
     "simulate",
     "simulate_alertness",
     "sleep_inertia",
@@ -47,5 +83,7 @@ __all__ = [
     "steady_state_at_waking",
     "ultradian_process",
     "wake_pressure",
+    "workload_kss",
+    "workload_multiplier",
     "wrap_offset",
 ]

@@ -1,0 +1,279 @@
+"""Per-duty fatigue risk score of reference §8: ``R_d = H_d / H_ref``.
+
+``H_d = Σ_i h(t_i)·Δt_i + Σ_take-offs E_to·h(t_to) + Σ_landings E_ld·h(t_ld)`` with
+``h = exp(β(K - 5))·ToT·M_cum``. R = 1 is the reference duty: 2 pilots, acclimatised at
+home, habitual 23:00-07:00 sleep, report 10:00, off 20:00, 2 sectors, Workload 0.
+
+Conventions (ours, where reference §8 is silent; also in docs/model.md):
+
+- The "15-minute points" are the interval starts ``report + 15k min``; K of point k is the
+  mean final KSS of interval k (contract §4) and ToT uses the hours on duty at the point.
+- A take-off or landing is assigned to the nearest point (ties to the later one), clipped
+  to the duty's intervals.
+- "Consecutive" night/early duties: the previous duty of the same kind went off duty less
+  than 36 h before this one reports. Night wins over early.
+
+References
+----------
+.. [1] Åkerstedt T, Connor J, Gray A, Kecklund G (2008). Predicting road crashes from a
+   mathematical model of alertness regulation - the Sleep/Wake Predictor. Accid Anal Prev
+   40:1480-1485. doi:10.1016/j.aap.2008.03.005
+.. [2] Folkard S, Åkerstedt T (2004). Trends in the risk of accidents and injuries and their
+   implications for models of fatigue and performance. Aviat Space Environ Med 75(3
+   Suppl):A161-A167.
+.. [3] Folkard S, Tucker P (2003). Shift work, safety and productivity. Occup Med 53:95-101.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from ._arrays import FloatArray, IntArray, as_2d, as_float
+from .alertness import final_kss
+from .parameters import DEFAULT, Parameters
+from .scales import interval_means
+from .simulate import CrewTimeline, simulate_alertness
+from .workload import sector_times, workload_kss
+
+OTHER, NIGHT, EARLY = 0, 1, 2  #: duty kinds for the cumulative multiplier (reference §8)
+INTERVAL_HOURS = 0.25  #: score interval [h] (contract §4)
+
+
+def classify_duty(report_body: object, off_body: object, params: Parameters = DEFAULT) -> IntArray:
+    """Kind of each duty: ``NIGHT`` (1), ``EARLY`` (2) or ``OTHER`` (0) (reference §8).
+
+    Parameters
+    ----------
+    report_body, off_body : array_like
+        Report and off-duty instants on the body clock, ``t + φ(t)`` (epoch hours plus the
+        body-clock offset at that instant; any common origin). [h]
+    params : Parameters
+        ``night_window`` (02:00-04:59), ``early_window`` (05:00-06:59).
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        NIGHT if ``[report, off]`` overlaps a night window; else EARLY if the report falls in
+        the early window; else OTHER. NaN input gives OTHER.
+    """
+    rb, ob = as_float(report_body), as_float(off_body)
+    w0, w1 = params.night_window
+    k = np.floor((rb - w1) / 24.0) + 1.0  # first night window that ends after the report
+    night = (24.0 * k + w0 < ob) & (rb < 24.0 * k + w1)
+    tod = np.mod(rb, 24.0)
+    early = (tod >= params.early_window[0]) & (tod < params.early_window[1])
+    kind = np.where(night, NIGHT, np.where(early, EARLY, OTHER))
+    return np.where(np.isnan(rb) | np.isnan(ob), OTHER, kind).astype(np.int64)
+
+
+def cumulative_multiplier(
+    report: object, off: object, kind: object, params: Parameters = DEFAULT
+) -> FloatArray:
+    """M_cum per duty from runs of consecutive night or early duties (reference §8).
+
+    Parameters
+    ----------
+    report, off : array_like, shape (n, d)
+        Duties of each person in time order, NaN-padded. [epoch h]
+    kind : array_like of int, shape (n, d)
+        From :func:`classify_duty`.
+    params : Parameters
+        ``night_multiplier``, ``early_multiplier`` (k = 1, 2, 3, >= 4), ``consecutive_gap``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, d)
+        M_cum (1 for OTHER duties; NaN for padding).
+    """
+    rep, end = as_2d(report, "report"), as_2d(off, "off")
+    kinds = np.asarray(kind, dtype=np.int64)
+    n, d = rep.shape
+    out = np.ones((n, d))
+    tables = {
+        NIGHT: np.asarray(params.night_multiplier),
+        EARLY: np.asarray(params.early_multiplier),
+    }
+    for code, table in tables.items():
+        run = np.zeros(n, dtype=np.int64)
+        last_off = np.full(n, -np.inf)
+        for j in range(d):
+            this = kinds[:, j] == code
+            consecutive = (rep[:, j] - last_off) < params.consecutive_gap
+            run = np.where(this, np.where(consecutive, run + 1, 1), run)
+            last_off = np.where(this, end[:, j], last_off)
+            idx = np.clip(run - 1, 0, table.size - 1)
+            out[:, j] = np.where(this, table[idx], out[:, j])
+    return np.where(np.isnan(rep), np.nan, out)
+
+
+def nearest_point_counts(
+    event_time: object, report: object, n_intervals: object, width: int | None = None
+) -> FloatArray:
+    """Count events at each duty's nearest 15-minute point (reference §8).
+
+    Parameters
+    ----------
+    event_time : array_like, shape (d, s)
+        Take-off or landing instants per duty, NaN-padded. [epoch h]
+    report : array_like, shape (d,)
+        Duty report instants. [epoch h]
+    n_intervals : array_like of int, shape (d,)
+        Intervals per duty; events are clipped into ``0 .. n_intervals - 1``.
+    width : int, optional
+        Output width (default ``max(n_intervals)``).
+
+    Returns
+    -------
+    numpy.ndarray, shape (d, width)
+        Number of events assigned to each point.
+    """
+    ev = as_2d(event_time, "event_time")
+    rep = as_float(report)
+    n_int = np.asarray(n_intervals, dtype=np.int64)
+    width = int(n_int.max()) if width is None else width
+    out = np.zeros((ev.shape[0], width))
+    given = np.isfinite(ev)
+    k = np.floor((np.where(given, ev, 0.0) - rep[:, None]) / INTERVAL_HOURS + 0.5)
+    k = np.clip(k, 0, np.maximum(n_int - 1, 0)[:, None]).astype(np.int64)
+    rows = np.broadcast_to(np.arange(ev.shape[0])[:, None], ev.shape)
+    np.add.at(out, (rows[given], k[given]), 1.0)
+    return out
+
+
+def duty_hazard(
+    kss: object,
+    hours_on_duty: object,
+    included: object,
+    takeoffs: object,
+    landings: object,
+    multiplier: object,
+    params: Parameters = DEFAULT,
+    *,
+    cabin_crew: object = False,
+    interval_hours: object = INTERVAL_HOURS,
+) -> FloatArray:
+    """H_d, the fatigue-weighted risk exposure of each duty (reference §8).
+
+    Parameters
+    ----------
+    kss : array_like, shape (d, i)
+        Mean final KSS of each 15-minute interval (NaN pad). [KSS]
+    hours_on_duty : array_like, shape (d, i)
+        Hours since report at each interval's point. [h]
+    included : array_like of bool, shape (d, i)
+        False for intervals inside the person's own in-flight rest (excluded).
+    takeoffs, landings : array_like, shape (d, i)
+        Events per point, from :func:`nearest_point_counts`.
+    multiplier : array_like, shape (d,)
+        M_cum from :func:`cumulative_multiplier`.
+    params : Parameters
+        ``risk_beta``, ``risk_kss_reference``, ``tot_coefficient``, ``tot_onset``,
+        ``exposure_takeoff``, ``exposure_landing``, ``exposure_cabin``.
+    cabin_crew : bool or array_like of bool, shape (d,)
+        Use E_to = E_ld = 1 (reference §8 [C]).
+    interval_hours : float or array_like, shape (d, i)
+        Weight of each interval (0.25 h; a short last interval may pass its length). [h]
+
+    Returns
+    -------
+    numpy.ndarray, shape (d,)
+        H_d. [h-equivalents at KSS 5]
+    """
+    k = as_2d(kss, "kss")
+    tot = np.exp(
+        params.tot_coefficient * np.maximum(0.0, as_float(hours_on_duty) - params.tot_onset)
+    )
+    h = np.exp(params.risk_beta * (k - params.risk_kss_reference)) * tot  # ref §8, [1] [2]
+    h = h * as_float(multiplier)[:, None]
+    h = np.where(np.isnan(k), 0.0, h)
+    cabin = np.broadcast_to(np.asarray(cabin_crew, dtype=bool), (k.shape[0],))[:, None]
+    e_to = np.where(cabin, params.exposure_cabin[0], params.exposure_takeoff)
+    e_ld = np.where(cabin, params.exposure_cabin[1], params.exposure_landing)
+    weight = np.where(np.asarray(included, dtype=bool), as_float(interval_hours), 0.0)
+    events = e_to * as_float(takeoffs) + e_ld * as_float(landings)
+    return np.sum(h * (weight + events), axis=1)
+
+
+def minute_midpoints(report: float, off: float) -> FloatArray:
+    """Minute-midpoint samples of a duty's intervals, ``(1, n_intervals·15)`` NaN-padded.
+
+    Interval k covers ``[report + 15k min, min(report + 15(k+1) min, off))`` (contract §4);
+    its samples are at +0.5 ... +14.5 min, those at or after ``off`` are NaN.
+    """
+    n_int = max(1, math.ceil(round((off - report) * 60.0, 6) / 15.0))
+    t = report + (np.arange(n_int * 15) + 0.5) / 60.0
+    return np.where(t < off, t, np.nan)[None, :]
+
+
+@functools.lru_cache(maxsize=16)
+def reference_hazard(params: Parameters = DEFAULT) -> float:
+    """H_ref: :func:`duty_hazard` of the reference duty, run through the same engine.
+
+    Two pilots at home (UTC+0, acclimatised), warm-up from 07:00 three days before with
+    23:00-07:00 sleep, report 10:00, off 20:00 on day 3, 2 sectors, Workload 0, M_cum = 1
+    (reference §8). Cached per parameter set.
+    """
+    day = 20_000 * 24.0  # any midnight works: the model is time-translation invariant
+    nights = np.arange(3)
+    sleep_start = (day + 23.0 + 24.0 * nights)[None, :]
+    timeline = CrewTimeline(
+        start=np.array([day + 7.0]),
+        s_start=np.array([13.82]),
+        phase_start=np.zeros(1),
+        sleep_start=sleep_start,
+        sleep_end=sleep_start + 8.0,
+        sleep_quality=np.ones_like(sleep_start),
+        zone_time=np.array([[day]]),
+        zone_offset=np.zeros((1, 1)),
+    )
+    report, off = day + 72.0 + 10.0, day + 72.0 + 20.0
+    return float(duty_risk_exposure(timeline, report, off, sectors=2, workload=0.0, params=params))
+
+
+def duty_risk_exposure(
+    timeline: CrewTimeline,
+    report: float,
+    off: float,
+    *,
+    sectors: int,
+    workload: float = 0.0,
+    multiplier: float = 1.0,
+    cabin_crew: bool = False,
+    params: Parameters = DEFAULT,
+) -> float:
+    """H_d of one duty of one person (``timeline`` with one row), end to end.
+
+    A convenience for tests, docs and the reference duty; the scoring layer runs the same
+    steps on whole batches. No in-flight rest.
+    """
+    t = minute_midpoints(report, off)
+    x = simulate_alertness(timeline, t, params)
+    wl = workload_kss(t, [report], [off], [sectors], [workload], params=params)
+    kss = interval_means(final_kss(x, wl, params))
+    n_int = kss.shape[1]
+    points = report + INTERVAL_HOURS * np.arange(n_int)
+    takeoff, landing = sector_times([report], [off], [sectors], params)
+    to = nearest_point_counts(takeoff, [report], [n_int], n_int)
+    ld = nearest_point_counts(landing, [report], [n_int], n_int)
+    length = np.minimum(points + INTERVAL_HOURS, off) - points
+    h = duty_hazard(
+        kss,
+        (points - report)[None, :],
+        np.ones_like(kss, dtype=bool),
+        to,
+        ld,
+        [multiplier],
+        params,
+        cabin_crew=cabin_crew,
+        interval_hours=length[None, :],
+    )
+    return float(h[0])
+
+
+def duty_risk(hazard: object, params: Parameters = DEFAULT) -> FloatArray:
+    """``R_d = H_d / H_ref`` (reference §8). Bands [C]: < 1.5 comparable to a standard day,
+    1.5-3 elevated, 3-5 high, > 5 very high."""
+    return as_float(hazard) / reference_hazard(params)

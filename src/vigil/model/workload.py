@@ -1,0 +1,170 @@
+"""Workload and sector term ΔKSS_wl of reference §6, as array functions.
+
+Rows are duties: every argument has a leading axis of ``n`` duties (one person may own
+several rows). Sample times are epoch hours, ``(n, p)``, NaN-padded. The term is in KSS
+units and is added to the model KSS before clipping (:func:`vigil.model.final_kss`).
+
+References
+----------
+.. [1] Powell DMC, Spencer MB, Holland D, Petrie KJ (2008). Fatigue in two-pilot operations:
+   implications for flight and duty time limitations. Aviat Space Environ Med 79:1047-1050.
+.. [2] Powell DMC et al. (2007). Pilot fatigue in short-haul operations: effects of number of
+   sectors, duty length, and time of day. Aviat Space Environ Med 78:698-701.
+.. [3] Honn KA et al. (2016). Fatiguing effect of multiple take-offs and landings in regional
+   airline operations. Accid Anal Prev 86:199-208. doi:10.1016/j.aap.2015.10.005
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._arrays import FloatArray, as_1d, as_2d, as_float
+from .parameters import DEFAULT, Parameters
+
+
+def flight_period(
+    report: object, off: object, params: Parameters = DEFAULT
+) -> tuple[FloatArray, FloatArray]:
+    """Flight period ``[report + 60 min, off - 30 min]`` [epoch h] (reference §6 [C]).
+
+    The end is never before the start (a very short duty has an empty period).
+    """
+    start = as_float(report) + params.report_to_takeoff
+    end = np.maximum(start, as_float(off) - params.landing_to_off)
+    return start, end
+
+
+def sector_times(
+    report: object, off: object, sectors: object, params: Parameters = DEFAULT
+) -> tuple[FloatArray, FloatArray]:
+    """Take-off and landing instants of evenly spaced sectors (reference §6 [C]).
+
+    Parameters
+    ----------
+    report, off : array_like, shape (n,)
+        Duty report and off-duty instants. [epoch h]
+    sectors : array_like, shape (n,)
+        Number of sectors (0 allowed).
+    params : Parameters
+
+    Returns
+    -------
+    takeoff, landing : numpy.ndarray, shape (n, max(sectors))
+        Sector ``i`` (1-based) takes off at ``F0 + (i - 1)·T/n`` and lands at ``F0 + i·T/n``,
+        ``[F0, F0 + T]`` the flight period; NaN beyond each row's sector count. [epoch h]
+    """
+    report, off = as_1d(report, "report"), as_1d(off, "off")
+    n_sec = np.asarray(sectors, dtype=np.int64)
+    f0, f1 = flight_period(report, off, params)
+    width = int(n_sec.max()) if n_sec.size else 0
+    i = np.arange(width)[None, :]
+    leg = (f1 - f0) / np.maximum(n_sec, 1)
+    valid = i < n_sec[:, None]
+    takeoff = np.where(valid, f0[:, None] + i * leg[:, None], np.nan)
+    landing = np.where(valid, f0[:, None] + (i + 1) * leg[:, None], np.nan)
+    return takeoff, landing
+
+
+def sectors_started(
+    sample_time: object, report: object, off: object, sectors: object, params: Parameters = DEFAULT
+) -> FloatArray:
+    """``n_started(t)``: take-offs at or before each sample (reference §6), ``(n, p)``.
+
+    Closed form of counting :func:`sector_times` take-offs, with no ``(n, p, s)`` temporary.
+    """
+    t = as_2d(sample_time, "sample_time")
+    n_sec = np.asarray(sectors, dtype=np.float64)[:, None]
+    f0, f1 = flight_period(as_1d(report, "report"), as_1d(off, "off"), params)
+    leg = ((f1 - f0)[:, None]) / np.maximum(n_sec, 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        k = np.where(leg > 0.0, np.floor((t - f0[:, None]) / leg) + 1.0, n_sec)
+    started = np.where(t >= f0[:, None], np.clip(k, 0.0, n_sec), 0.0)
+    return np.where(np.isnan(t), np.nan, started)
+
+
+def workload_multiplier(workload: object) -> FloatArray:
+    """``m = max(0, 1 + Workload/100)`` for Sectors > 0 (reference §6; blank = 0 → m = 1)."""
+    w = np.nan_to_num(as_float(workload), nan=0.0)
+    return np.maximum(0.0, 1.0 + w / 100.0)
+
+
+def equivalent_sectors(workload: object) -> FloatArray:
+    """``n_eq = 1 + 3·max(0, w - 10)/10`` for Sectors = 0 (reference §6 [C]).
+
+    10 = "average single sector", 20 = "average four-sector duty", each further 10 up.
+    """
+    w = np.nan_to_num(as_float(workload), nan=0.0)
+    return 1.0 + 3.0 * np.maximum(0.0, w - 10.0) / 10.0
+
+
+def workload_kss(
+    sample_time: object,
+    report: object,
+    off: object,
+    sectors: object,
+    workload: object,
+    rest_start: object | None = None,
+    rest_end: object | None = None,
+    params: Parameters = DEFAULT,
+) -> FloatArray:
+    """ΔKSS_wl at each sample of each duty (reference §6 [C]).
+
+    Parameters
+    ----------
+    sample_time : array_like, shape (n, p)
+        Sample instants of duty row ``i`` (NaN pad). Samples outside ``[report, off)``
+        get 0 (the term resets at the end of the duty). [epoch h]
+    report, off : array_like, shape (n,)
+        Duty report and off-duty instants. [epoch h]
+    sectors : array_like, shape (n,)
+        Sectors (spec column 8).
+    workload : array_like, shape (n,)
+        Workload (spec column 31; NaN = blank = 0).
+    rest_start, rest_end : array_like, shape (n, r), optional
+        The person's own in-flight rest windows (NaN pad). [epoch h]
+    params : Parameters
+        ``workload_per_sector`` b_s, ``workload_cap``, flight timing.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, p)
+        ΔKSS_wl [KSS]; NaN where ``sample_time`` is NaN.
+
+    Notes
+    -----
+    Sectors > 0: ``min(cap, b_s·max(0, n_started(t) - 1))·m``. Sectors = 0:
+    ``min(cap, b_s·(n_eq - 1))·(t - report)/duration``. During the person's own in-flight
+    rest the term is frozen at half its value at the rest start.
+    """
+    t = as_2d(sample_time, "sample_time")
+    rep, end = as_1d(report, "report"), as_1d(off, "off")
+    n_sec = np.asarray(sectors, dtype=np.float64)
+    wl = as_float(workload)
+
+    def raw(times: FloatArray) -> FloatArray:
+        started = sectors_started(times, rep, end, n_sec, params)
+        flying = (
+            np.minimum(
+                params.workload_cap, params.workload_per_sector * np.maximum(0.0, started - 1.0)
+            )
+            * workload_multiplier(wl)[:, None]
+        )
+        duration = np.maximum(end - rep, 1e-9)[:, None]
+        ramp = np.clip((times - rep[:, None]) / duration, 0.0, 1.0)
+        ground = (
+            np.minimum(
+                params.workload_cap, params.workload_per_sector * (equivalent_sectors(wl) - 1.0)
+            )[:, None]
+            * ramp
+        )
+        return np.where((n_sec > 0)[:, None], flying, ground)
+
+    term = raw(t)
+    if rest_start is not None and rest_end is not None:
+        rs, re = as_2d(rest_start, "rest_start"), as_2d(rest_end, "rest_end")
+        for r in range(rs.shape[1]):
+            frozen = 0.5 * raw(np.nan_to_num(rs[:, r : r + 1], nan=-np.inf))  # (n, 1)
+            inside = (t >= rs[:, r : r + 1]) & (t < re[:, r : r + 1])
+            term = np.where(inside, frozen, term)
+    on_duty = (t >= rep[:, None]) & (t < end[:, None])
+    return np.where(np.isnan(t), np.nan, np.where(on_duty, term, 0.0))
