@@ -119,7 +119,9 @@ def alembic_config(engine: Engine) -> Any:
 
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
-    config.set_main_option("sqlalchemy.url", engine.url.render_as_string(hide_password=False))
+    # ConfigParser interpolates '%': escape it (URL-encoded query options contain '%')
+    url = engine.url.render_as_string(hide_password=False).replace("%", "%%")
+    config.set_main_option("sqlalchemy.url", url)
     config.attributes["engine"] = engine
     return config
 
