@@ -204,6 +204,18 @@ def _kernel_vector(p: Parameters) -> FloatArray:
     return k
 
 
+def replace_kp_threshold(params: Parameters, threshold: int) -> Parameters:
+    """``params`` with KP = P(KSS >= threshold), threshold 7 or 8 (reference §2.6 [C]).
+
+    The intercepts come from the Ingre 2014 cut-points K_6 = -4.30 / K_7 = -3.05 rewritten
+    with X = (9.68 - K)/0.46: -8.305 (KSS >= 7) and -9.555 (KSS >= 8, the default).
+    """
+    intercepts = {7: -8.305, 8: -9.555}
+    if threshold not in intercepts:
+        raise ValueError(f"KP threshold must be 7 or 8, got {threshold}")
+    return replace(params, kp_intercept=intercepts[threshold])
+
+
 #: Preset A, airline-calibrated (Ingre et al. 2014 model 5c), the service default (ref §2.5).
 DEFAULT = Parameters()
 
