@@ -28,8 +28,8 @@ References
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC, datetime, timedelta
-from functools import cache
+from datetime import UTC, date, datetime, timedelta
+from functools import cache, lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -38,6 +38,7 @@ from vigil.domain import Airport
 __all__ = [
     "UTC",
     "airport",
+    "fixed_offset_on",
     "is_valid_zone",
     "local_to_utc",
     "offset_transitions",
@@ -67,7 +68,7 @@ def _make_airport(code: str, entry: Mapping[str, Any]) -> Airport:
     )
 
 
-@cache
+@lru_cache(maxsize=1 << 16)
 def airport(code: str) -> Airport | None:
     """Resolve an airport code written in a roster (contract §3.1).
 
@@ -141,7 +142,19 @@ def local_to_utc(wall: datetime, zone_name: str) -> datetime | None:
     return _local_to_utc(wall.replace(tzinfo=None, fold=0), zone_name)
 
 
-@cache
+def fixed_offset_on(zone_name: str, day: date) -> timedelta | None:
+    """The UTC offset of ``zone_name`` throughout the local calendar ``day``.
+
+    Returns
+    -------
+    timedelta or None
+        The offset, or ``None`` when the offset changes on or next to that day (the
+        caller then converts each wall time with :func:`local_to_utc`).
+    """
+    return _day_offset(zone_name, datetime(day.year, day.month, day.day))
+
+
+@lru_cache(maxsize=1 << 16)
 def _day_offset(zone_name: str, day: datetime) -> timedelta | None:
     """The zone's UTC offset throughout a local day, or ``None`` if it changes that day.
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from functools import lru_cache
 
 from vigil import tz
@@ -23,6 +23,7 @@ DATE_PATTERN = {DateFormat.DMY: "DD/MM/YYYY", DateFormat.MDY: "MM/DD/YYYY"}
 
 _DIGITS = frozenset("0123456789")
 _NUMBER_CHARS = frozenset("0123456789+-.eE")
+_ASCII_SPACE = " \t\r\x0b\x0c"
 
 
 def lines(text: str) -> Iterator[tuple[int, str]]:
@@ -55,7 +56,10 @@ def split_fields(line: str) -> list[str]:
         physical lines, and a stray quote must not swallow the rest of the roster).
     """
     if '"' not in line:
-        return [field.strip() for field in line.split(",")]
+        fields = line.split(",")
+        if line.isascii() and not any(c in line for c in _ASCII_SPACE):
+            return fields  # nothing to trim
+        return [field.strip() for field in fields]
     fields: list[str] = []
     n = len(line)
     j = 0
@@ -168,4 +172,9 @@ def parse_number(text: str) -> float | None:
 @lru_cache(maxsize=1 << 18)
 def instant(day: date, hour: int, minute: int, zone_name: str) -> datetime | None:
     """Wall time in ``zone_name`` → UTC; ``None`` in a spring-forward gap (contract §3.1)."""
+    if zone_name == "UTC":
+        return datetime(day.year, day.month, day.day, hour, minute, tzinfo=UTC)
+    offset = tz.fixed_offset_on(zone_name, day)
+    if offset is not None:  # no clock change that day: plain subtraction
+        return datetime(day.year, day.month, day.day, hour, minute, tzinfo=UTC) - offset
     return tz.local_to_utc(datetime(day.year, day.month, day.day, hour, minute), zone_name)

@@ -1,0 +1,294 @@
+"""Synthetic, valid RosterData for tests, benchmarks and demos (ours; no real crew data).
+
+:func:`generate_duties` builds a deterministic roster from a seed: each crew member has
+a home base in one of several time zones and flies either short-haul days (2 or 4
+sectors, out and back, 4-5 days on then 2-3 off) or long-haul trips (out, a 24-48 h
+layover, back, then days off; 3-4 pilots or cabin crew with in-flight rest on long
+sectors). Every duty is built in UTC first; :func:`render_roster` then writes it with a
+TimeReference of 0, 1 or 2 and the matching local wall times, falling back to UTC for
+a row whose local wall time would be ambiguous or missing around a DST change. So the
+ground truth (UTC instants, interval counts) is known exactly for each row.
+
+Block times are rough great-circle schedules, enough for realistic duty lengths.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, replace
+from datetime import UTC, date, datetime, timedelta
+
+from vigil import tz
+from vigil.domain import INTERVAL, DateFormat
+
+__all__ = ["SyntheticDuty", "generate_duties", "generate_roster", "render_roster"]
+
+#: base -> (short-haul destinations with block hours, long-haul destinations with block hours)
+_NETWORK: dict[str, tuple[dict[str, float], dict[str, float]]] = {
+    "LHR": (
+        {"CDG": 1.25, "AMS": 1.25, "FRA": 1.5, "MAD": 2.3, "DUB": 1.2, "EDI": 1.3},
+        {"JFK": 8.0, "DXB": 7.0, "SIN": 13.0, "LAX": 11.0, "JNB": 11.0},
+    ),
+    "JFK": (
+        {"BOS": 1.3, "ORD": 2.5, "ATL": 2.3, "MIA": 3.0, "YYZ": 1.7},
+        {"LHR": 7.0, "CDG": 7.5, "NRT": 14.0, "GRU": 10.0},
+    ),
+    "SYD": (
+        {"MEL": 1.5, "BNE": 1.5, "ADL": 2.0, "PER": 5.0, "AKL": 3.0},
+        {"LAX": 14.0, "SIN": 8.0, "NRT": 10.0},
+    ),
+    "DXB": (
+        {"DOH": 1.0, "BAH": 1.2, "MCT": 1.2, "KWI": 2.0},
+        {"LHR": 8.0, "SIN": 7.5, "JNB": 8.0},
+    ),
+    "KLAX": (
+        {"SFO": 1.5, "PHX": 1.5, "SEA": 2.8, "DEN": 2.5, "LAS": 1.2},
+        {"NRT": 12.0, "SYD": 15.0, "LHR": 11.0},
+    ),
+    "EGCC": (  # ICAO code for Manchester: rosters mix code kinds (seed §2.2 col 4)
+        {"DUB": 1.0, "AMS": 1.2, "PMI": 2.5, "FAO": 3.0},
+        {"JFK": 8.5, "DXB": 7.0},
+    ),
+}
+_BASES = tuple(_NETWORK)
+
+
+@dataclass(frozen=True, slots=True)
+class SyntheticDuty:
+    """One generated duty with its ground truth in UTC."""
+
+    reference: str
+    on_duty: datetime
+    off_duty: datetime
+    start: str
+    end: str
+    home: str
+    sectors: int = 1
+    crew_composition: int = 2
+    sleep_count: int = 0
+    sleep_order: int = 1
+    sleep_class: int = 1
+    first_rest: tuple[datetime, datetime] | None = None
+    time_reference: int = 0
+    fleet: str = ""
+    rank: str = ""
+
+    @property
+    def interval_count(self) -> int:
+        """``ceil((off - on) / 15 min)`` (contract §4)."""
+        return -(-(self.off_duty - self.on_duty) // INTERVAL)
+
+
+def _at(day: date, minutes: int, zone_name: str) -> datetime:
+    """Local ``day`` + ``minutes`` after midnight in ``zone_name`` → UTC (gaps moved on 1 h)."""
+    wall = datetime(day.year, day.month, day.day) + timedelta(minutes=minutes)
+    found = tz.local_to_utc(wall, zone_name)
+    if found is None:
+        found = tz.local_to_utc(wall + timedelta(hours=1), zone_name)
+    assert found is not None
+    return found
+
+
+def _zone(code: str) -> str:
+    found = tz.airport(code)
+    assert found is not None, code
+    return found.tz
+
+
+def _round5(t: datetime) -> datetime:
+    return t.replace(minute=t.minute - t.minute % 5, second=0, microsecond=0)
+
+
+def _short_haul(rng: random.Random, ref: str, base: str, first: date, n_days: int) -> list:
+    short = _NETWORK[base][0]
+    zone = _zone(base)
+    duties: list[SyntheticDuty] = []
+    day, last_off = 0, datetime(1970, 1, 1, tzinfo=UTC)
+    fleet = rng.choice(("A320", "B737", "E190"))
+    rank = rng.choice(("CPT", "FO", "CC"))
+    while day < n_days:
+        for _ in range(rng.choice((4, 5))):
+            if day >= n_days:
+                break
+            report = _at(first + timedelta(days=day), rng.randrange(300, 840, 5), zone)
+            report = max(report, last_off + timedelta(hours=11))
+            legs = rng.choice((2, 2, 4))
+            block = sum(short[rng.choice(tuple(short))] for _ in range(legs // 2)) * 2
+            length = timedelta(hours=block + 1.0 + 0.75 * (legs - 1) + 0.5)
+            off = _round5(report + length)
+            duties.append(
+                SyntheticDuty(
+                    ref, report, off, base, base, base, sectors=legs, fleet=fleet, rank=rank
+                )
+            )
+            last_off = off
+            day += 1
+        day += rng.choice((2, 3))
+    return duties
+
+
+def _long_haul(rng: random.Random, ref: str, base: str, first: date, n_days: int) -> list:
+    long = _NETWORK[base][1]
+    zone = _zone(base)
+    cabin = rng.random() < 0.3
+    duties: list[SyntheticDuty] = []
+    day = rng.randrange(0, 3)
+    fleet = rng.choice(("B777", "B787", "A350"))
+    rank = "CC" if cabin else rng.choice(("CPT", "FO", "SO"))
+    while day < n_days:
+        dest = rng.choice(tuple(long))
+        block = long[dest]
+        out_on = _at(first + timedelta(days=day), rng.randrange(480, 1320, 5), zone)
+        out = _long_duty(rng, ref, base, dest, base, out_on, block, cabin)
+        back_on = _round5(out.off_duty + timedelta(hours=rng.randrange(24, 49)))
+        back = _long_duty(rng, ref, dest, base, base, back_on, block, cabin)
+        duties += [replace(out, fleet=fleet, rank=rank), replace(back, fleet=fleet, rank=rank)]
+        day = (back.off_duty.date() - first).days + rng.choice((3, 4))
+    return [d for d in duties if (d.on_duty.date() - first).days < n_days + 2]
+
+
+def _long_duty(
+    rng: random.Random,
+    ref: str,
+    start: str,
+    end: str,
+    home: str,
+    on: datetime,
+    block: float,
+    cabin: bool,
+) -> SyntheticDuty:
+    off = _round5(on + timedelta(hours=block + 1.5))
+    if block < 9:
+        return SyntheticDuty(ref, on, off, start, end, home, crew_composition=9 if cabin else 2)
+    crew = 9 if cabin else rng.choice((3, 4))
+    order = rng.randint(1, 2)
+    rest = None
+    if rng.random() < 0.5:  # rest given explicitly, in the middle of the cruise
+        cruise_start = on + timedelta(hours=2)
+        rest_start = _round5(cruise_start + timedelta(hours=(order - 1) * (block - 2) / 2))
+        rest = (rest_start, rest_start + timedelta(hours=2))
+    return SyntheticDuty(
+        ref,
+        on,
+        off,
+        start,
+        end,
+        home,
+        crew_composition=crew,
+        sleep_count=1,
+        sleep_order=order,
+        sleep_class=rng.choice((1, 1, 2)),
+        first_rest=rest,
+    )
+
+
+def generate_duties(
+    n_crew: int, n_days: int, seed: int, *, first_day: date = date(2026, 3, 1)
+) -> list[SyntheticDuty]:
+    """A valid roster as ground-truth duties, grouped by crew member, in time order.
+
+    Parameters
+    ----------
+    n_crew : int
+        Crew members (schedules).
+    n_days : int
+        Days rostered from ``first_day``.
+    seed : int
+        Seed of the pseudo-random generator; equal seeds give equal rosters.
+    first_day : date
+        First rostered day (default 1 March 2026, so March and later rosters cross the
+        European and North American DST changes).
+    """
+    rng = random.Random(seed)
+    duties: list[SyntheticDuty] = []
+    for i in range(n_crew):
+        ref = f"Crew, {i:05d}" if i % 97 == 13 else f"C{i:05d}"  # a few need quoting
+        base = _BASES[rng.randrange(len(_BASES))]
+        make = _long_haul if rng.random() < 0.25 else _short_haul
+        for duty in make(rng, ref, base, first_day, n_days):
+            duties.append(replace(duty, time_reference=rng.choice((0, 1, 2))))
+    return duties
+
+
+def _fmt_date(day: datetime, date_format: DateFormat, pad: bool) -> str:
+    d, m = (f"{day.day:02d}", f"{day.month:02d}") if pad else (str(day.day), str(day.month))
+    return f"{d}/{m}/{day.year}" if date_format is DateFormat.DMY else f"{m}/{d}/{day.year}"
+
+
+def _wall(instant: datetime, zone_name: str) -> datetime | None:
+    """Local wall time of ``instant``, or ``None`` if reading it back gives another instant."""
+    wall = tz.utc_to_local(instant, zone_name) if zone_name != "UTC" else instant
+    wall = wall.replace(tzinfo=None)
+    return wall if tz.local_to_utc(wall, zone_name) == instant else None
+
+
+def render_roster(
+    duties: list[SyntheticDuty],
+    *,
+    date_format: DateFormat | str = DateFormat.DMY,
+    header: bool = True,
+    full: bool = True,
+    pad: bool = True,
+    newline: str = "\r\n",
+) -> str:
+    """Write duties as RosterData CSV (contract §3.1).
+
+    ``full`` writes all 34 columns, else only the 9 required ones (without rest
+    periods: use only with duties that have none or do not need them); ``pad`` writes
+    dates with leading zeros.
+    """
+    fmt = DateFormat(str(getattr(date_format, "value", date_format)).lower())
+    from vigil.roster.columns import COLUMNS, REQUIRED
+
+    names = [c.name for c in (COLUMNS if full else REQUIRED)]
+    out = [",".join(names)] if header else []
+    for duty in duties:
+        tr = duty.time_reference
+        home_zone = _zone(duty.home)
+        zones = {0: ("UTC", "UTC"), 1: (home_zone, home_zone)}.get(
+            tr, (_zone(duty.start), _zone(duty.end))
+        )
+        times = [(duty.on_duty, zones[0]), (duty.off_duty, zones[1])]
+        if duty.first_rest:
+            times += [(duty.first_rest[0], zones[0]), (duty.first_rest[1], zones[0])]
+        walls = [_wall(t, z) for t, z in times]
+        if any(w is None for w in walls):  # DST fold or gap: write this row in UTC
+            tr = 0
+            walls = [t.replace(tzinfo=None) for t, _ in times]
+        texts = [f"{_fmt_date(w, fmt, pad)},{w:%H:%M}" for w in walls if w is not None]
+        ref = f'"{duty.reference}"' if "," in duty.reference else duty.reference
+        home = "" if tr == 0 and duty.home == duty.start else duty.home
+        required = [ref, texts[0], duty.start, texts[1], duty.end]
+        if not full:
+            out.append(",".join([*required, home, str(tr)]))
+            continue
+        rest = [texts[2], texts[3]] if duty.first_rest else ["", ",", ""]
+        optional = [
+            str(duty.sectors),
+            str(duty.crew_composition),
+            str(duty.sleep_count),
+            str(duty.sleep_order),
+            str(duty.sleep_class),
+            home,
+            str(tr),
+            ",,,",  # partial augmentation: 4 blank cells
+            *rest,
+            ",,,",  # second rest: 4 blank cells
+            "1",
+            "1",
+            duty.fleet,
+            duty.rank,
+            "",
+            "60",
+            "60",
+            "0",
+        ]
+        out.append(",".join([*required, *optional]))
+    return newline.join(out) + newline
+
+
+def generate_roster(
+    n_crew: int, n_days: int, seed: int, *, date_format: DateFormat | str = DateFormat.DMY
+) -> str:
+    """A realistic valid 34-column RosterData CSV with header (see :func:`generate_duties`)."""
+    return render_roster(generate_duties(n_crew, n_days, seed), date_format=date_format)
