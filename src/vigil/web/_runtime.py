@@ -178,9 +178,10 @@ def _in_process_basic(grant: ClientCredentialsGrant) -> BasicAuthenticator:
     return authenticate
 
 
-def _remote_basic(settings: Settings, verifier: TokenVerifier) -> BasicAuthenticator:
+def _remote_basic(
+    settings: Settings, verifier: TokenVerifier, http: httpx.Client
+) -> BasicAuthenticator:
     """Exchange Basic credentials for a token at the identity server (no identity DB)."""
-    http = httpx.Client(timeout=10.0, follow_redirects=False)
     token_url = f"{settings.identity_url or settings.public_base_url}/connect/token"
 
     def authenticate(authorization: str, needed_scope: str) -> BasicIdentity:
@@ -203,7 +204,6 @@ def _remote_basic(settings: Settings, verifier: TokenVerifier) -> BasicAuthentic
         claims: AccessTokenClaims = verifier.verify(response.json()["access_token"])
         return BasicIdentity(claims.client_id, claims.operator, claims.scopes)
 
-    authenticate.close = http.close  # type: ignore[attr-defined]
     return authenticate
 
 
@@ -278,11 +278,12 @@ def start_runtime(settings: Settings, *, identity: bool, needs_db: bool | None =
             limiter=limiter,
             closers=closers,
         )
+    http = httpx.Client(timeout=10.0, follow_redirects=False)
+    closers.append(http.close)
     verifier = TokenVerifier.from_url(
-        settings.jwks_url, issuer=settings.effective_issuer, audience=settings.audience
+        settings.jwks_url, issuer=settings.effective_issuer, audience=settings.audience, client=http
     )
-    basic = _remote_basic(settings, verifier)
-    closers.append(basic.close)  # type: ignore[attr-defined]
+    basic = _remote_basic(settings, verifier, http)
     return Runtime(
         settings=settings,
         scopes=scopes,
