@@ -15,6 +15,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "vigil.cli.client",
     "vigil.cli.keys",
     "vigil.cli.validate",
+    "vigil.cli.score",
 )
 
 

@@ -1,0 +1,67 @@
+"""``vigil score --plot``: scores over time with duties shaded, sleep bars and warning levels."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+from vigil.scoring.grid import from_epoch_hours
+from vigil.scoring.service import ScoreReport
+
+#: Schedules drawn in one figure; more would be unreadable.
+MAX_PANELS = 8
+
+
+def plot_report(report: ScoreReport, path: Path) -> int:
+    """Draw up to :data:`MAX_PANELS` schedules to ``path`` (PNG); returns panels drawn."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.dates as mdates
+    import matplotlib.pyplot as plt
+
+    from vigil.model import SCALE_INFO
+
+    info = SCALE_INFO[report.scale]
+    shown = report.schedules[:MAX_PANELS]
+    panels = max(len(shown), 1)
+    fig, axes = plt.subplots(panels, 1, figsize=(12, 2.6 * panels + 0.6), squeeze=False)
+    for ax, result in zip(axes[:, 0], shown, strict=False):
+        scores = result.scores[report.scale]
+        for duty in result.duties:
+            ax.axvspan(duty.on_duty, duty.off_duty, color="#dbe9f6", zorder=0)
+            times = [
+                duty.on_duty + timedelta(minutes=15 * k + 7.5) for k in range(duty.interval_count)
+            ]
+            values = scores[duty.first_interval : duty.first_interval + duty.interval_count]
+            ax.plot(times, values, color="#1f4e79", lw=1.4, marker=".", ms=2)
+        for episode in result.sleep:
+            start, end = from_epoch_hours(episode.start), from_epoch_hours(episode.end)
+            color = "#6a3d9a" if episode.source == "given" else "#b39ddb"
+            ax.hlines(info.low, start, end, colors=color, lw=6, zorder=1)
+        for level in info.warnings:
+            ax.axhline(level, color="#c0392b", ls="--", lw=0.8)
+        if result.duties:
+            ax.set_xlim(
+                min(d.on_duty for d in result.duties) - timedelta(hours=12),
+                max(d.off_duty for d in result.duties) + timedelta(hours=6),
+            )
+        ax.set_ylim(info.low, info.high)
+        ax.set_ylabel(f"{report.scale}{' [%]' if info.unit == '%' else ''}")
+        risk = ""
+        if report.risk and result.duties:
+            risk = f" - max duty risk {max(d.risk or 0.0 for d in result.duties):.2f}"
+        ax.set_title(f"{result.reference}{risk}", loc="left", fontsize=10)
+        ax.xaxis.set_major_formatter(mdates.DateFormatter("%d %b\n%H:%M", tz="UTC"))
+        ax.grid(alpha=0.3)
+    if not shown:
+        axes[0, 0].text(0.5, 0.5, "no schedule scored", ha="center", va="center")
+    fig.suptitle(
+        f"{info.name} per 15-min interval (UTC); duties shaded, sleep as bars, "
+        f"warning levels dashed - model {report.model_version}",
+        fontsize=10,
+    )
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return len(shown)

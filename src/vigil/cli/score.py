@@ -1,0 +1,122 @@
+"""``vigil score``: score a roster offline through the service's own scoring path (contract §7)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from vigil.domain import DateFormat
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``score`` command to the CLI."""
+    app.command("score")(score_command)
+
+
+def _load_sleep(path: Path | None) -> list[dict[str, Any]]:
+    if path is None:
+        return []
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise typer.BadParameter(f"cannot read {path}: {exc}", param_hint="--sleep") from exc
+    except json.JSONDecodeError as exc:
+        raise typer.BadParameter(f"{path} is not JSON: {exc}", param_hint="--sleep") from exc
+    if isinstance(data, dict):  # accept a whole request body too
+        lowered = {str(k).lower(): v for k, v in data.items()}
+        data = lowered.get("sleepdata", [])
+    if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
+        raise typer.BadParameter(
+            f"{path} must hold the SleepData JSON array of objects (contract §3.2)",
+            param_hint="--sleep",
+        )
+    return data
+
+
+def _read_text(path: Path, hint: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise typer.BadParameter(f"cannot read {path}: {exc}", param_hint=hint) from exc
+
+
+def score_command(
+    roster: Annotated[
+        Path, typer.Argument(help="Roster CSV (seed §2.2 columns, header optional).")
+    ],
+    sleep: Annotated[
+        Path | None, typer.Option("--sleep", help="SleepData JSON array (contract §3.2).")
+    ] = None,
+    activity: Annotated[
+        Path | None, typer.Option("--activity", help="ActivityData CSV (contract §5.1).")
+    ] = None,
+    date_format: Annotated[
+        DateFormat, typer.Option("--date-format", help="Dates in the roster: dmy or mdy.")
+    ] = DateFormat.DMY,
+    scale: Annotated[
+        str, typer.Option("--scale", help="SP, KSS, KP, VD, CRD or PMR (seed §2.4).")
+    ] = "KSS",
+    preset: Annotated[
+        str, typer.Option("--preset", help="Model parameter preset (docs/model.md).")
+    ] = "ingre2014_5c",
+    risk: Annotated[bool, typer.Option("--risk", help="Add one risk score per duty.")] = False,
+    show_sleep: Annotated[
+        bool, typer.Option("--show-sleep", help="Include the sleep the scores rest on.")
+    ] = False,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Write FILE.json (contract §4 envelope) or FILE.csv."),
+    ] = None,
+    plot: Annotated[
+        Path | None, typer.Option("--plot", help="Draw scores over time to FILE.png.")
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the contract §4 envelope on stdout.")
+    ] = False,
+) -> None:
+    """Score ROSTER offline: per-15-minute fatigue scores (and risk) for every schedule.
+
+    Exit status: 0 scored without data errors, 1 data errors were found (the other
+    schedules are still scored and written), 2 unusable invocation.
+    """
+    from vigil.cli import _output
+    from vigil.scoring.service import ScoreRequest, ScoringError, score
+
+    text = _read_text(roster, "ROSTER")
+    sleep_data = _load_sleep(sleep)
+    activity_text = _read_text(activity, "--activity") if activity else ""
+    if out is not None and out.suffix.lower() not in (".json", ".csv"):
+        raise typer.BadParameter("must end in .json or .csv", param_hint="--out")
+    request = ScoreRequest(
+        roster_text=text,
+        date_format=date_format,
+        scale=scale,
+        sleep_data=sleep_data,
+        activity_text=activity_text,
+        risk=risk,
+        include_sleep=show_sleep,
+        preset=preset,
+    )
+    try:
+        with _output.progress_bar("Scoring crew") as progress:
+            report = score(request, progress=progress)
+    except ScoringError as exc:
+        raise typer.BadParameter(str(exc)) from exc
+    if out is not None:
+        _output.write_report(report, out)
+    if plot is not None:
+        from vigil.cli import _plot
+
+        _plot.plot_report(report, plot)
+    if as_json:
+        json.dump(report.to_envelope(), sys.stdout)
+        sys.stdout.write("\n")
+    else:
+        _output.print_summary(report)
+    for error in report.errors:
+        typer.echo(error, err=True)
+    raise typer.Exit(1 if report.errors else 0)
