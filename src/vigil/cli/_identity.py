@@ -14,7 +14,6 @@ from vigil.store.db import make_engine, make_session_factory, upgrade
 from vigil.web.settings import Settings
 
 DatabaseUrlOption = typer.Option(
-    None,
     "--database-url",
     envvar="VIGIL_DATABASE_URL",
     help="SQLAlchemy URL (default sqlite:///./vigil.db).",
