@@ -32,7 +32,9 @@ def test_u_troughs_at_13_8_and_01_8_body_time() -> None:
 
 
 def test_wrap_offset_range() -> None:
-    assert np.array_equal(wrap_offset(np.array([12.0, -12.0, 13.0, 24.0])), [12.0, 12.0, -11.0, 0.0])
+    assert np.array_equal(
+        wrap_offset(np.array([12.0, -12.0, 13.0, 24.0])), [12.0, 12.0, -11.0, 0.0]
+    )
 
 
 def test_rates_east_1_h_per_day_west_1_5_h_per_day() -> None:

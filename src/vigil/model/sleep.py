@@ -227,16 +227,22 @@ def _phase_move(k: FloatArray, phi0: float, theta: float, dt: float) -> float:
 def _zone_phases(
     k: FloatArray, t0: float, phi0: float, zt: FloatArray, zo: FloatArray
 ) -> FloatArray:
-    """φ at each zone change point (``zt[0] <= t0``: φ(t0) = phi0), wrapped at changes."""
+    """Per zone segment j: φ at its start, signed move and rate toward θ_j, start time.
+
+    ``zt[0] <= t0`` and φ(t0) = phi0; φ is wrapped at each change (as the simulator does).
+    """
     nz = zt.shape[0]
-    zphi = np.empty(nz)
-    zphi[0] = phi0
+    zs = np.empty((nz, 4))
+    phi = phi0
     t_prev = t0
-    for j in range(1, nz):
-        tj = max(zt[j], t0)
-        zphi[j] = _wrap(_phase_move(k, zphi[j - 1], zo[j - 1], tj - t_prev))
+    for j in range(nz):
+        tj = t0 if j == 0 else max(zt[j], t0)
+        if j > 0:
+            phi = _wrap(_phase_move(k, zs[j - 1, 0], zo[j - 1], tj - t_prev))
+        move, rate = _phase_plan(k, phi, zo[j])
+        zs[j, 0], zs[j, 1], zs[j, 2], zs[j, 3] = phi, move, rate, tj
         t_prev = tj
-    return zphi
+    return zs
 
 
 @nb.njit(cache=True)
@@ -257,9 +263,15 @@ def _zone_index(zt: FloatArray, t: float) -> int:
 def _phi(
     k: FloatArray, t: float, t0: float, zt: FloatArray, zo: FloatArray, zphi: FloatArray
 ) -> float:
+    """φ(t) from the per-segment plan of :func:`_zone_phases` (closed form of ref §3)."""
     j = _zone_index(zt, t)
-    start = t0 if j == 0 else max(zt[j], t0)
-    return _phase_move(k, zphi[j], zo[j], max(0.0, t - start))
+    dt = max(0.0, t - zphi[j, 3])
+    phi0, move, rate = zphi[j, 0], zphi[j, 1], zphi[j, 2]
+    if k[_PEXP] != 0.0:
+        return phi0 + move * (1.0 - math.exp(-rate * dt))
+    if move > 0.0:
+        return phi0 + min(move, rate * dt)
+    return phi0 - min(-move, rate * dt)
 
 
 @nb.njit(cache=True)
@@ -745,7 +757,7 @@ def _onset_many(
     for i in range(t_from.shape[0]):
         zt[0] = t_from[i]
         zo = np.full(1, phase[i])
-        zphi = np.full(1, phase[i])
+        zphi = _zone_phases(k, t_from[i], phase[i], zt, zo)
         out[i] = _crossing(k, False, s_from[i], t_from[i], 1.0, k[_GON], t_from[i], limit[i],
                            t_from[i], zt, zo, zphi)  # fmt: skip
 
@@ -759,7 +771,7 @@ def _wake_many(
     for i in range(onset.shape[0]):
         zt[0] = onset[i]
         zo = np.full(1, phase[i])
-        zphi = np.full(1, phase[i])
+        zphi = _zone_phases(k, onset[i], phase[i], zt, zo)
         cap = min(onset[i] + k[_MAXS], limit[i])
         w = _crossing(k, True, s_onset[i], onset[i], q[i], k[_GWAKE], onset[i], cap,
                       onset[i], zt, zo, zphi)  # fmt: skip

@@ -1,0 +1,55 @@
+"""Per-duty risk (reference §8)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vigil.model import (
+    DEFAULT,
+    EARLY,
+    NIGHT,
+    OTHER,
+    classify_duty,
+    cumulative_multiplier,
+    duty_risk,
+    duty_risk_exposure,
+    reference_hazard,
+)
+
+from .conftest import DAY0, habitual, one_person
+
+
+def _r(report: float, off: float, sectors: int, sleeps: list[tuple[float, float]]) -> float:
+    h = duty_risk_exposure(one_person(sleeps), DAY0 + 72 + report, DAY0 + 72 + off, sectors=sectors)
+    return float(duty_risk(h))
+
+
+def test_reference_duty_is_one_and_prototype_table_within_20_percent() -> None:
+    # ref §8: R = 1 by construction for 10:00-20:00, 2 sectors; indicative prototype values
+    # "will shift by ±20 %": 08-18 2 sectors 1.0; 4 sectors 1.7; 22-07 1 sector 3.3;
+    # 22-07 2 sectors 4.8; 14:00-00:30 3 sectors 2.4 (habitual sleep before each).
+    assert abs(_r(10.0, 20.0, 2, habitual(3)) - 1.0) < 1e-12
+    cases = [(8, 18, 2, 1.0), (8, 18, 4, 1.7), (22, 31, 1, 3.3), (22, 31, 2, 4.8),
+             (14, 24.5, 3, 2.4)]  # fmt: skip
+    for rep, off, sec, expected in cases:
+        assert abs(_r(rep, off, sec, habitual(3)) / expected - 1.0) <= 0.20
+
+
+def test_ordering_night_above_evening_above_morning() -> None:
+    # ref §8 evidence (Folkard & Tucker 2003): night > afternoon/evening > morning shifts
+    morning = _r(7.0, 15.0, 2, habitual(3))
+    evening = _r(15.0, 23.0, 2, habitual(3))
+    night = _r(23.0, 31.0, 2, habitual(3))
+    assert morning < evening < night
+    assert reference_hazard(DEFAULT) > 0
+
+
+def test_classification_and_cumulative_multiplier() -> None:
+    # night touches 02:00-04:59 body time; early = report 05:00-06:59 (ref §8)
+    kinds = classify_duty(
+        np.array([22.0, 5.5, 10.0, 1.0, 5.0]), np.array([31.0, 13.0, 20.0, 2.0, 12.0])
+    )
+    assert list(kinds) == [NIGHT, EARLY, OTHER, OTHER, EARLY]
+    rep = np.array([[22.0, 46.0, 70.0, 94.0, 200.0]])
+    m = cumulative_multiplier(rep, rep + 9.0, np.full((1, 5), NIGHT))
+    assert np.allclose(m[0], [1.00, 1.06, 1.17, 1.36, 1.00])  # Folkard table; gap >= 36 h resets
