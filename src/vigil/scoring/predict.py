@@ -23,11 +23,15 @@ decide (reference §4.3.5). Standby duty rows (DutyType 3) are busy, awake throu
 
 from __future__ import annotations
 
+import functools
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
 import numpy as np
 
-from vigil.domain import Activity, ActivityType, Airport, Duty, Schedule
+from vigil import tz
+from vigil.domain import Activity, ActivityType, Airport, Schedule
 from vigil.model.parameters import DEFAULT, Parameters
 from vigil.model.sleep import (
     DEFAULT_SLEEP,
@@ -111,6 +115,7 @@ def predict_sleep_arrays(
     return predict_packed(packed, params, sleep_params)
 
 
+@functools.lru_cache(maxsize=4096)
 def _home_codes(home_base: tuple[Airport, ...]) -> frozenset[str]:
     codes = {a.code for a in home_base} | {a.icao for a in home_base} | {a.iata for a in home_base}
     codes.discard("")
@@ -120,6 +125,55 @@ def _home_codes(home_base: tuple[Airport, ...]) -> frozenset[str]:
 def _at_home(airport: Airport, home: frozenset[str]) -> bool:
     """Whether ``airport`` is one of the HomeBase codes (reference §4.1, as Duty.away_from_base)."""
     return bool(({airport.code, airport.icao, airport.iata} - {""}) & home)
+
+
+_YEAR_STARTS = [epoch_hours(datetime(y, 1, 1, tzinfo=UTC)) for y in range(1900, 2102)]
+
+
+def _year(t: float) -> int:
+    return 1899 + bisect_right(_YEAR_STARTS, t)
+
+
+@functools.lru_cache(maxsize=4096)
+def _year_table(zone: str, year: int) -> tuple[list[float], list[float], float]:
+    """Offset changes of ``zone`` during ``year`` (shared cache of grid) and its offset
+    at the year's start."""
+    changes = grid._zone_year_transitions(zone, year)
+    start_offset = tz.utc_offset_hours(zone, datetime(year, 1, 1, tzinfo=UTC))
+    return [w for w, _ in changes], [o for _, o in changes], start_offset
+
+
+def _zone_offset(zone: str, t: float) -> float:
+    """UTC offset [h] of ``zone`` at ``t`` (same values as :func:`grid.zone_offset`)."""
+    times, offsets, start_offset = _year_table(zone, _year(t))
+    i = bisect_right(times, t)
+    return offsets[i - 1] if i else start_offset
+
+
+def _zone_timeline(spans: Sequence[tuple[float, str]], end: float) -> list[tuple[float, float]]:
+    """:func:`grid.zone_timeline` with table look-ups instead of datetime arithmetic.
+
+    Same output (``tests/scoring/test_predict.py`` checks it); about 5x faster, which
+    matters for 10,000 schedules per call.
+    """
+    points: list[tuple[float, float]] = []
+    n = len(spans)
+    for i, (t0, zone) in enumerate(spans):
+        t1 = spans[i + 1][0] if i + 1 < n else end
+        if i + 1 < n and t1 <= t0:
+            continue
+        points.append((t0, _zone_offset(zone, t0)))
+        for year in range(_year(t0), _year(max(t0, t1)) + 1):
+            times, offsets, _ = _year_table(zone, year)
+            j = bisect_right(times, t0)
+            j1 = bisect_left(times, t1)
+            points.extend(zip(times[j:j1], offsets[j:j1], strict=True))
+    merged: list[tuple[float, float]] = []
+    for t, off in points:
+        if merged and merged[-1][1] == off:
+            continue
+        merged.append((t, off))
+    return merged
 
 
 class _Builder:
@@ -139,44 +193,45 @@ class _Builder:
         self.standby: list[tuple[float, float]] = []
 
     def add(self, schedule: Schedule) -> None:
-        sp = self.sp
+        p, sp = self.p, self.sp
         warm = grid.warmup_start(schedule)
         t0 = epoch_hours(warm)
-        t_end = prediction_horizon(schedule, sp)
+        home_zone = grid.home_zone(schedule)
+        home = _home_codes(schedule.duties[0].home_base)
+        # location spans as grid.location_spans (ref §3 target), built alongside the busy list
+        spans: list[tuple[float, str]] = [(t0, home_zone)]
+        busy, windows = self.busy, self.windows
+        for duty in schedule.duties:
+            on, off = duty.on_duty.timestamp() / 3600.0, duty.off_duty.timestamp() / 3600.0
+            spans.append((on, duty.start_airport.tz))
+            spans.append((off, duty.end_airport.tz))
+            duty_home = _home_codes(duty.home_base) or home
+            commute = duty.commute_minutes / 60.0
+            before = commute if _at_home(duty.start_airport, duty_home) else p.transfer_away
+            away = not _at_home(duty.end_airport, duty_home)
+            after = p.transfer_away if away else commute
+            lead = before + duty.crew_prep_minutes / 60.0  # latest wake = report - lead, §4.1
+            lag = after + p.wind_down  # earliest sleep = off + lag, §4.1
+            busy.append((on, off, lead, lag, float(away), 1.0))
+            for rest in rest_windows(duty, p, sp):
+                if rest.quality <= 0.0 or rest.sleep_end <= rest.sleep_start:
+                    continue
+                kind = WINDOW_INFLIGHT if rest.kind == "inflight" else WINDOW_SPLIT
+                a, b = epoch_hours(rest.sleep_start), epoch_hours(rest.sleep_end)
+                windows.append((a, b, kind, rest.quality))
+        t_end = max(b for _, b, *_ in busy[self.busy_ptr[-1] :]) + sp.horizon_after_last
+        for activity in schedule.activities:
+            self._add_activity(activity, home)
         self.start.append(t0)
         self.end.append(t_end)
-        self.phase.append(grid.zone_offset(grid.home_zone(schedule), t0))
-        for when, offset in grid.zone_timeline(grid.location_spans(schedule, warm), t_end):
+        self.phase.append(_zone_offset(home_zone, t0))
+        for when, offset in _zone_timeline(spans, t_end):
             self.zone_time.append(when)
             self.zone_offset.append(offset)
         self.zone_ptr.append(len(self.zone_time))
-
-        home = _home_codes(schedule.duties[0].home_base)
-        for duty in schedule.duties:
-            self._add_duty(duty, _home_codes(duty.home_base) or home)
-        for activity in schedule.activities:
-            self._add_activity(activity, home)
-        self.busy_ptr.append(len(self.busy))
-        self.win_ptr.append(len(self.windows))
+        self.busy_ptr.append(len(busy))
+        self.win_ptr.append(len(windows))
         self.sb_ptr.append(len(self.standby))
-
-    def _add_duty(self, duty: Duty, home: frozenset[str]) -> None:
-        p, sp = self.p, self.sp
-        on, off = epoch_hours(duty.on_duty), epoch_hours(duty.off_duty)
-        before = (
-            duty.commute_minutes / 60.0 if _at_home(duty.start_airport, home) else p.transfer_away
-        )
-        away = not _at_home(duty.end_airport, home)
-        after = p.transfer_away if away else duty.commute_minutes / 60.0
-        lead = before + duty.crew_prep_minutes / 60.0  # latest wake = report - lead, §4.1
-        lag = after + p.wind_down  # earliest sleep = off + lag, §4.1
-        self.busy.append((on, off, lead, lag, float(away), 1.0))
-        for rest in rest_windows(duty, p, sp):
-            if rest.quality <= 0.0 or rest.sleep_end <= rest.sleep_start:
-                continue
-            kind = WINDOW_INFLIGHT if rest.kind == "inflight" else WINDOW_SPLIT
-            a, b = epoch_hours(rest.sleep_start), epoch_hours(rest.sleep_end)
-            self.windows.append((a, b, kind, rest.quality))
 
     def _add_activity(self, activity: Activity, home: frozenset[str]) -> None:
         p, sp = self.p, self.sp

@@ -93,6 +93,10 @@ def rest_windows(
     """
     if duty.duty_type == DutyType.STANDBY:
         return ()
+    if duty.first_rest is None and duty.second_rest is None and not duty.split_shift:
+        if duty.sleep_count <= 0 or duty.crew_composition == CrewComposition.TWO_PILOTS:
+            if duty.duty_type != DutyType.SPLIT_SHIFT:
+                return ()  # fast path: the common short-haul duty has no own rest
     if is_split_duty(duty):
         return _split_break(duty, sleep_params)
     given = [p for p in (duty.first_rest, duty.second_rest) if p is not None]

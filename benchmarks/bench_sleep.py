@@ -1,0 +1,64 @@
+"""Benchmark: sleep prediction for 10,000 crew x 28 days (issue 4; goal <= 3 s on one core).
+
+Run ``.venv/bin/python benchmarks/bench_sleep.py [n_crew] [n_days]``. The roster comes from
+the synthetic generator (:func:`vigil.roster.synthetic.generate_roster`) through the real
+parser, so it holds the usual mix of short-haul days and augmented long-haul trips. Numba
+runs on one thread; the JIT is warmed up on a small roster first. Timed separately:
+packing schedules into arrays (Python, per duty) and the prediction kernel (one call).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numba
+
+from vigil.model.sleep import predict_packed
+from vigil.roster import parse_request
+from vigil.roster.synthetic import generate_roster
+from vigil.scoring.predict import pack_schedules, predict_sleep
+
+
+def main(n_crew: int = 10_000, n_days: int = 28) -> None:
+    numba.set_num_threads(1)
+    warm = parse_request(generate_roster(20, 7, seed=1), "dmy").schedules
+    predict_sleep(warm)  # JIT warm-up (cached on disk after the first run)
+
+    t = time.perf_counter()
+    parsed = parse_request(generate_roster(n_crew, n_days, seed=42), "dmy")
+    t_parse = time.perf_counter() - t
+    schedules = parsed.schedules
+    n_duties = sum(len(s.duties) for s in schedules)
+
+    t = time.perf_counter()
+    packed = pack_schedules(schedules)
+    t_pack = time.perf_counter() - t
+
+    t = time.perf_counter()
+    ptr, start, end, _quality, _kind = predict_packed(packed)
+    t_kernel = time.perf_counter() - t
+
+    t = time.perf_counter()
+    episodes = predict_sleep(schedules)
+    t_total = time.perf_counter() - t
+
+    crew_days = len(schedules) * n_days
+    hours = float((end - start).sum())
+    span_days = float((packed.end - packed.start).sum()) / 24.0
+    print(f"schedules {len(schedules)}, duties {n_duties}, crew-days {crew_days}")
+    print(f"roster generation + parsing   {t_parse:7.2f} s (not part of prediction)")
+    print(f"pack_schedules                {t_pack:7.2f} s")
+    print(
+        f"predict_packed (kernel)       {t_kernel:7.2f} s  {crew_days / t_kernel:,.0f} crew-days/s"
+    )
+    print(f"predict_sleep end to end      {t_total:7.2f} s  {crew_days / t_total:,.0f} crew-days/s")
+    print(
+        f"episodes {int(ptr[-1])} ({sum(map(len, episodes))}), "
+        f"mean sleep {hours / span_days:.2f} h per simulated day (warm-up included)"
+    )
+
+
+if __name__ == "__main__":
+    args = [int(a) for a in sys.argv[1:3]]
+    main(*args)
