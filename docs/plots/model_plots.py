@@ -61,8 +61,12 @@ def night_duty() -> None:
         wl = workload_kss(t, [report], [off], [2], [0.0], params=params)
         ax.plot(t[0] - report, final_kss(st.alertness, wl, params)[0], label=label)
     ax.axhline(7.0, color="r", ls="--", lw=1, label="KSS 7 warning")
-    ax.set(xlabel="hours since report (22:00 UTC, acclimatised, 2 sectors)", ylabel="KSS",
-           ylim=(1, 9), title="KSS across a night duty after habitual sleep, awake since 07:00")
+    ax.set(
+        xlabel="hours since report (22:00 UTC, acclimatised, 2 sectors)",
+        ylabel="KSS",
+        ylim=(1, 9),
+        title="KSS across a night duty after habitual sleep, awake since 07:00",
+    )
     ax.legend()
     fig.tight_layout()
     fig.savefig(OUT / "model-night-duty.png", dpi=110)
@@ -71,13 +75,20 @@ def night_duty() -> None:
 def reentrainment() -> None:
     days = np.linspace(0, 10, 241)
     fig, ax = plt.subplots(figsize=(9, 4))
-    for shift, label in ((8.0, "8 h east (advance 1.0 h/day)"), (-8.0, "8 h west (delay 1.5 h/day)"),
-                         (10.0, "10 h east (antidromic: delay 14 h)")):  # fmt: skip
+    shifts = (
+        (8.0, "8 h east (advance 1.0 h/day)"),
+        (-8.0, "8 h west (delay 1.5 h/day)"),
+        (10.0, "10 h east (antidromic: delay 14 h)"),
+    )
+    for shift, label in shifts:
         phi = advance_phase(0.0, shift, days * 24.0)
         gap = np.abs(12.0 - np.mod(12.0 - (shift - phi), 24.0))
         ax.plot(days, gap, label=label)
-    ax.set(xlabel="days after the shift", ylabel="|body clock - local time| [h]",
-           title="Re-entrainment after a time-zone change (reference §3)")
+    ax.set(
+        xlabel="days after the shift",
+        ylabel="|body clock - local time| [h]",
+        title="Re-entrainment after a time-zone change (reference §3)",
+    )
     ax.legend()
     fig.tight_layout()
     fig.savefig(OUT / "model-reentrainment.png", dpi=110)
