@@ -1,0 +1,105 @@
+"""ProcessFatigue and ProcessFatigueRisk (seed §4.2, §4.3; contract §3, §4).
+
+Each route does three things (STYLE §3.9): validate the wire model, call
+:func:`vigil.scoring.service.score`, map the report to the contract §4 envelope. The
+routes are plain ``def`` so the CPU-bound scoring runs in the thread pool, never on the
+event loop.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+from fastapi.responses import JSONResponse
+
+from vigil.domain import DateFormat
+from vigil.scoring.service import ScoreRequest, ScoringError, score
+from vigil.web.deps import FatiguePrincipal, RiskPrincipal, RuntimeDep
+from vigil.web.problems import problem
+from vigil.web.schemas import ScoresOut, ScoringRequestIn
+
+router = APIRouter(prefix="/api/Processor", tags=["scoring"])
+
+_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {"model": ScoresOut, "description": "Scores and data errors (contract §4)."},
+    400: {"description": "Request-level problem (problem+json naming each property)."},
+    401: {"description": "Missing or invalid credentials."},
+    403: {"description": "Valid token without this endpoint's scope (empty body)."},
+    413: {"description": "Body or roster larger than the synchronous limits."},
+}
+
+IncludeSleep = Annotated[
+    bool,
+    Query(
+        alias="includeSleep",
+        description="Add each schedule's sleep (given or predicted) to the response.",
+    ),
+]
+
+
+def row_count(roster_text: str) -> int:
+    """Physical lines of RosterData (contract §8: blank lines and the header included)."""
+    if not roster_text:
+        return 0
+    return roster_text.count("\n") + (0 if roster_text.endswith("\n") else 1)
+
+
+def _score(
+    body: ScoringRequestIn, runtime: RuntimeDep, *, risk: bool, include_sleep: bool
+) -> JSONResponse:
+    limit = runtime.settings.sync_row_limit
+    rows = row_count(body.RosterData)
+    if rows > limit:
+        return problem(
+            413,
+            f"RosterData has {rows} rows; synchronous scoring takes at most {limit}. "
+            "Send larger rosters to the upload API (POST /api/UploadRoster, then "
+            "GET /api/GetResults).",
+            title="Roster too large for a synchronous call",
+        )
+    request = ScoreRequest(
+        roster_text=body.RosterData,
+        date_format=DateFormat(body.DateFormat),
+        scale=body.PreferredScale,
+        sleep_data=[r.model_dump() for r in body.SleepData],
+        risk=risk,
+        include_sleep=include_sleep,
+    )
+    try:
+        report = score(request)
+    except ScoringError as exc:  # pragma: no cover - the wire model already checks the scale
+        return problem(400, str(exc))
+    return JSONResponse(report.to_envelope())
+
+
+@router.post(
+    "/ProcessFatigue",
+    summary="Fatigue scores per 15-minute interval",
+    response_model=None,
+    responses=_RESPONSES,
+)
+def process_fatigue(
+    body: ScoringRequestIn,
+    principal: FatiguePrincipal,
+    runtime: RuntimeDep,
+    include_sleep: IncludeSleep = False,
+) -> JSONResponse:
+    """Score a roster on the PreferredScale (seed §4.2); needs the fatigue scope."""
+    return _score(body, runtime, risk=False, include_sleep=include_sleep)
+
+
+@router.post(
+    "/ProcessFatigueRisk",
+    summary="Fatigue scores and one risk score per duty",
+    response_model=None,
+    responses=_RESPONSES,
+)
+def process_fatigue_risk(
+    body: ScoringRequestIn,
+    principal: RiskPrincipal,
+    runtime: RuntimeDep,
+    include_sleep: IncludeSleep = False,
+) -> JSONResponse:
+    """Score a roster and rate each duty's risk (seed §4.3, reference §8); risk scope."""
+    return _score(body, runtime, risk=True, include_sleep=include_sleep)

@@ -1,0 +1,110 @@
+"""Pydantic wire models with the seed's PascalCase property names (seed §2, contract §3, §4).
+
+Property names match case-insensitively (``rosterData`` works), as do the values of
+``DateFormat`` and ``PreferredScale`` (contract §3). Pydantic stays at the web edge; the
+service takes :class:`vigil.scoring.service.ScoreRequest`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+
+def _fold_keys(data: Any, fields: tuple[str, ...]) -> Any:
+    """Map property names onto ``fields`` case-insensitively; unknown names pass through."""
+    if not isinstance(data, dict):
+        return data
+    canonical = {name.lower(): name for name in fields}
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        name = canonical.get(str(key).lower(), key) if isinstance(key, str) else key
+        out.setdefault(name, value)
+    return out
+
+
+class _Wire(BaseModel):
+    model_config = ConfigDict(extra="ignore", populate_by_name=True, str_strip_whitespace=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _case_insensitive(cls, data: Any) -> Any:
+        return _fold_keys(data, tuple(cls.model_fields))
+
+
+class SleepRecordIn(_Wire):
+    """One SleepData record (seed §2.3): all three fields mandatory."""
+
+    ScheduleName: str = Field(min_length=1, description="The Reference the sleep belongs to.")
+    SleepStart: str = Field(description="UTC date-time, ISO 8601 Zulu form.")
+    SleepEnd: str = Field(description="UTC date-time, ISO 8601 Zulu form.")
+
+
+ScaleCode = Literal["SP", "KSS", "KP", "VD", "CRD", "PMR"]
+
+
+class ScoringRequestIn(_Wire):
+    """Scoring request (seed §2.1) of ProcessFatigue and ProcessFatigueRisk."""
+
+    RosterData: str = Field(
+        description="CSV text, rows separated by \\r\\n (seed §2.2, contract §3.1).",
+        examples=[
+            "Reference,OnDutyDate,OnDutyTime,StartAirport,OffDutyDate,OffDutyTime,EndAirport,"
+            "HomeBase,TimeReference\r\nP1,01/03/2026,06:00,LHR,01/03/2026,14:30,JFK,LHR,0"
+        ],
+    )
+    SleepData: list[SleepRecordIn] = Field(
+        description="Given sleep; an empty array means the service predicts sleep."
+    )
+    DateFormat: Literal["dmy", "mdy"] = Field(description="dmy = DD/MM/YYYY, mdy = MM/DD/YYYY.")
+    PreferredScale: ScaleCode = Field(description="Output scale (seed §2.4).")
+
+    @field_validator("DateFormat", mode="before")
+    @classmethod
+    def _lower(cls, value: Any) -> Any:
+        return value.strip().lower() if isinstance(value, str) else value
+
+    @field_validator("PreferredScale", mode="before")
+    @classmethod
+    def _upper(cls, value: Any) -> Any:
+        return value.strip().upper() if isinstance(value, str) else value
+
+
+class DutyOut(BaseModel):
+    """Which slice of ``fatigueScores`` is one duty (contract §4, ours)."""
+
+    onDuty: str
+    offDuty: str
+    firstInterval: int
+    intervalCount: int
+    risk: float | None = None
+
+
+class SleepOut(BaseModel):
+    """A sleep the scores rest on (contract §4 ``includeSleep``)."""
+
+    start: str
+    end: str
+    source: Literal["given", "predicted"]
+    kind: Literal["main", "nap", "inflight"]
+    quality: float
+
+
+class ScheduleScoresOut(BaseModel):
+    """One schedule's scores (seed §2.5, §2.6)."""
+
+    schedule: str
+    fatigueScores: list[float]
+    riskScores: list[float] | None = None
+    duties: list[DutyOut]
+    sleep: list[SleepOut] | None = None
+
+
+class ScoresOut(BaseModel):
+    """The contract §4 envelope shared by ProcessFatigue and ProcessFatigueRisk."""
+
+    scale: ScaleCode
+    modelVersion: str
+    scheduleScores: list[ScheduleScoresOut]
+    errors: list[str] = Field(description="Data errors, 'row|schedule|message' (seed §7.1).")

@@ -1,0 +1,242 @@
+"""ProcessFatigue / ProcessFatigueRisk over real HTTP (seed §4.2-4.3, contract §2-§4)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import httpx
+import pytest
+
+from vigil.web.routes import processor
+
+if TYPE_CHECKING:
+    from conftest import LiveService
+
+FATIGUE = "/api/Processor/ProcessFatigue"
+RISK = "/api/Processor/ProcessFatigueRisk"
+
+HEADER = "Reference,OnDutyDate,OnDutyTime,StartAirport,OffDutyDate,OffDutyTime,EndAirport,HomeBase,TimeReference"
+# P1: two short-haul duties at London in UTC; P2: a night duty from JFK in local time
+ROSTER = "\r\n".join(
+    [
+        HEADER,
+        "P1,02/03/2026,06:00,LHR,02/03/2026,14:30,LHR,LHR,0",
+        "P1,03/03/2026,07:10,LHR,03/03/2026,15:00,CDG,LHR,0",
+        "P2,02/03/2026,22:00,JFK,03/03/2026,07:05,LHR,JFK,2",
+    ]
+)
+
+
+@pytest.fixture
+def service(tmp_path: Path, sqlite_url: str) -> Iterator[LiveService]:
+    from conftest import live_service
+
+    with live_service(
+        tmp_path, sqlite_url, routers=[processor.router], sync_row_limit=20, max_body_bytes=65536
+    ) as svc:
+        yield svc
+
+
+def token_for(service: LiveService, scopes: str, wire_scope: str) -> str:
+    client_id, secret = service.create_client(scopes=scopes)
+    response = httpx.post(
+        f"{service.base_url}/connect/token",
+        data={"grant_type": "client_credentials", "scope": wire_scope},
+        auth=(client_id, secret),
+    )
+    assert response.status_code == 200, response.text
+    return str(response.json()["access_token"])
+
+
+@pytest.fixture
+def fatigue_token(service: LiveService) -> str:
+    return token_for(service, "fatigue", "svc_fast_safe_api")
+
+
+@pytest.fixture
+def risk_token(service: LiveService) -> str:
+    return token_for(service, "risk", "svc_fast_safe_risk_api")
+
+
+def post(
+    service: LiveService, path: str, token: str | None, body: Any, **kwargs: Any
+) -> httpx.Response:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    if isinstance(body, (bytes, str)):
+        return httpx.post(
+            f"{service.base_url}{path}",
+            content=body,
+            headers={**headers, "Content-Type": "application/json"},
+            timeout=60,
+            **kwargs,
+        )
+    return httpx.post(f"{service.base_url}{path}", json=body, headers=headers, timeout=60, **kwargs)
+
+
+def body(**overrides: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "RosterData": ROSTER,
+        "SleepData": [],
+        "DateFormat": "dmy",
+        "PreferredScale": "KSS",
+    }
+    base.update(overrides)
+    return base
+
+
+def test_process_fatigue_returns_one_score_per_interval(
+    service: LiveService, fatigue_token: str
+) -> None:
+    response = post(service, FATIGUE, fatigue_token, body())
+    assert response.status_code == 200, response.text
+    data = response.json()
+    assert data["errors"] == []
+    assert data["scale"] == "KSS"
+    assert data["modelVersion"].startswith("1.")
+    by_name = {s["schedule"]: s for s in data["scheduleScores"]}
+    assert list(by_name) == ["P1", "P2"]
+    # contract §4: ceil((off - on) / 15 min) intervals per duty, concatenated
+    p1 = by_name["P1"]
+    assert [d["intervalCount"] for d in p1["duties"]] == [34, math.ceil(470 / 15)]
+    assert [d["firstInterval"] for d in p1["duties"]] == [0, 34]
+    assert len(p1["fatigueScores"]) == 34 + 32
+    assert p1["duties"][0]["onDuty"] == "2026-03-02T06:00:00Z"
+    # P2 reports 22:00 New York (EST, UTC-5) and goes off 07:05 London (GMT)
+    assert by_name["P2"]["duties"][0]["onDuty"] == "2026-03-03T03:00:00Z"
+    assert by_name["P2"]["duties"][0]["offDuty"] == "2026-03-03T07:05:00Z"
+    assert all(1 <= s <= 9 for s in p1["fatigueScores"])
+    assert "riskScores" not in p1
+
+
+def test_risk_endpoint_adds_one_risk_per_duty(service: LiveService, risk_token: str) -> None:
+    response = post(service, RISK, risk_token, body())
+    assert response.status_code == 200, response.text
+    by_name = {s["schedule"]: s for s in response.json()["scheduleScores"]}
+    assert len(by_name["P1"]["riskScores"]) == 2
+    assert by_name["P1"]["riskScores"] == [d["risk"] for d in by_name["P1"]["duties"]]
+    # reference §8: a night duty carries more risk than a day duty of similar length
+    assert by_name["P2"]["riskScores"][0] > max(by_name["P1"]["riskScores"])
+
+
+def test_property_names_and_values_match_case_insensitively(
+    service: LiveService, fatigue_token: str
+) -> None:
+    lower = {"rosterdata": ROSTER, "sleepData": [], "dateformat": "DMY", "preferredScale": "sp"}
+    response = post(service, FATIGUE, fatigue_token, lower)
+    assert response.status_code == 200, response.text
+    assert response.json()["scale"] == "SP"
+    scores = response.json()["scheduleScores"][0]["fatigueScores"]
+    assert all(1 <= s <= 7 for s in scores)
+
+
+@pytest.mark.parametrize(
+    ("payload", "properties"),
+    [
+        ({"SleepData": [], "DateFormat": "dmy", "PreferredScale": "KSS"}, ["RosterData"]),
+        (body(DateFormat="ymd", PreferredScale="XYZ"), ["DateFormat", "PreferredScale"]),
+        (body(SleepData=[{"ScheduleName": "P1", "SleepStart": "2026-03-01T22:00:00Z"}]), None),
+        (body(RosterData=42), ["RosterData"]),
+    ],
+)
+def test_request_level_problems_answer_400_naming_each_property(
+    service: LiveService, fatigue_token: str, payload: dict[str, Any], properties: list[str] | None
+) -> None:
+    response = post(service, FATIGUE, fatigue_token, payload)
+    assert response.status_code == 400
+    assert response.headers["content-type"] == "application/problem+json"
+    named = [e["property"] for e in response.json()["errors"]]
+    if properties is None:  # a sleep record missing SleepEnd (contract §3)
+        assert named == ["SleepData.0.SleepEnd"]
+    else:
+        assert named == properties
+
+
+def test_body_that_is_not_json_answers_400(service: LiveService, fatigue_token: str) -> None:
+    response = post(service, FATIGUE, fatigue_token, b"{not json")
+    assert response.status_code == 400
+    assert response.headers["content-type"] == "application/problem+json"
+
+
+def test_data_errors_leave_other_schedules_scored(service: LiveService, fatigue_token: str) -> None:
+    roster = ROSTER + "\r\nP3,04/03/2026,06:00,LHR,05/03/2026,14:00,XQZ,LHR,0"
+    response = post(service, FATIGUE, fatigue_token, body(RosterData=roster))
+    assert response.status_code == 200
+    data = response.json()
+    assert [s["schedule"] for s in data["scheduleScores"]] == ["P1", "P2"]
+    assert len(data["errors"]) >= 1
+    assert all(e.startswith("5|P3|") for e in data["errors"])
+
+
+def test_fatigue_token_on_risk_endpoint_is_403_with_empty_body(
+    service: LiveService, fatigue_token: str
+) -> None:
+    response = post(service, RISK, fatigue_token, body())
+    assert response.status_code == 403
+    assert response.content == b""
+    assert 'error="insufficient_scope"' in response.headers["www-authenticate"]
+
+
+def test_no_credentials_is_401(service: LiveService) -> None:
+    response = post(service, FATIGUE, None, body())
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"] == "Bearer"
+
+
+def test_basic_client_credentials_are_accepted(service: LiveService) -> None:
+    client_id, secret = service.create_client(scopes="fatigue")
+    response = httpx.post(
+        f"{service.base_url}{FATIGUE}", json=body(), auth=(client_id, secret), timeout=60
+    )
+    assert response.status_code == 200, response.text
+
+
+def test_too_many_rows_is_413_naming_the_upload_api(
+    service: LiveService, fatigue_token: str
+) -> None:
+    rows = [f"P{i},02/03/2026,06:00,LHR,02/03/2026,14:30,LHR,LHR,0" for i in range(25)]
+    response = post(service, FATIGUE, fatigue_token, body(RosterData="\r\n".join(rows)))
+    assert response.status_code == 413
+    assert "UploadRoster" in response.json()["detail"]
+
+
+def test_body_over_the_size_limit_is_413(service: LiveService, fatigue_token: str) -> None:
+    response = post(service, FATIGUE, fatigue_token, body(RosterData="x" * 70000))
+    assert response.status_code == 413
+
+
+def test_include_sleep_shows_given_and_predicted_sleep(
+    service: LiveService, fatigue_token: str
+) -> None:
+    sleep = [
+        {
+            "ScheduleName": "P1",
+            "SleepStart": "2026-03-01T21:30:00Z",
+            "SleepEnd": "2026-03-02T04:00:00Z",
+        },
+        {
+            "ScheduleName": "P1",
+            "SleepStart": "2026-03-02T21:00:00Z",
+            "SleepEnd": "2026-03-03T05:00:00Z",
+        },
+    ]
+    response = post(
+        service, FATIGUE, fatigue_token, body(SleepData=sleep), params={"includeSleep": "true"}
+    )
+    assert response.status_code == 200, response.text
+    by_name = {s["schedule"]: s for s in response.json()["scheduleScores"]}
+    given = [s for s in by_name["P1"]["sleep"] if s["source"] == "given"]
+    assert [(s["start"], s["end"]) for s in given] == [
+        ("2026-03-01T21:30:00Z", "2026-03-02T04:00:00Z"),
+        ("2026-03-02T21:00:00Z", "2026-03-03T05:00:00Z"),
+    ]
+    assert {s["source"] for s in by_name["P2"]["sleep"]} == {"predicted"}
+    assert "sleep" not in post(service, FATIGUE, fatigue_token, body()).json()["scheduleScores"][0]
+
+
+def test_identical_requests_give_identical_responses(service: LiveService, risk_token: str) -> None:
+    first = post(service, RISK, risk_token, body())
+    second = post(service, RISK, risk_token, body())
+    assert first.content == second.content
