@@ -18,7 +18,10 @@ if TYPE_CHECKING:
 FATIGUE = "/api/Processor/ProcessFatigue"
 RISK = "/api/Processor/ProcessFatigueRisk"
 
-HEADER = "Reference,OnDutyDate,OnDutyTime,StartAirport,OffDutyDate,OffDutyTime,EndAirport,HomeBase,TimeReference"
+HEADER = (
+    "Reference,OnDutyDate,OnDutyTime,StartAirport,OffDutyDate,OffDutyTime,EndAirport,"
+    "HomeBase,TimeReference"
+)
 # P1: two short-haul duties at London in UTC; P2: a night duty from JFK in local time
 ROSTER = "\r\n".join(
     [
