@@ -40,7 +40,7 @@ _LOWER = [name.lower() for name in ACTIVITY_COLUMNS]
 _TYPES = ", ".join(t.value for t in ActivityType)
 
 
-def _error(code: str, row: int, ref: str = "", **fields: object) -> RowError:
+def _error(code: str, row: int, ref: str = "", /, **fields: object) -> RowError:
     return make_error(code, row, ref, source=Source.ACTIVITY, **fields)
 
 
