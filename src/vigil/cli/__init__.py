@@ -16,6 +16,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "vigil.cli.keys",
     "vigil.cli.validate",
     "vigil.cli.score",
+    "vigil.cli.serve",
 )
 
 

@@ -1,0 +1,95 @@
+"""``vigil serve``: run the service (contract §0, §7).
+
+With no flags it serves every surface on ``http://127.0.0.1:8000`` with SQLite in the
+working directory and, on first start, creates and prints a bootstrap API client holding
+all three scopes.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``serve`` command to the CLI."""
+    app.command("serve")(serve_command)
+
+
+def _bootstrap(settings: object, operator: str) -> tuple[str, str] | None:
+    """Create the first API client if the database has none; returns (id, secret)."""
+    from vigil.store import repo
+    from vigil.store.crypto import SecretBox
+    from vigil.store.db import make_engine, make_session_factory, upgrade
+    from vigil.web.settings import Settings
+
+    assert isinstance(settings, Settings)
+    engine = make_engine(settings.database_url)
+    try:
+        upgrade(engine)
+        secret = settings.secret_key.get_secret_value() if settings.secret_key else None
+        box = SecretBox.from_config(secret, settings.effective_secret_key_file)
+        with make_session_factory(engine).begin() as session:
+            created = repo.ensure_bootstrap_client(
+                session=session, box=box, operator=operator, scopes="fatigue risk upload"
+            )
+            if created is None:
+                return None
+            client, plain = created
+            return client.client_id, plain
+    finally:
+        engine.dispose()
+
+
+def serve_command(
+    host: Annotated[str, typer.Option("--host", help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="TCP port.")] = 8000,
+    workers: Annotated[int, typer.Option("--workers", min=1, help="Worker processes.")] = 1,
+    only: Annotated[
+        str,
+        typer.Option("--only", help="Serve one surface alone: identity or scoring."),
+    ] = "all",
+    env_file: Annotated[
+        Path | None, typer.Option("--env-file", help="File of VIGIL_* settings.")
+    ] = None,
+    bootstrap_operator: Annotated[
+        str, typer.Option("--bootstrap-operator", help="Operator of the first-start client.")
+    ] = "default",
+) -> None:
+    """Serve Vigil: identity, scoring and upload surfaces (all on one port by default)."""
+    import uvicorn
+
+    from vigil.web.entry import SURFACES
+    from vigil.web.settings import Settings
+
+    if only not in SURFACES:
+        raise typer.BadParameter(f"one of {', '.join(s for s in SURFACES if s != 'all')}")
+    os.environ["VIGIL_SURFACE"] = only
+    if env_file is not None:
+        if not env_file.is_file():
+            raise typer.BadParameter(f"{env_file} does not exist", param_hint="--env-file")
+        os.environ["VIGIL_ENV_FILE"] = str(env_file)
+    os.environ.setdefault("VIGIL_PUBLIC_BASE_URL", f"http://{host}:{port}")
+    settings = Settings.from_env(env_file)
+    if only in ("all", "identity"):
+        created = _bootstrap(settings, bootstrap_operator)
+        if created is not None:
+            client_id, secret = created
+            typer.echo("First start: created an API client holding every scope.")
+            typer.echo(f"  client_id:     {client_id}")
+            typer.echo(f"  client_secret: {secret}")
+            typer.echo(f"  token URL:     {settings.public_base_url}/connect/token")
+            typer.echo("Keep the secret safe; `vigil client list` and the console show clients.")
+    typer.echo(f"Serving {only} on http://{host}:{port} (docs at /docs)")
+    uvicorn.run(
+        "vigil.web.entry:app_from_env",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        log_level="info",
+        proxy_headers=False,
+    )

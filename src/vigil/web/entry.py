@@ -1,0 +1,46 @@
+"""Process entry points for the ASGI surfaces (contract §0), used by ``vigil serve``.
+
+``vigil serve`` runs :func:`app_from_env` as a uvicorn factory, so every worker process
+builds its app from the same environment (``VIGIL_*`` variables, the optional env file
+named by ``VIGIL_ENV_FILE``, and ``VIGIL_SURFACE`` choosing the surface).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+from fastapi import FastAPI
+
+from vigil.web.app import create_app, create_identity_app, make_surface_app
+from vigil.web.settings import Settings
+
+
+def create_scoring_app(settings: Settings) -> FastAPI:
+    """The scoring surface alone (``{base_url}``): ProcessFatigue, ProcessFatigueRisk.
+
+    It verifies tokens with the identity server's JWKS (``VIGIL_IDENTITY_URL``) and never
+    opens the identity database (contract §0).
+    """
+    from vigil.web.routes import processor
+
+    return make_surface_app(
+        settings, title="Vigil scoring", routers=[processor.router], identity=False
+    )
+
+
+#: ``vigil serve --only`` choices; "all" is the embedded default
+SURFACES: dict[str, Callable[[Settings], FastAPI]] = {
+    "all": create_app,
+    "identity": create_identity_app,
+    "scoring": create_scoring_app,
+}
+
+
+def app_from_env() -> FastAPI:
+    """Build the surface named by ``VIGIL_SURFACE`` (default ``all``) from the environment."""
+    surface = os.environ.get("VIGIL_SURFACE", "all")
+    if surface not in SURFACES:
+        raise ValueError(f"VIGIL_SURFACE must be one of {', '.join(SURFACES)}, not {surface!r}")
+    settings = Settings.from_env(os.environ.get("VIGIL_ENV_FILE") or None)
+    return SURFACES[surface](settings)
