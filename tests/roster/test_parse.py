@@ -710,3 +710,12 @@ def test_read_roster_from_a_file_with_bom(tmp_path) -> None:
 def test_date_format_outside_dmy_mdy_is_a_request_error() -> None:
     with pytest.raises(ValueError, match="DateFormat must be 'dmy' or 'mdy'"):
         parse_request(row9(), "ymd")
+
+
+def test_header_with_a_mistyped_reference_is_still_a_header() -> None:
+    # ours: two or more column names make the first row a header (docs/roster.md)
+    header = HEADER_9.replace("Reference", "Refrence", 1)
+    assert triples(f"{header}\r\n{row9()}") == [
+        ("1", "", "Unknown column 'Refrence'"),
+        ("1", "", "The header lacks the required column 'Reference'"),
+    ]

@@ -190,8 +190,7 @@ class _Reader:
                 continue
             if first:
                 first = False
-                lowered = [f.lower() for f in fields]
-                if all(name in BY_LOWER_NAME for name in lowered) or "reference" in lowered:
+                if _looks_like_header(fields):
                     mapping = self._header(row, fields)
                     if mapping is None:
                         return  # without a usable header no row can be read
@@ -524,6 +523,18 @@ class _Reader:
                 make_error("nonexistent-time", row, ref, what=what, written=written, zone=zone_name)
             )
         return result
+
+
+def _looks_like_header(fields: list[str]) -> bool:
+    """Whether a first row is a header (contract §3.1, and ours).
+
+    Contract: every field a column name (any case), or ``Reference`` among them.
+    Ours: also two or more column names, so a header with a mistyped ``Reference``
+    is reported as a header with an unknown column rather than as a bad data row.
+    """
+    lowered = [f.lower() for f in fields]
+    known = sum(name in BY_LOWER_NAME for name in lowered)
+    return known == len(lowered) or "reference" in lowered or known >= 2
 
 
 def _allowed(column: Column, value: int) -> bool:
