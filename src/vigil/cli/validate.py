@@ -1,0 +1,115 @@
+"""``vigil validate``: check a roster file offline and print its errors or a summary.
+
+Same code path as the service (:func:`vigil.roster.parse_request`). Exit status: 0 when
+the data have no errors, 1 when they have, 2 for usage problems (a file that cannot be
+read, SleepData that is not a JSON array of records, a bad option).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+_DATE_FORMATS = ("dmy", "mdy")
+
+
+def _read_text(path: Path, what: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        typer.echo(f"vigil validate: cannot read {what} {str(path)!r}: {exc}", err=True)
+        raise typer.Exit(2) from None
+
+
+def _read_sleep(path: Path) -> list[Any]:
+    """A SleepData JSON file: an array of records, or an object with a SleepData array."""
+    text = _read_text(path, "sleep file")
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        typer.echo(f"vigil validate: {str(path)!r} is not JSON: {exc}", err=True)
+        raise typer.Exit(2) from None
+    if isinstance(value, dict):
+        value = next((v for k, v in value.items() if k.lower() == "sleepdata"), None)
+    if not isinstance(value, list):
+        typer.echo(
+            f"vigil validate: {str(path)!r} must hold a JSON array of sleep records "
+            '(or {"SleepData": [...]})',
+            err=True,
+        )
+        raise typer.Exit(2)
+    return value
+
+
+def summarise(parsed: Any) -> dict[str, Any]:
+    """The ``--json`` object for a :class:`vigil.roster.ParsedRoster`."""
+    duties = [d for s in parsed.schedules for d in s.duties]
+    airports = sorted(
+        {a.code for d in duties for a in (d.start_airport, d.end_airport, *d.home_base)}
+    )
+    return {
+        "errors": parsed.error_strings(),
+        "schedules": len(parsed.schedules),
+        "duties": len(duties),
+        "intervals": parsed.interval_count,
+        "airports": airports,
+        "start": _stamp(min(d.on_duty for d in duties)) if duties else None,
+        "end": _stamp(max(d.off_duty for d in duties)) if duties else None,
+    }
+
+
+def _stamp(value: Any) -> str:
+    return str(value.strftime("%Y-%m-%dT%H:%M:%SZ"))
+
+
+def validate(
+    roster: Annotated[Path, typer.Argument(help="RosterData CSV file.")],
+    date_format: Annotated[
+        str, typer.Option("--date-format", help="Date order in the CSV: dmy or mdy.")
+    ] = "dmy",
+    activity: Annotated[
+        Path | None, typer.Option("--activity", help="ActivityData CSV file.")
+    ] = None,
+    sleep: Annotated[
+        Path | None, typer.Option("--sleep", help="SleepData JSON file (array of records).")
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object instead of text.")
+    ] = False,
+) -> None:
+    """Check a roster: print its errors (row|schedule|message), or a summary."""
+    from vigil.roster import parse_request
+
+    if date_format.strip().lower() not in _DATE_FORMATS:
+        typer.echo(
+            f"vigil validate: --date-format must be dmy or mdy, not {date_format!r}", err=True
+        )
+        raise typer.Exit(2)
+    roster_text = _read_text(roster, "roster")
+    activity_text = _read_text(activity, "activity file") if activity else ""
+    sleep_data = _read_sleep(sleep) if sleep else []
+    parsed = parse_request(
+        roster_text, date_format, sleep_data=sleep_data, activity_text=activity_text
+    )
+    summary = summarise(parsed)
+    if as_json:
+        typer.echo(json.dumps(summary, ensure_ascii=False))
+    elif parsed.errors:
+        for line in summary["errors"]:
+            typer.echo(line)
+    else:
+        typer.echo(
+            f"OK: {summary['schedules']} schedules, {summary['duties']} duties, "
+            f"{summary['intervals']} intervals of 15 min"
+        )
+        typer.echo(f"airports: {' '.join(summary['airports']) or '-'}")
+        typer.echo(f"from {summary['start'] or '-'} to {summary['end'] or '-'}")
+    raise typer.Exit(1 if parsed.errors else 0)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``vigil validate`` to the CLI (contract §7)."""
+    app.command("validate")(validate)
