@@ -454,11 +454,7 @@ def _person(
         ws = max(ws, t0)
         if we - ws >= k[_MINWIN]:  # windows shorter than 1 h are ignored, ref §4.1
             win_s[nwin], win_e[nwin], win_type[nwin] = ws, we, 0
-            q = 1.0
-            for u in range(sb_s.shape[0]):  # sleep windows overlapping home standby, §4.3.6
-                if sb_s[u] < we and ws < sb_e[u]:
-                    q = k[_SBQ]
-            win_q[nwin], win_away[nwin] = q, away
+            win_q[nwin], win_away[nwin] = 1.0, away
             win_report[nwin], win_nap[nwin] = report, nap_ok
             nwin += 1
         free = max(free, blk_e + lag)
@@ -494,6 +490,8 @@ def _person(
             KIND_NAP if split else KIND_MAIN,
             s_w,
             t_wake,
+            sb_s,
+            sb_e,
             t0,
             zt,
             zo,
@@ -544,9 +542,30 @@ def _efficiency_g(k: FloatArray, x: float) -> float:
 
 
 @nb.njit(cache=True)
+def _wake(
+    k: FloatArray, s_on: float, on: float, q: float, cap_end: float,
+    t0: float, zt: FloatArray, zo: FloatArray, zphi: FloatArray,
+) -> float:  # fmt: skip
+    """Spontaneous wake (S + C >= G_wake, ref §4.2) or ``cap_end``, whole minutes."""
+    wake = _crossing(k, True, s_on, on, q, k[_GWAKE], on, cap_end, t0, zt, zo, zphi)
+    return min(_ceil_min(wake), cap_end) if wake < np.inf else cap_end
+
+
+@nb.njit(cache=True)
+def _standby_q(
+    k: FloatArray, q: float, a: float, b: float, sb_s: FloatArray, sb_e: FloatArray
+) -> float:
+    """q of a sleep [a, b): 0.9 (at most) when it overlaps a home standby (ref §4.3.6)."""
+    for u in range(sb_s.shape[0]):
+        if sb_s[u] < b and a < sb_e[u]:
+            return min(q, k[_SBQ])
+    return q
+
+
+@nb.njit(cache=True)
 def _ground(
     k: FloatArray, ws: float, we: float, q: float, away: bool, report: float, nap_ok: bool,
-    early_ok: bool, kind: int, s_w: float, t_wake: float,
+    early_ok: bool, kind: int, s_w: float, t_wake: float, sb_s: FloatArray, sb_e: FloatArray,
     t0: float, zt: FloatArray, zo: FloatArray, zphi: FloatArray,
     o_s: FloatArray, o_e: FloatArray, o_q: FloatArray, o_k: IntArray, base: int, cap: int,
     n: int,
@@ -584,8 +603,9 @@ def _ground(
                 a = _ceil_min(max(nap_s, t))
                 b = _floor_min(nap_e)
                 if b - a >= k[_NAPMIN] - 1e-9 and a >= t_wake + k[_NAPWAKE] - 1e-9:
-                    n = _emit(o_s, o_e, o_q, o_k, base, cap, n, a, b, q, KIND_NAP)
-                    s_w = _s_sleep(k, _s_wake(k, s_w, a - t_wake), b - a, q)
+                    qn = _standby_q(k, q, a, b, sb_s, sb_e)
+                    n = _emit(o_s, o_e, o_q, o_k, base, cap, n, a, b, qn, KIND_NAP)
+                    s_w = _s_sleep(k, _s_wake(k, s_w, a - t_wake), b - a, qn)
                     t_wake = b
                     t = b + k[_MINWAKE]
                 continue
@@ -598,11 +618,14 @@ def _ground(
         on = min(_ceil_min(on), we)
         s_on = _s_wake(k, s_w, on - t_wake)
         cap_end = min(on + k[_MAXS], we)
-        wake = _crossing(k, True, s_on, on, q, k[_GWAKE], on, cap_end, t0, zt, zo, zphi)
-        wake = min(_ceil_min(wake), cap_end) if wake < np.inf else cap_end
+        qe = q
+        wake = _wake(k, s_on, on, qe, cap_end, t0, zt, zo, zphi)
+        if _standby_q(k, qe, on, wake, sb_s, sb_e) != qe:  # sleep overlapping home standby
+            qe = _standby_q(k, qe, on, wake, sb_s, sb_e)
+            wake = _wake(k, s_on, on, qe, cap_end, t0, zt, zo, zphi)
         if wake - on >= k[_MINS] - 1e-9:
-            n = _emit(o_s, o_e, o_q, o_k, base, cap, n, on, wake, q, kind)
-            s_w = _s_sleep(k, s_on, wake - on, q)
+            n = _emit(o_s, o_e, o_q, o_k, base, cap, n, on, wake, qe, kind)
+            s_w = _s_sleep(k, s_on, wake - on, qe)
             t_wake = wake
             t = wake + k[_MINWAKE]
         else:  # too short to count (ref §4.2): stay awake and look further
@@ -659,7 +682,7 @@ class PackedSleepInput:
         Sleep windows inside duties: ``WINDOW_INFLIGHT`` (rest window, ref §5.2) or
         ``WINDOW_SPLIT`` (the sleepable part of a split-duty break, §7); quality q per hour.
     standby_ptr, standby_start, standby_end : CSR
-        Home standby (sleep windows overlapping one have q = 0.9, ref §4.3.6).
+        Home standby (sleep overlapping one has q = 0.9, ref §4.3.6).
     """
 
     start: FloatArray
