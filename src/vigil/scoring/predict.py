@@ -176,6 +176,20 @@ def _zone_timeline(spans: Sequence[tuple[float, str]], end: float) -> list[tuple
     return merged
 
 
+def _without(
+    windows: list[tuple[float, float, int, float]], busy: list[tuple[float, float]]
+) -> list[tuple[float, float, int, float]]:
+    """Windows with every busy interval cut out (the longer remaining piece is kept)."""
+    out = []
+    for a, b, kind, q in windows:
+        for c, d in busy:
+            if c < b and a < d:
+                a, b = (a, c) if c - a >= b - d else (d, b)
+        if b > a:
+            out.append((a, b, kind, q))
+    return out
+
+
 class _Builder:
     """Accumulates the CSR arrays of :class:`PackedSleepInput`, one schedule at a time."""
 
@@ -222,6 +236,14 @@ class _Builder:
         t_end = max(b for _, b, *_ in busy[self.busy_ptr[-1] :]) + sp.horizon_after_last
         for activity in schedule.activities:
             self._add_activity(activity, home)
+        work = [
+            (epoch_hours(a.start), epoch_hours(a.end))
+            for a in schedule.activities
+            if a.activity_type.awake_at_work
+        ]
+        if work:  # awake-at-work activities also close in-duty rest (contract §5.1)
+            first = self.win_ptr[-1]
+            windows[first:] = _without(windows[first:], work)
         self.start.append(t0)
         self.end.append(t_end)
         self.phase.append(_zone_offset(home_zone, t0))
