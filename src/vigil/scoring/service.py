@@ -16,14 +16,17 @@ Pipeline, per chunk of crew (bounded memory, progress reported per chunk):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+import numba
 import numpy as np
+import numpy.typing as npt
 
 from vigil import model
-from vigil.domain import CrewComposition, DateFormat, Duty, Schedule
+from vigil.domain import CrewComposition, DateFormat, Schedule
 from vigil.roster import format_error, parse_request
 from vigil.scoring import grid
 from vigil.scoring.grid import FloatArray, SleepEpisode
@@ -32,6 +35,8 @@ from vigil.scoring.rest import rest_windows
 
 #: Crew members simulated together: bounds peak memory (~15 samples per interval).
 CHUNK_SIZE = 512
+#: Below this many crew the kernels run single-threaded (see :func:`_kernel_threads`).
+PARALLEL_MIN_CREW = 64
 #: The contract's scale codes (seed §2.4), in its order.
 SCALE_CODES: tuple[str, ...] = ("SP", "KSS", "KP", "VD", "CRD", "PMR")
 #: Decimals of every reported score (contract §4).
@@ -230,50 +235,142 @@ def score_schedules(
     """Score validated schedules chunk by chunk (see the module docstring)."""
     results: list[ScheduleResult] = []
     total = len(schedules)
-    for lo in range(0, total, chunk_size):
-        chunk = schedules[lo : lo + chunk_size]
-        results.extend(_score_chunk(chunk, params, scales))
-        if progress is not None:
-            progress(min(lo + chunk_size, total), total)
+    with _kernel_threads(total):
+        for lo in range(0, total, chunk_size):
+            chunk = schedules[lo : lo + chunk_size]
+            results.extend(_score_chunk(chunk, params, scales))
+            if progress is not None:
+                progress(min(lo + chunk_size, total), total)
     return results
 
 
-@dataclass(frozen=True, slots=True)
-class _Packed:
-    """One chunk of crew as model arrays.
+@contextmanager
+def _kernel_threads(n_crew: int) -> Iterator[None]:
+    """Run the Numba kernels on one thread for small batches.
 
-    Crew rows hold every duty's intervals back to back, ``spi`` samples each (layout of
-    :func:`vigil.model.interval_means`). Duty rows (all duties of the chunk) hold one
-    duty's samples each, for the workload term and risk.
+    Waking a thread pool costs more than a few crew members' work (measured: 10 ms
+    instead of 0.7 ms for one 28-day schedule on this 2-core machine), and a server
+    already runs requests in parallel. Large batches keep every configured thread.
+    """
+    if n_crew >= PARALLEL_MIN_CREW:
+        yield
+        return
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
+
+
+_CREW_STRIDE = 1.0e6  #: [h] offset separating crew rows when searching sorted episodes
+
+
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """Where every duty and interval of a chunk sits, as flat arrays.
+
+    Duties (``D`` of them) are indexed in crew order then duty order; intervals (``T``)
+    in duty order. Crew rows of the model arrays hold each crew member's intervals back
+    to back, ``spi`` samples each (the layout of :func:`vigil.model.interval_means`).
     """
 
-    timeline: model.CrewTimeline
-    sample_time: FloatArray  # (n_crew, I_max * spi)
-    workload: FloatArray  # (n_crew, I_max * spi) ΔKSS_wl per sample
-    interval_counts: list[int]  # per crew
-    duty_rows: list[list[int]]  # per crew, the duty-row index of each of its duties
-    duty_samples: FloatArray  # (n_duty, D_max * spi)
+    n_crew: int
+    crew: npt.NDArray[np.int64]  # (D,) crew row of each duty
+    on: FloatArray  # (D,) report [epoch h]
+    off: FloatArray  # (D,) off duty [epoch h]
+    count: npt.NDArray[np.int64]  # (D,) intervals per duty
+    slot: npt.NDArray[np.int64]  # (D,) duty position within its crew member
+    sectors: FloatArray  # (D,)
+    workload: FloatArray  # (D,)
+    cabin: npt.NDArray[np.bool_]  # (D,)
+    rest_start: FloatArray  # (D, r) own rest windows (in-flight and split breaks), NaN pad
+    rest_end: FloatArray  # (D, r)
+    inflight: npt.NDArray[np.bool_]  # (D, r) which windows are in-flight rest
+    duty: npt.NDArray[np.int64]  # (T,) duty of each interval
+    position: npt.NDArray[np.int64]  # (T,) interval index within its duty
+    column: npt.NDArray[np.int64]  # (T,) interval index within its crew row
+    start: FloatArray  # (T,) interval start [epoch h]
+    width: int  # most intervals of any crew member
+
+    @property
+    def interval_crew(self) -> npt.NDArray[np.int64]:
+        return self.crew[self.duty]
 
 
-def _pack(schedules: Sequence[Schedule], sleeps: Sequence[Sequence[SleepEpisode]]) -> _Packed:
-    spi = grid.SAMPLES_PER_INTERVAL
+def _layout(schedules: Sequence[Schedule]) -> _Layout:
+    crew: list[int] = []
+    on: list[float] = []
+    off: list[float] = []
+    count: list[int] = []
+    slot: list[int] = []
+    sectors: list[float] = []
+    workload: list[float] = []
+    cabin: list[bool] = []
+    rests: list[list[tuple[float, float, bool]]] = []
+    for i, schedule in enumerate(schedules):
+        for j, duty in enumerate(schedule.duties):
+            crew.append(i)
+            on.append(grid.epoch_hours(duty.on_duty))
+            off.append(grid.epoch_hours(duty.off_duty))
+            count.append(duty.interval_count)
+            slot.append(j)
+            sectors.append(float(duty.sectors))
+            workload.append(float(duty.workload))
+            cabin.append(duty.crew_composition == CrewComposition.CABIN_CREW)
+            rests.append(
+                [
+                    (grid.epoch_hours(w.start), grid.epoch_hours(w.end), w.kind == "inflight")
+                    for w in rest_windows(duty)
+                ]
+            )
+    crew_a = np.asarray(crew, dtype=np.int64)
+    count_a = np.asarray(count, dtype=np.int64)
+    on_a = np.asarray(on, dtype=np.float64)
+    n_duty = count_a.size
+    duty_idx = np.repeat(np.arange(n_duty), count_a)
+    duty_first = np.cumsum(count_a) - count_a
+    position = np.arange(duty_idx.size) - duty_first[duty_idx]
+    # first interval column of each duty within its crew row
+    crew_first = np.zeros(n_duty, dtype=np.int64)
+    per_crew = np.bincount(crew_a, weights=count_a, minlength=len(schedules)).astype(np.int64)
+    crew_offset = np.cumsum(per_crew) - per_crew
+    if n_duty:
+        crew_first = duty_first - crew_offset[crew_a]
+    return _Layout(
+        n_crew=len(schedules),
+        crew=crew_a,
+        on=on_a,
+        off=np.asarray(off, dtype=np.float64),
+        count=count_a,
+        slot=np.asarray(slot, dtype=np.int64),
+        sectors=np.asarray(sectors, dtype=np.float64),
+        workload=np.asarray(workload, dtype=np.float64),
+        cabin=np.asarray(cabin, dtype=bool),
+        rest_start=grid.pad_rows([[r[0] for r in rows] for rows in rests]),
+        rest_end=grid.pad_rows([[r[1] for r in rows] for rows in rests]),
+        inflight=grid.pad_rows([[float(r[2]) for r in rows] for rows in rests], 0.0) > 0,
+        duty=duty_idx,
+        position=position,
+        column=crew_first[duty_idx] + position,
+        start=on_a[duty_idx] + 0.25 * position,
+        width=int(per_crew.max()) if per_crew.size else 0,
+    )
+
+
+def _timeline(
+    schedules: Sequence[Schedule], sleeps: Sequence[Sequence[SleepEpisode]]
+) -> model.CrewTimeline:
+    """Warm-up start, body-clock target and sleep episodes of each crew member."""
     starts: list[float] = []
     phase: list[float] = []
-    sleep_start: list[list[float]] = []
-    sleep_end: list[list[float]] = []
-    sleep_quality: list[list[float]] = []
     zone_t: list[list[float]] = []
     zone_o: list[list[float]] = []
-    crew_samples: list[FloatArray] = []
-    counts: list[int] = []
-    duty_rows: list[list[int]] = []
-    duty_samples: list[FloatArray] = []
-    duties: list[Duty] = []
     for schedule, episodes in zip(schedules, sleeps, strict=True):
         start = grid.warmup_start(schedule)
         t0 = grid.epoch_hours(start)
-        if episodes:
-            t0 = min(t0, episodes[0].start)
+        if episodes and episodes[0].start < t0:
+            t0 = episodes[0].start
             start = grid.from_epoch_hours(t0)
         starts.append(t0)
         end = grid.epoch_hours(grid.last_event(schedule)) + 1.0
@@ -281,92 +378,70 @@ def _pack(schedules: Sequence[Schedule], sleeps: Sequence[Sequence[SleepEpisode]
         phase.append(points[0][1])
         zone_t.append([p[0] for p in points])
         zone_o.append([p[1] for p in points])
-        sleep_start.append([e.start for e in episodes])
-        sleep_end.append([e.end for e in episodes])
-        sleep_quality.append([e.quality for e in episodes])
-        rows: list[int] = []
-        blocks: list[FloatArray] = []
-        for duty in schedule.duties:
-            block = grid.duty_sample_times([duty], spi)
-            blocks.append(block)
-            rows.append(len(duty_samples))
-            duty_samples.append(block.ravel())
-            duties.append(duty)
-        duty_rows.append(rows)
-        merged = np.concatenate(blocks, axis=0) if blocks else np.empty((0, spi))
-        crew_samples.append(merged.ravel())
-        counts.append(merged.shape[0])
-    n = len(schedules)
-    timeline = model.CrewTimeline(
+    return model.CrewTimeline(
         start=np.asarray(starts, dtype=np.float64),
-        s_start=np.full(n, grid.S_AT_WAKING),
+        s_start=np.full(len(schedules), grid.S_AT_WAKING),
         phase_start=np.asarray(phase, dtype=np.float64),
-        sleep_start=grid.pad_rows(sleep_start),
-        sleep_end=grid.pad_rows(sleep_end),
-        sleep_quality=grid.pad_rows(sleep_quality, 1.0),
+        sleep_start=grid.pad_rows([[e.start for e in ep] for ep in sleeps]),
+        sleep_end=grid.pad_rows([[e.end for e in ep] for ep in sleeps]),
+        sleep_quality=grid.pad_rows([[e.quality for e in ep] for ep in sleeps], 1.0),
         zone_time=grid.pad_rows(zone_t),
         zone_offset=grid.pad_rows(zone_o),
     )
-    duty_matrix = grid.pad_rows(duty_samples)
-    duty_workload = _workload(duties, duty_matrix)
-    workload = np.zeros((n, max(len(r) for r in crew_samples) if crew_samples else 1))
-    for i, rows in enumerate(duty_rows):
-        pieces = [duty_workload[r, : duties[r].interval_count * spi] for r in rows]
-        if pieces:
-            flat = np.concatenate(pieces)
-            workload[i, : flat.size] = flat
-    return _Packed(
-        timeline=timeline,
-        sample_time=grid.pad_rows(crew_samples),
-        workload=np.nan_to_num(workload, nan=0.0),
-        interval_counts=counts,
-        duty_rows=duty_rows,
-        duty_samples=duty_matrix,
-    )
 
 
-def _workload(duties: Sequence[Duty], samples: FloatArray) -> FloatArray:
-    """ΔKSS_wl (reference §6) per duty row, halved and frozen in the person's own rest."""
-    if not duties:
-        return np.zeros_like(samples)
-    rests = [rest_windows(d) for d in duties]
-    rest_start = grid.pad_rows([[grid.epoch_hours(w.start) for w in r] for r in rests])
-    rest_end = grid.pad_rows([[grid.epoch_hours(w.end) for w in r] for r in rests])
-    return model.workload_kss(
-        samples,
-        [grid.epoch_hours(d.on_duty) for d in duties],
-        [grid.epoch_hours(d.off_duty) for d in duties],
-        [float(d.sectors) for d in duties],
-        [float(d.workload) for d in duties],
-        rest_start,
-        rest_end,
-    )
+def _to_crew_rows(layout: _Layout, per_interval: FloatArray, fill: float) -> FloatArray:
+    """Scatter ``(T, spi)`` interval rows into ``(n_crew, width * spi)`` crew rows."""
+    spi = per_interval.shape[1]
+    out = np.full((layout.n_crew, max(layout.width, 1), spi), fill)
+    out[layout.interval_crew, layout.column] = per_interval
+    return out.reshape(layout.n_crew, -1)
 
 
 def _score_chunk(
     schedules: Sequence[Schedule], params: model.Parameters, scales: Sequence[str]
 ) -> list[ScheduleResult]:
     sleeps = sleep_for(schedules, params)
-    packed = _pack(schedules, sleeps)
-    state = model.simulate(packed.timeline, packed.sample_time, params)
-    kss = model.final_kss(state.alertness, packed.workload, params)
+    layout = _layout(schedules)
+    timeline = _timeline(schedules, sleeps)
     spi = grid.SAMPLES_PER_INTERVAL
+    step = 0.25 / spi
+    offsets = (np.arange(spi) + 0.5) * step
+    samples = layout.start[:, None] + offsets[None, :]  # (T, spi), contract §4 intervals
+    off_t = layout.off[layout.duty][:, None]
+    samples[samples - step / 2 >= off_t - 1e-9] = np.nan
+    d = layout.duty
+    wl = model.workload_kss(  # reference §6, one row per interval
+        samples,
+        layout.on[d],
+        layout.off[d],
+        layout.sectors[d],
+        layout.workload[d],
+        layout.rest_start[d],
+        layout.rest_end[d],
+        params,
+    )
+    sample_time = _to_crew_rows(layout, samples, np.nan)
+    workload = _to_crew_rows(layout, np.nan_to_num(wl, nan=0.0), 0.0)
+    x = model.simulate_alertness(timeline, sample_time, params)
+    kss = model.final_kss(x, workload, params)
     per_scale = {
         code: np.round(model.interval_means(model.SCALES[code](kss, params), spi), DECIMALS)
         for code in scales
     }
     kss_intervals = model.interval_means(kss, spi)
+    risks = _risks(layout, timeline, sleeps, kss_intervals, params)
     results: list[ScheduleResult] = []
+    duty_row = 0
     for i, schedule in enumerate(schedules):
-        count = packed.interval_counts[i]
-        risks = duty_risks(
-            schedule, sleeps[i], kss_intervals[i, :count], state.phase[i], packed, i, params
-        )
+        count = schedule.interval_count
         duties: list[DutyResult] = []
         first = 0
-        for duty, risk in zip(schedule.duties, risks, strict=True):
+        for duty in schedule.duties:
+            risk = float(risks[duty_row])
             duties.append(DutyResult(duty.on_duty, duty.off_duty, first, duty.interval_count, risk))
             first += duty.interval_count
+            duty_row += 1
         results.append(
             ScheduleResult(
                 reference=schedule.reference,
@@ -378,70 +453,89 @@ def _score_chunk(
     return results
 
 
-def duty_risks(
-    schedule: Schedule,
-    sleeps: Sequence[SleepEpisode],
-    kss_intervals: FloatArray,
-    phase: FloatArray,
-    packed: _Packed,
-    row: int,
-    params: model.Parameters,
-) -> list[float]:
-    """R_d = H_d / H_ref for every duty of one schedule (reference §8).
+def _inside(
+    crew: npt.NDArray[np.int64], t: FloatArray, start: FloatArray, end: FloatArray
+) -> npt.NDArray[np.bool_]:
+    """Whether instant ``t[k]`` of crew ``crew[k]`` lies in one of that crew's episodes.
 
-    An interval is excluded from the exposure sum when its midpoint lies in the
-    person's own in-flight rest or in one of their sleeps (a split-duty break counts
-    as duty only while awake, reference §7). Body-clock report and off times, for the
-    night/early classification, use the simulated phase at the duty's first and last
-    sample.
+    ``start``/``end`` are ``(n_crew, m)`` sorted, non-overlapping, NaN-padded.
     """
-    duties = schedule.duties
-    d = len(duties)
-    width = max(x.interval_count for x in duties)
-    spi = grid.SAMPLES_PER_INTERVAL
-    kss = np.full((d, width), np.nan)
-    hours = np.zeros((d, width))
-    lengths = np.zeros((d, width))
-    included = np.zeros((d, width), dtype=bool)
-    report = np.array([grid.epoch_hours(x.on_duty) for x in duties])
-    off = np.array([grid.epoch_hours(x.off_duty) for x in duties])
-    report_body = np.empty(d)
-    off_body = np.empty(d)
-    sleep_bounds = [(e.start, e.end) for e in sleeps]
-    first = 0
-    for j, duty in enumerate(duties):
-        count = duty.interval_count
-        kss[j, :count] = kss_intervals[first : first + count]
-        points = report[j] + 0.25 * np.arange(count)
-        hours[j, :count] = points - report[j]
-        lengths[j, :count] = np.minimum(points + 0.25, off[j]) - points
-        mid = (points + np.minimum(points + 0.25, off[j])) / 2
-        resting = np.zeros(count, dtype=bool)
-        windows = [w for w in rest_windows(duty) if w.kind == "inflight"]
-        spans = [(grid.epoch_hours(w.start), grid.epoch_hours(w.end)) for w in windows]
-        for a, b in spans + [s for s in sleep_bounds if s[1] > report[j] and s[0] < off[j]]:
-            resting |= (mid >= a) & (mid < b)
-        included[j, :count] = ~resting
-        samples = packed.sample_time[row, first * spi : (first + count) * spi]
-        phases = phase[first * spi : (first + count) * spi]
-        valid = np.flatnonzero(np.isfinite(samples))
-        report_body[j] = report[j] + phases[valid[0]]
-        off_body[j] = off[j] + phases[valid[-1]]
-        first += count
+    rows = np.broadcast_to(np.arange(start.shape[0])[:, None], start.shape)
+    valid = np.isfinite(start)
+    keys = (start + rows * _CREW_STRIDE)[valid]
+    ends = (end + rows * _CREW_STRIDE)[valid]
+    if keys.size == 0:
+        return np.zeros(t.shape, dtype=bool)
+    query = t + crew * _CREW_STRIDE
+    idx = np.searchsorted(keys, query, side="right") - 1
+    safe = np.maximum(idx, 0)
+    return (idx >= 0) & (query < ends[safe])
+
+
+def _risks(
+    layout: _Layout,
+    timeline: model.CrewTimeline,
+    sleeps: Sequence[Sequence[SleepEpisode]],
+    kss_intervals: FloatArray,
+    params: model.Parameters,
+) -> FloatArray:
+    """R_d = H_d / H_ref for every duty of the chunk (reference §8).
+
+    An interval is left out of the exposure sum when its midpoint lies in the person's
+    own in-flight rest or in one of their sleeps (a split-duty break counts as duty only
+    while awake, §7). Night/early classification uses body-clock report and off times,
+    ``t + phi(t)`` from the simulated body clock.
+    """
+    n_duty = layout.on.size
+    if n_duty == 0:
+        return np.empty(0)
+    width = int(layout.count.max())
+    d, k = layout.duty, layout.position
+    kss = np.full((n_duty, width), np.nan)
+    kss[d, k] = kss_intervals[layout.interval_crew, layout.column]
+    end = np.minimum(layout.start + 0.25, layout.off[d])
+    hours = np.zeros((n_duty, width))
+    hours[d, k] = layout.start - layout.on[d]
+    lengths = np.zeros((n_duty, width))
+    lengths[d, k] = end - layout.start
+    mid = (layout.start + end) / 2
+    asleep = _inside(
+        layout.interval_crew,
+        mid,
+        np.asarray(timeline.sleep_start),
+        np.asarray(timeline.sleep_end),
+    )
+    rs, re = layout.rest_start[d], layout.rest_end[d]
+    resting = ((mid[:, None] >= rs) & (mid[:, None] < re) & layout.inflight[d]).any(axis=1)
+    included = np.zeros((n_duty, width), dtype=bool)
+    included[d, k] = ~(asleep | resting)
+    # body clock at report and off duty: phase from the same simulation, two points a duty
+    slots = int(layout.slot.max()) + 1
+    points = np.full((layout.n_crew, 2 * slots), np.nan)
+    points[layout.crew, 2 * layout.slot] = layout.on
+    points[layout.crew, 2 * layout.slot + 1] = layout.off - 1e-6
+    phase = model.simulate(timeline, points, params).phase
+    report_body = layout.on + phase[layout.crew, 2 * layout.slot]
+    off_body = layout.off + phase[layout.crew, 2 * layout.slot + 1]
     kinds = model.classify_duty(report_body, off_body, params)
-    multiplier = model.cumulative_multiplier(report[None, :], off[None, :], kinds[None, :], params)
-    sectors = np.array([float(x.sectors) for x in duties])
-    takeoff, landing = model.sector_times(report, off, sectors, params)
-    n_int = np.array([x.interval_count for x in duties])
-    hazards = model.duty_hazard(
+    crew_shape = (layout.n_crew, slots)
+    report_rows = np.full(crew_shape, np.nan)
+    off_rows = np.full(crew_shape, np.nan)
+    kind_rows = np.zeros(crew_shape, dtype=np.int64)
+    report_rows[layout.crew, layout.slot] = layout.on
+    off_rows[layout.crew, layout.slot] = layout.off
+    kind_rows[layout.crew, layout.slot] = kinds
+    multiplier = model.cumulative_multiplier(report_rows, off_rows, kind_rows, params)
+    takeoff, landing = model.sector_times(layout.on, layout.off, layout.sectors, params)
+    hazard = model.duty_hazard(
         kss,
         hours,
         included,
-        model.nearest_point_counts(takeoff, report, n_int, width),
-        model.nearest_point_counts(landing, report, n_int, width),
-        multiplier[0],
+        model.nearest_point_counts(takeoff, layout.on, layout.count, width),
+        model.nearest_point_counts(landing, layout.on, layout.count, width),
+        multiplier[layout.crew, layout.slot],
         params,
-        cabin_crew=np.array([x.crew_composition == CrewComposition.CABIN_CREW for x in duties]),
+        cabin_crew=layout.cabin,
         interval_hours=lengths,
     )
-    return [round(float(r), DECIMALS) for r in model.duty_risk(hazards, params)]
+    return np.round(model.duty_risk(hazard, params), DECIMALS)
