@@ -12,12 +12,20 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import Boolean, ForeignKey, Integer, LargeBinary, String
+from sqlalchemy import Boolean, ForeignKey, Integer, LargeBinary, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from vigil.store.db import Base, UTCDateTime
 
-__all__ = ["ApiClient", "Base", "ConsoleUser", "Operator", "SigningKey"]
+__all__ = [
+    "ApiClient",
+    "Base",
+    "ConsoleUser",
+    "Operator",
+    "RosterResult",
+    "RosterUpload",
+    "SigningKey",
+]
 
 
 def utcnow() -> datetime:
@@ -100,3 +108,56 @@ class ConsoleUser(Base):
 
 
 # --- upload / job tables (roster_upload, job) go below this line -------------------------
+
+
+class RosterUpload(Base):
+    """An uploaded roster and its processing job (contract §5; issue 7).
+
+    One row is both the request (roster text, activity text, sleep JSON, options) and
+    the job's state: ``status`` (a :class:`vigil.worker.jobs.JobStatus` value),
+    ``attempts`` (claims so far), and the lease (``lease_owner``, ``lease_expires_at``)
+    of the worker processing it. ``operator`` is the tenant's *name*, as carried by the
+    token (ours: no foreign key, so a standalone upload surface needs no identity table).
+    """
+
+    __tablename__ = "roster_upload"
+    __table_args__ = (UniqueConstraint("operator", "roster_name"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    token: Mapped[str] = mapped_column(String(64), unique=True)
+    operator: Mapped[str] = mapped_column(String(100), index=True)
+    roster_name: Mapped[str] = mapped_column(String(200))
+    status: Mapped[str] = mapped_column(String(32), index=True)
+    submitted_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    roster_text: Mapped[str] = mapped_column(Text)
+    activity_text: Mapped[str] = mapped_column(Text, default="")
+    sleep_json: Mapped[str] = mapped_column(Text, default="[]")
+    date_format: Mapped[str] = mapped_column(String(8))
+    preferred_scale: Mapped[str] = mapped_column(String(8))
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    lease_owner: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    lease_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    error_summary: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+    def __repr__(self) -> str:
+        return f"RosterUpload(id={self.id!r}, status={self.status!r})"
+
+
+class RosterResult(Base):
+    """The stored outcome of one roster: data errors and the compact scores blob.
+
+    ``scores`` is :mod:`vigil.worker.compact`'s format: float32 interval scores for all
+    six scales plus a JSON index, so ``GetResults&scale=`` converts without recomputing.
+    """
+
+    __tablename__ = "roster_result"
+
+    upload_id: Mapped[int] = mapped_column(
+        ForeignKey("roster_upload.id", ondelete="CASCADE"), primary_key=True
+    )
+    errors_json: Mapped[str] = mapped_column(Text, default="[]")
+    scores: Mapped[bytes] = mapped_column(LargeBinary)
+    model_version: Mapped[str] = mapped_column(String(100))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

@@ -56,6 +56,21 @@ class Settings(BaseSettings):
     auth_failure_delay: float = Field(default=0.1, ge=0)
     #: run Alembic migrations at start
     migrate_on_start: bool = True
+    #: upload path (issue 7, docs/upload.md): Dask scheduler address (``tcp://host:8786``);
+    #: unset means every roster is scored on this machine
+    dask_scheduler: str | None = None
+    #: schedules per chunk when a roster is split for processes or Dask (ours)
+    dask_chunk_size: int = Field(default=500, ge=1)
+    #: delete finished rosters this many days after they finished; 0 keeps them (ours)
+    retention_days: int = Field(default=0, ge=0)
+    #: threads claiming uploaded rosters inside the server process; 0: no in-process pool
+    worker_threads: int = Field(default=1, ge=0)
+    #: local scoring processes per worker; ``None``: one per CPU; 0: score in the thread
+    worker_processes: int | None = Field(default=None, ge=0)
+    #: a worker's lease on a roster [s] (contract §8: 60), renewed every third of it
+    lease_seconds: float = Field(default=60.0, gt=0)
+    #: how often an idle worker looks for queued rosters [s]
+    worker_poll_interval: float = Field(default=1.0, gt=0)
 
     @field_validator("public_base_url", "identity_url")
     @classmethod

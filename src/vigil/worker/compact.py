@@ -1,0 +1,158 @@
+"""Compact stored results of an uploaded roster (issue 7: "results stored compactly").
+
+A roster's scores are kept as one binary blob per roster, float32 interval scores for
+**all six scales** plus a small JSON index, so ``GetResults&scale=`` reads another scale
+without recomputing (contract §5). Layout (ours, little-endian)::
+
+    b"VGS1" | uint32 n = len(index) | index (UTF-8 JSON, n bytes) | float32[total, n_scales]
+
+The index is ``{"scales": [...], "schedules": [[reference, interval_count, duties], ...]}``
+with ``duties = [[on_epoch_s, off_epoch_s, first_interval, interval_count, risk], ...]``.
+Rows of the float32 matrix are intervals, schedules back to back in schedule order, so
+chunks scored anywhere (threads, processes, a Dask cluster) are appended in order.
+
+Scores are rounded to 3 decimals by the service; float32 keeps 7 significant digits, so
+rounding the float32 value to 3 decimals again gives back exactly the service's float64
+value (every score is at most 100, i.e. at most 6 significant digits).
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import numpy as np
+import numpy.typing as npt
+
+from vigil.scoring.service import (
+    DECIMALS,
+    DutyResult,
+    ScheduleResult,
+    ScoreReport,
+)
+
+__all__ = ["CompactChunk", "StoredScores", "compact_chunk", "pack", "unpack"]
+
+MAGIC = b"VGS1"
+_HEADER = struct.Struct("<4sI")
+_DTYPE = np.dtype("<f4")
+
+Float32Array = npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True, slots=True)
+class CompactChunk:
+    """Scores of consecutive schedules, compact: what a worker sends back (picklable).
+
+    Attributes
+    ----------
+    schedules : list
+        ``[reference, interval_count, duties]`` per schedule (the index format above).
+    scores : ndarray of float32, shape (total_intervals, n_scales)
+    """
+
+    schedules: list[list[object]]
+    scores: Float32Array
+
+
+def _epoch_s(instant: datetime) -> int:
+    return int(instant.timestamp())
+
+
+def compact_chunk(results: Sequence[ScheduleResult], scales: Sequence[str]) -> CompactChunk:
+    """Float32 matrix and index entries for ``results`` (one scored chunk)."""
+    index: list[list[object]] = []
+    blocks: list[Float32Array] = []
+    for result in results:
+        duties = [
+            [_epoch_s(d.on_duty), _epoch_s(d.off_duty), d.first_interval, d.interval_count, d.risk]
+            for d in result.duties
+        ]
+        count = int(result.scores[scales[0]].shape[0])
+        index.append([result.reference, count, duties])
+        blocks.append(np.stack([result.scores[s] for s in scales], axis=1).astype(_DTYPE))
+    matrix = np.concatenate(blocks) if blocks else np.empty((0, len(scales)), dtype=_DTYPE)
+    return CompactChunk(index, matrix)
+
+
+def pack(chunks: Iterable[CompactChunk], scales: Sequence[str]) -> bytes:
+    """One blob from ``chunks`` in order (each chunk is released once copied)."""
+    index: list[list[object]] = []
+    parts: list[bytes] = []
+    for chunk in chunks:
+        if chunk.scores.shape[1:] != (len(scales),):
+            raise ValueError("chunk scales do not match")
+        index.extend(chunk.schedules)
+        parts.append(np.ascontiguousarray(chunk.scores, dtype=_DTYPE).tobytes())
+    header = json.dumps({"scales": list(scales), "schedules": index}, separators=(",", ":"))
+    encoded = header.encode()
+    parts.insert(0, _HEADER.pack(MAGIC, len(encoded)) + encoded)
+    return b"".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredScores:
+    """A decoded blob: the index and a read-only float32 view of the scores."""
+
+    scales: tuple[str, ...]
+    schedules: list[list[object]]
+    matrix: Float32Array
+
+    def schedule_results(self, scale: str) -> Iterator[ScheduleResult]:
+        """Every schedule's :class:`ScheduleResult` on ``scale`` alone, in order."""
+        column = self.scales.index(scale)
+        offset = 0
+        for reference, count, duties in self.schedules:
+            assert isinstance(count, int) and isinstance(duties, list)
+            values = self.matrix[offset : offset + count, column].astype(np.float64)
+            offset += count
+            yield ScheduleResult(
+                reference=str(reference),
+                scores={scale: np.round(values, DECIMALS)},
+                duties=tuple(
+                    DutyResult(
+                        datetime.fromtimestamp(on, UTC),
+                        datetime.fromtimestamp(off, UTC),
+                        first,
+                        n,
+                        risk,
+                    )
+                    for on, off, first, n, risk in duties
+                ),
+            )
+
+    def envelope_parts(
+        self, scale: str, *, model_version: str, errors: Sequence[str]
+    ) -> Iterator[str]:
+        """The ProcessFatigueRisk envelope (contract §4) as JSON text, one schedule a time.
+
+        Joined, the parts equal ``json.dumps`` of ``ScoreReport.to_envelope(scale)`` for
+        the same results (same key order, same number formatting), so a 10,000-crew
+        roster streams without building one huge list in memory.
+        """
+
+        def dumps(value: object) -> str:
+            return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+        yield f'{{"scale":{dumps(scale)},"modelVersion":{dumps(model_version)},"scheduleScores":['
+        for i, result in enumerate(self.schedule_results(scale)):
+            one = ScoreReport(scale, model_version, (result,), (), risk=True)
+            entry = one.to_envelope(scale)["scheduleScores"]
+            assert isinstance(entry, list)
+            yield ("," if i else "") + dumps(entry[0])
+        yield f'],"errors":{dumps(list(errors))}}}'
+
+
+def unpack(blob: bytes) -> StoredScores:
+    """Decode a blob written by :func:`pack`."""
+    magic, length = _HEADER.unpack_from(blob, 0)
+    if magic != MAGIC:
+        raise ValueError("not a Vigil scores blob")
+    start = _HEADER.size
+    index = json.loads(bytes(blob[start : start + length]))
+    scales = tuple(index["scales"])
+    data = np.frombuffer(blob, dtype=_DTYPE, offset=start + length)
+    return StoredScores(scales, index["schedules"], data.reshape(-1, len(scales)))

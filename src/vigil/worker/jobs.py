@@ -1,0 +1,277 @@
+"""Job states, claiming and leases for uploaded rosters (contract §5, §8; STYLE §1.7).
+
+A roster row is its own job. Transitions (contract §5)::
+
+    queued ──claim──▶ processing ──▶ completedsuccessfully | completedwitherrors
+      ▲                   │
+      └── lease lapsed ───┤ (worker died: back to queued, picked up again)
+      └── server fault ───┤ (exception while scoring, attempts < 3)
+                          └──▶ failed (3rd attempt ended by a fault or a lapsed lease)
+
+Claiming is one ``UPDATE ... WHERE id = (SELECT ... LIMIT 1) AND status = 'queued'
+RETURNING``: on PostgreSQL the sub-select is ``FOR UPDATE SKIP LOCKED`` (concurrent
+claimers skip each other's rows); on SQLite the single statement takes the write lock,
+and the ``status = 'queued'`` guard makes a lost race claim nothing. Every later write
+by a worker is guarded by ``lease_owner = <me> AND status = 'processing'``, so a worker
+whose lease lapsed (and whose roster was claimed again) can never store a result.
+
+Times come from the worker's clock (aware UTC); machines sharing a database must keep
+their clocks synchronised (NTP) to well within the lease.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from vigil.store.tables import RosterResult, RosterUpload, utcnow
+
+__all__ = [
+    "MAX_ATTEMPTS",
+    "ClaimedJob",
+    "JobStatus",
+    "claim",
+    "complete",
+    "record_fault",
+    "reap_lapsed",
+    "renew",
+]
+
+#: claims ended by server faults (exceptions, dead workers) before a roster is ``failed``
+MAX_ATTEMPTS = 3
+
+
+class JobStatus(enum.StrEnum):
+    """Processing status of an uploaded roster (``GetResults&dataKey=status``)."""
+
+    #: accepted and durably stored, waiting for a worker
+    QUEUED = "queued"
+    #: claimed by a worker holding a lease
+    PROCESSING = "processing"
+    #: scored, no data errors (seed §3)
+    COMPLETED_SUCCESSFULLY = "completedsuccessfully"
+    #: scored, with data errors in the feedback (valid schedules still have scores)
+    COMPLETED_WITH_ERRORS = "completedwitherrors"
+    #: three attempts ended in server faults; upload again or contact support
+    FAILED = "failed"
+
+    @property
+    def finished(self) -> bool:
+        """Processing has ended (results or a failure are final)."""
+        return self in _FINISHED
+
+
+_FINISHED = frozenset(
+    {JobStatus.COMPLETED_SUCCESSFULLY, JobStatus.COMPLETED_WITH_ERRORS, JobStatus.FAILED}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimedJob:
+    """A roster a worker holds the lease on, with everything needed to score it."""
+
+    id: int
+    token: str
+    owner: str
+    attempt: int
+    roster_text: str
+    activity_text: str
+    sleep_data: list[dict[str, object]]
+    date_format: str
+    preferred_scale: str
+
+
+def claim(
+    *, session: Session, owner: str, lease_seconds: float, now: datetime | None = None
+) -> ClaimedJob | None:
+    """Claim the oldest queued roster for ``owner``, or ``None`` when none is queued.
+
+    The caller commits right after, so the claim is visible to other workers.
+    """
+    now = now or utcnow()
+    candidate = (
+        select(RosterUpload.id)
+        .where(RosterUpload.status == JobStatus.QUEUED)
+        .order_by(RosterUpload.submitted_at, RosterUpload.id)
+        .limit(1)
+    )
+    if session.get_bind().dialect.name == "postgresql":
+        candidate = candidate.with_for_update(skip_locked=True)
+    claimed = session.execute(
+        update(RosterUpload)
+        .where(
+            RosterUpload.id == candidate.scalar_subquery(),
+            RosterUpload.status == JobStatus.QUEUED,
+        )
+        .values(
+            status=JobStatus.PROCESSING,
+            lease_owner=owner,
+            lease_expires_at=now + timedelta(seconds=lease_seconds),
+            attempts=RosterUpload.attempts + 1,
+            updated_at=now,
+        )
+        .returning(
+            RosterUpload.id,
+            RosterUpload.token,
+            RosterUpload.attempts,
+            RosterUpload.roster_text,
+            RosterUpload.activity_text,
+            RosterUpload.sleep_json,
+            RosterUpload.date_format,
+            RosterUpload.preferred_scale,
+        )
+        .execution_options(synchronize_session=False)
+    ).first()
+    if claimed is None:
+        return None
+    return ClaimedJob(
+        id=claimed.id,
+        token=claimed.token,
+        owner=owner,
+        attempt=claimed.attempts,
+        roster_text=claimed.roster_text,
+        activity_text=claimed.activity_text,
+        sleep_data=json.loads(claimed.sleep_json or "[]"),
+        date_format=claimed.date_format,
+        preferred_scale=claimed.preferred_scale,
+    )
+
+
+def _mine(job_id: int, owner: str) -> tuple[object, ...]:
+    return (
+        RosterUpload.id == job_id,
+        RosterUpload.lease_owner == owner,
+        RosterUpload.status == JobStatus.PROCESSING,
+    )
+
+
+def renew(
+    *, session: Session, job: ClaimedJob, lease_seconds: float, now: datetime | None = None
+) -> bool:
+    """Extend the lease; ``False`` if the worker no longer holds it (lapsed or deleted)."""
+    now = now or utcnow()
+    result = session.execute(
+        update(RosterUpload)
+        .where(*_mine(job.id, job.owner))
+        .values(lease_expires_at=now + timedelta(seconds=lease_seconds))
+        .execution_options(synchronize_session=False)
+    )
+    return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+def complete(
+    *,
+    session: Session,
+    job: ClaimedJob,
+    errors: list[str],
+    scores: bytes,
+    model_version: str,
+    now: datetime | None = None,
+) -> JobStatus | None:
+    """Store the result and finish the roster; ``None`` if the lease was lost (discarded)."""
+    now = now or utcnow()
+    status = JobStatus.COMPLETED_WITH_ERRORS if errors else JobStatus.COMPLETED_SUCCESSFULLY
+    result = session.execute(
+        update(RosterUpload)
+        .where(*_mine(job.id, job.owner))
+        .values(
+            status=status,
+            updated_at=now,
+            finished_at=now,
+            lease_owner=None,
+            lease_expires_at=None,
+            error_summary=None,
+        )
+        .execution_options(synchronize_session=False)
+    )
+    if not result.rowcount:  # type: ignore[attr-defined]
+        return None
+    session.add(
+        RosterResult(
+            upload_id=job.id,
+            errors_json=json.dumps(errors, ensure_ascii=False),
+            scores=scores,
+            model_version=model_version,
+            created_at=now,
+        )
+    )
+    session.flush()
+    return status
+
+
+def record_fault(
+    *,
+    session: Session,
+    job: ClaimedJob,
+    message: str,
+    max_attempts: int = MAX_ATTEMPTS,
+    now: datetime | None = None,
+) -> JobStatus | None:
+    """A server fault ended this attempt: back to ``queued``, or ``failed`` after the last.
+
+    Returns the new status, or ``None`` if the worker no longer held the lease.
+    """
+    now = now or utcnow()
+    final = job.attempt >= max_attempts
+    status = JobStatus.FAILED if final else JobStatus.QUEUED
+    result = session.execute(
+        update(RosterUpload)
+        .where(*_mine(job.id, job.owner))
+        .values(
+            status=status,
+            updated_at=now,
+            finished_at=now if final else None,
+            lease_owner=None,
+            lease_expires_at=None,
+            error_summary=message[:2000],
+        )
+        .execution_options(synchronize_session=False)
+    )
+    return status if result.rowcount else None  # type: ignore[attr-defined]
+
+
+def reap_lapsed(
+    *, session: Session, max_attempts: int = MAX_ATTEMPTS, now: datetime | None = None
+) -> tuple[int, int]:
+    """Return rosters whose lease lapsed (dead worker) to ``queued``, or fail them.
+
+    Returns
+    -------
+    (requeued, failed) : tuple of int
+    """
+    now = now or utcnow()
+    lapsed = (
+        RosterUpload.status == JobStatus.PROCESSING,
+        RosterUpload.lease_expires_at < now,
+    )
+    failed = session.execute(
+        update(RosterUpload)
+        .where(*lapsed, RosterUpload.attempts >= max_attempts)
+        .values(
+            status=JobStatus.FAILED,
+            updated_at=now,
+            finished_at=now,
+            lease_owner=None,
+            lease_expires_at=None,
+            error_summary="the worker processing this roster stopped (lease lapsed)",
+        )
+        .execution_options(synchronize_session=False)
+    ).rowcount  # type: ignore[attr-defined]
+    requeued = session.execute(
+        update(RosterUpload)
+        .where(*lapsed, RosterUpload.attempts < max_attempts)
+        .values(
+            status=JobStatus.QUEUED,
+            updated_at=now,
+            lease_owner=None,
+            lease_expires_at=None,
+            error_summary="the worker processing this roster stopped (lease lapsed)",
+        )
+        .execution_options(synchronize_session=False)
+    ).rowcount  # type: ignore[attr-defined]
+    return int(requeued), int(failed)
