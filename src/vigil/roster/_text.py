@@ -10,6 +10,7 @@ the cell's text (bounded caches), since rosters repeat the same dates, times and
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator
 from datetime import UTC, date, datetime
 from functools import lru_cache
@@ -23,7 +24,7 @@ DATE_PATTERN = {DateFormat.DMY: "DD/MM/YYYY", DateFormat.MDY: "MM/DD/YYYY"}
 
 _DIGITS = frozenset("0123456789")
 _NUMBER_CHARS = frozenset("0123456789+-.eE")
-_ASCII_SPACE = " \t\r\x0b\x0c"
+_ascii_space = re.compile(r"[ \t\r\x0b\x0c]").search
 
 
 def lines(text: str) -> Iterator[tuple[int, str]]:
@@ -57,7 +58,7 @@ def split_fields(line: str) -> list[str]:
     """
     if '"' not in line:
         fields = line.split(",")
-        if line.isascii() and not any(c in line for c in _ASCII_SPACE):
+        if line.isascii() and _ascii_space(line) is None:
             return fields  # nothing to trim
         return [field.strip() for field in fields]
     fields: list[str] = []

@@ -72,6 +72,8 @@ _SPLIT, _DUTY_TYPE, _FLEET, _RANK, _WORKLOAD, _PREP, _COMMUTE, _CCSP = range(26,
 _REQUIRED_POSITIONS: tuple[int, ...] = tuple(c.number - 1 for c in REQUIRED)
 _PERIOD_NAMES = {_AUG: "Partial augmentation", _REST1: "First rest", _REST2: "Second rest"}
 _IDENTITY = list(range(FULL_WIDTH))
+_NO_PERIODS: list[None] = [None, None, None]  # shared, never mutated
+_Wall = tuple[date, int, int]  # a local wall time: day, hour, minute
 
 
 def _fast_ints(column: Column) -> dict[str, int]:
@@ -174,6 +176,7 @@ class _Reader:
     # per-read caches of valid cells: date and time texts -> wall; HomeBase text -> airports
     _walls: dict[tuple[str, str], tuple[date, int, int]] = field(default_factory=dict)
     _homes: dict[str, list[Airport]] = field(default_factory=dict)
+    _int_rows: dict[tuple[str, ...], list[int | None]] = field(default_factory=dict)
 
     # ----------------------------------------------------------------- header and rows
 
@@ -379,9 +382,9 @@ class _Reader:
                     make_error("blank-required", row, ref, column=COLUMNS[position].name)
                 )
             elif position == _START:
-                start = self._airport(row, ref, code, "StartAirport")
+                start = tz.airport(code) or self._airport(row, ref, code, "StartAirport")
             else:
-                end = self._airport(row, ref, code, "EndAirport")
+                end = tz.airport(code) or self._airport(row, ref, code, "EndAirport")
 
         home: list[Airport] | None = self._homes.get(cells[_HOME]) if cells[_HOME] else None
         home_ok = True
@@ -408,9 +411,14 @@ class _Reader:
         if home and home_ok and ref:
             self.home_bases.setdefault(ref, home[0])
 
-        ints = [table.get(cells[position]) for position, table in _FAST_INT_ITEMS]
-        if None in ints:  # not the common values: read each cell, reporting errors
-            ints = [self._int(row, ref, cells, position) for position, _ in _FAST_INT_ITEMS]
+        int_key = (*cells[_SECTORS:_HOME], cells[_TIME_REF], *cells[_SPLIT:_FLEET], *cells[_PREP:])
+        ints = self._int_rows.get(int_key)
+        if ints is None:
+            ints = [table.get(cells[position]) for position, table in _FAST_INT_ITEMS]
+            if None in ints:  # not the common values: read each cell, reporting errors
+                ints = [self._int(row, ref, cells, position) for position, _ in _FAST_INT_ITEMS]
+            else:
+                self._int_rows[int_key] = ints
         (
             time_ref, sectors, crew, sleep_count, sleep_order, sleep_class, split, duty_type,
             prep, commute, pattern,
@@ -424,10 +432,13 @@ class _Reader:
                     make_error("bad-number", row, ref, column="Workload", value=workload_text)
                 )
 
-        periods = [
-            self._period_walls(row, ref, cells, p) if any(cells[p : p + 4]) else None
-            for p in (_AUG, _REST1, _REST2)
-        ]
+        if "".join(cells[_AUG:_SPLIT]):
+            periods = [
+                self._period_walls(row, ref, cells, p) if any(cells[p : p + 4]) else None
+                for p in (_AUG, _REST1, _REST2)
+            ]
+        else:
+            periods = _NO_PERIODS
 
         if len(self.errors) != n_errors:
             return
@@ -444,25 +455,18 @@ class _Reader:
 
         on_written = f"{cells[_ON_D]} {cells[_ON_T]}"
         off_written = f"{cells[_OFF_D]} {cells[_OFF_T]}"
-        on_duty = self._instant(row, ref, on_wall, on_zone, "On-duty", on_written)
-        off_duty = self._instant(row, ref, off_wall, off_zone, "Off-duty", off_written)
-        utc_periods: list[Period | None] = []
-        period_texts: list[tuple[str, str] | None] = []
-        for position, walls in zip((_AUG, _REST1, _REST2), periods, strict=True):
-            if walls is None:
-                utc_periods.append(None)
-                period_texts.append(None)
-                continue
-            start_text = f"{cells[position]} {cells[position + 1]}"
-            end_text = f"{cells[position + 2]} {cells[position + 3]}"
-            what = _PERIOD_NAMES[position]
-            assert walls[0] is not None and walls[1] is not None
-            p_start = self._instant(row, ref, walls[0], on_zone, f"{what} start", start_text)
-            p_end = self._instant(row, ref, walls[1], on_zone, f"{what} end", end_text)
-            utc_periods.append(
-                Period(p_start, p_end) if p_start is not None and p_end is not None else None
-            )
-            period_texts.append((start_text, end_text))
+        # the cached conversion first; the method again only to report a gap
+        on_duty = instant(on_wall[0], on_wall[1], on_wall[2], on_zone) or self._instant(
+            row, ref, on_wall, on_zone, "On-duty", on_written
+        )
+        off_duty = instant(off_wall[0], off_wall[1], off_wall[2], off_zone) or self._instant(
+            row, ref, off_wall, off_zone, "Off-duty", off_written
+        )
+        if periods is _NO_PERIODS:
+            utc_periods: list[Period | None] = _NO_PERIODS
+            period_texts: list[tuple[str, str] | None] = _NO_PERIODS
+        else:
+            utc_periods, period_texts = self._utc_periods(row, ref, cells, periods, on_zone)
         if on_duty is None or off_duty is None or len(self.errors) != n_errors:
             return
 
@@ -507,6 +511,34 @@ class _Reader:
         if len(self.errors) == n_errors:
             self.duties.setdefault(ref, []).append(duty)
             self.written[row] = written
+
+    def _utc_periods(
+        self,
+        row: int,
+        ref: str,
+        cells: list[str],
+        periods: list[tuple[_Wall | None, _Wall | None] | None],
+        zone_name: str,
+    ) -> tuple[list[Period | None], list[tuple[str, str] | None]]:
+        """Augmentation and rest periods in UTC, with their texts as written."""
+        utc_periods: list[Period | None] = []
+        texts: list[tuple[str, str] | None] = []
+        for position, walls in zip((_AUG, _REST1, _REST2), periods, strict=True):
+            if walls is None:
+                utc_periods.append(None)
+                texts.append(None)
+                continue
+            start_text = f"{cells[position]} {cells[position + 1]}"
+            end_text = f"{cells[position + 2]} {cells[position + 3]}"
+            what = _PERIOD_NAMES[position]
+            assert walls[0] is not None and walls[1] is not None
+            start = self._instant(row, ref, walls[0], zone_name, f"{what} start", start_text)
+            end = self._instant(row, ref, walls[1], zone_name, f"{what} end", end_text)
+            utc_periods.append(
+                Period(start, end) if start is not None and end is not None else None
+            )
+            texts.append((start_text, end_text))
+        return utc_periods, texts
 
     def _instant(
         self,
