@@ -17,6 +17,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "vigil.cli.validate",
     "vigil.cli.score",
     "vigil.cli.serve",
+    "vigil.cli.worker",
 )
 
 

@@ -28,7 +28,10 @@ from vigil.web.settings import Settings
 IDENTITY_ROUTERS: tuple[APIRouter, ...] = (token.router, discovery.router)
 
 #: further routers mounted by :func:`create_app`, as ``"module:attribute"`` (imported lazily)
-EMBEDDED_ROUTERS: tuple[str, ...] = ("vigil.web.routes.processor:router",)
+EMBEDDED_ROUTERS: tuple[str, ...] = (
+    "vigil.web.routes.processor:router",
+    "vigil.web.routes.upload:router",
+)
 
 
 def _load_router(spec: str) -> APIRouter:

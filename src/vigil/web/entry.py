@@ -29,11 +29,24 @@ def create_scoring_app(settings: Settings) -> FastAPI:
     )
 
 
+def create_upload_app(settings: Settings) -> FastAPI:
+    """The upload surface alone (``{upload_url}``): UploadRoster, GetResults, DeleteRoster,
+    ListRosters, plus the in-process worker pool. Tokens are verified with the identity
+    server's JWKS; it needs the roster database (contract §0, §5).
+    """
+    from vigil.web.routes import upload
+
+    return make_surface_app(
+        settings, title="Vigil upload", routers=[upload.router], identity=False, needs_db=True
+    )
+
+
 #: ``vigil serve --only`` choices; "all" is the embedded default
 SURFACES: dict[str, Callable[[Settings], FastAPI]] = {
     "all": create_app,
     "identity": create_identity_app,
     "scoring": create_scoring_app,
+    "upload": create_upload_app,
 }
 
 

@@ -1,0 +1,300 @@
+"""The upload surface (``{upload_url}``): UploadRoster, GetResults, DeleteRoster,
+ListRosters (seed §4.4–§4.6; contract §5, §8). Every call needs the upload scope.
+
+Rosters belong to the caller's operator: another operator's token answers 404 exactly
+like an unknown one (contract §2). Query parameter names and ``dataKey`` values match
+case-insensitively. The router's lifespan starts the in-process worker pool
+(:class:`vigil.worker.run.WorkerPool`, ``VIGIL_WORKER_THREADS``) when the surface has a
+database, so ``vigil serve`` processes uploads by itself (contract §8).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from typing import Annotated, Any
+
+from fastapi import APIRouter, FastAPI, Query, Request
+from fastapi.responses import JSONResponse, Response, StreamingResponse
+from pydantic import Field, field_validator
+
+from vigil.scoring.service import SCALE_CODES, ScoringError, iso, resolve_scale
+from vigil.store import uploads
+from vigil.store.repo import AlreadyExistsError
+from vigil.store.tables import RosterUpload, utcnow
+from vigil.web.deps import SessionDep, UploadPrincipal
+from vigil.web.problems import problem
+from vigil.web.schemas import ScaleCode, SleepRecordIn, _Wire
+
+logger = logging.getLogger(__name__)
+
+
+@asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    """Start the in-process worker pool when this surface has a database (contract §8)."""
+    runtime = getattr(app.state, "vigil", None)
+    pool = None
+    if runtime is not None and runtime.sessions is not None:
+        settings = runtime.settings
+        if settings.worker_threads > 0:
+            from vigil.worker.run import WorkerPool
+
+            pool = WorkerPool.from_settings(runtime.sessions, settings).start()
+    app.state.upload_pool = pool
+    try:
+        yield
+    finally:
+        app.state.upload_pool = None
+        if pool is not None:
+            pool.stop(timeout=10.0)
+
+
+router = APIRouter(prefix="/api", tags=["upload"], lifespan=lifespan)
+
+#: ``dataKey`` values (contract §5); ``results`` is an alias of ``scores``
+DATA_KEYS = ("status", "feedback", "scores", "results")
+
+
+class UploadRosterIn(_Wire):
+    """UploadRoster body (contract §5); only its JSON shape is checked here [4.4]."""
+
+    RosterData: str = Field(description="CSV text as for ProcessFatigue (contract §3.1).")
+    ActivityData: str = Field(default="", description="Activities CSV (contract §5.1).")
+    SleepData: list[SleepRecordIn] = Field(default_factory=list)
+    DateFormat: str = Field(default="dmy", pattern="^(dmy|mdy)$")
+    PreferredScale: ScaleCode = "KSS"
+    RosterName: str | None = Field(default=None, min_length=1, max_length=200)
+    Overwrite: bool = False
+
+    @field_validator("DateFormat", mode="before")
+    @classmethod
+    def _lower(cls, value: Any) -> Any:
+        return value.strip().lower() if isinstance(value, str) else value
+
+    @field_validator("PreferredScale", mode="before")
+    @classmethod
+    def _upper(cls, value: Any) -> Any:
+        return value.strip().upper() if isinstance(value, str) else value
+
+    @field_validator("RosterName", mode="before")
+    @classmethod
+    def _strip(cls, value: Any) -> Any:
+        return value.strip() if isinstance(value, str) else value
+
+
+def default_roster_name() -> str:
+    """A RosterName made from the upload time (contract §5), unique by a short suffix."""
+    return f"roster-{utcnow().strftime('%Y%m%dT%H%M%S')}Z-{secrets.token_hex(3)}"
+
+
+def _query(request: Request) -> dict[str, str]:
+    """Query parameters with lower-cased names (contract §5: case-insensitive)."""
+    out: dict[str, str] = {}
+    for key, value in request.query_params.multi_items():
+        out.setdefault(key.lower(), value)
+    return out
+
+
+def _not_found() -> JSONResponse:
+    return problem(404, "No roster with this token.", title="Unknown roster token")
+
+
+def _token(params: dict[str, str]) -> str | JSONResponse:
+    token = params.get("rostertoken", "").strip()
+    if not token:
+        return problem(
+            400,
+            "The query parameter rosterToken is required.",
+            errors=[{"property": "rosterToken", "message": "Field required"}],
+        )
+    return token
+
+
+def _status_body(upload: RosterUpload) -> dict[str, Any]:
+    return {
+        "rosterToken": upload.token,
+        "status": upload.status,
+        "submittedAt": iso(upload.submitted_at),
+        "updatedAt": iso(upload.updated_at),
+    }
+
+
+@router.post(
+    "/UploadRoster",
+    summary="Accept a roster for processing; returns its roster token",
+    responses={
+        200: {"description": "Stored durably: `{rosterToken, rosterName}`."},
+        400: {"description": "Not the JSON shape of contract §5 (problem+json)."},
+        409: {"description": "The operator already has this RosterName (without Overwrite)."},
+    },
+)
+def upload_roster(
+    body: UploadRosterIn,
+    principal: UploadPrincipal,
+    session: SessionDep,
+    request: Request,
+) -> JSONResponse:
+    """Store the roster, ``queued``; the token is returned only after the commit."""
+    name = body.RosterName or default_roster_name()
+    try:
+        upload = uploads.create_upload(
+            session=session,
+            operator=principal.operator,
+            roster_name=name,
+            roster_text=body.RosterData,
+            activity_text=body.ActivityData,
+            sleep_json=json.dumps([r.model_dump() for r in body.SleepData]),
+            date_format=body.DateFormat,
+            preferred_scale=body.PreferredScale,
+            overwrite=body.Overwrite,
+        )
+    except AlreadyExistsError:
+        return problem(
+            409,
+            f"A roster named {name!r} exists; send Overwrite: true to replace it.",
+            title="Roster name already used",
+        )
+    token = upload.token
+    session.commit()  # durable before the token is returned (contract §5)
+    pool = getattr(request.app.state, "upload_pool", None)
+    if pool is not None:
+        pool.wake()
+    return JSONResponse({"rosterToken": token, "rosterName": name})
+
+
+@router.get(
+    "/GetResults",
+    summary="Status, feedback (data errors) or scores of an uploaded roster",
+    responses={
+        200: {"description": "status, feedback, or the contract §4 risk envelope."},
+        400: {"description": "Missing rosterToken, unknown dataKey or scale."},
+        404: {"description": "Unknown roster token (or another operator's)."},
+        409: {"description": "Scores asked before processing ended; `rosterStatus` says."},
+    },
+)
+def get_results(
+    principal: UploadPrincipal,
+    session: SessionDep,
+    request: Request,
+    rosterToken: Annotated[str | None, Query(description="From UploadRoster.")] = None,  # noqa: N803
+    dataKey: Annotated[  # noqa: N803
+        str | None, Query(description="status, feedback, scores (alias results).")
+    ] = None,
+    scale: Annotated[str | None, Query(description="Scores on another scale.")] = None,
+) -> Response:
+    """GetResults (seed §4.5, contract §5); parameter names in any case."""
+    params = _query(request)
+    token = _token(params)
+    if isinstance(token, JSONResponse):
+        return token
+    key = params.get("datakey", "").strip().lower()
+    if key not in DATA_KEYS:
+        return problem(
+            400,
+            f"dataKey must be one of {', '.join(DATA_KEYS)}.",
+            errors=[{"property": "dataKey", "message": "unknown value"}],
+        )
+    wanted_scale: str | None = None
+    if params.get("scale"):
+        try:
+            wanted_scale = resolve_scale(params["scale"])
+        except ScoringError:
+            return problem(
+                400,
+                f"scale must be one of {', '.join(SCALE_CODES)}.",
+                errors=[{"property": "scale", "message": "unknown value"}],
+            )
+    upload = uploads.get_upload(session=session, operator=principal.operator, token=token)
+    if upload is None:
+        return _not_found()
+    if key == "status":
+        return JSONResponse(_status_body(upload))
+    result = uploads.get_result(session=session, upload_id=upload.id)
+    if key == "feedback":
+        body: dict[str, Any] = {
+            "rosterToken": upload.token,
+            "status": upload.status,
+            "errors": json.loads(result.errors_json) if result is not None else [],
+        }
+        if upload.status == "failed":
+            body["detail"] = upload.error_summary or "The server failed to process the roster."
+        return JSONResponse(body)
+    if result is None:
+        return problem(
+            409,
+            f"The roster is {upload.status}; scores exist once processing has completed.",
+            title="Scores not available",
+            rosterToken=upload.token,
+            rosterStatus=upload.status,
+        )
+    from vigil.worker.compact import unpack
+
+    stored = unpack(result.scores)
+    errors = json.loads(result.errors_json)
+    parts = stored.envelope_parts(
+        wanted_scale or upload.preferred_scale,
+        model_version=result.model_version,
+        errors=errors,
+    )
+    return StreamingResponse(_encoded(parts), media_type="application/json")
+
+
+def _encoded(parts: Iterator[str]) -> Iterator[bytes]:
+    """Group the envelope's parts into ~64 KiB writes."""
+    buffer: list[str] = []
+    size = 0
+    for part in parts:
+        buffer.append(part)
+        size += len(part)
+        if size >= 65536:
+            yield "".join(buffer).encode()
+            buffer, size = [], 0
+    if buffer:
+        yield "".join(buffer).encode()
+
+
+@router.delete(
+    "/DeleteRoster",
+    status_code=204,
+    summary="Delete an uploaded roster and its results",
+    responses={
+        204: {"description": "Deleted; the token is unknown from now on."},
+        404: {"description": "Unknown roster token (or another operator's)."},
+    },
+)
+def delete_roster(
+    principal: UploadPrincipal,
+    session: SessionDep,
+    request: Request,
+    rosterToken: Annotated[str | None, Query(description="From UploadRoster.")] = None,  # noqa: N803
+) -> Response:
+    """DeleteRoster (seed §4.6 step 3, contract §5)."""
+    token = _token(_query(request))
+    if isinstance(token, JSONResponse):
+        return token
+    if not uploads.delete_upload(session=session, operator=principal.operator, token=token):
+        return _not_found()
+    return Response(status_code=204)
+
+
+@router.get("/ListRosters", summary="The operator's rosters, newest first, with status")
+def list_rosters(principal: UploadPrincipal, session: SessionDep) -> JSONResponse:
+    """ListRosters (contract §5, §8 Formats)."""
+    rows = uploads.list_uploads(session=session, operator=principal.operator)
+    return JSONResponse(
+        {
+            "rosters": [
+                {
+                    "rosterToken": r.token,
+                    "rosterName": r.roster_name,
+                    "status": r.status,
+                    "submittedAt": iso(r.submitted_at),
+                    "updatedAt": iso(r.updated_at),
+                }
+                for r in rows
+            ]
+        }
+    )

@@ -1,0 +1,84 @@
+"""Scale-out on a Dask distributed cluster (issue 7; docs/upload.md).
+
+With ``VIGIL_DASK_SCHEDULER`` set, a roster of more than ``VIGIL_DASK_CHUNK_SIZE``
+schedules is split by schedule into chunks; each chunk is scored on the cluster by
+:func:`vigil.worker.run.score_chunk` (the service's scoring function) and comes back as
+compact float32 (:class:`vigil.worker.compact.CompactChunk`); results are merged in
+schedule order, so the stored blob is byte-identical to local processing.
+
+The cluster's workers need this package installed (same version: the result carries
+``modelVersion``). Schedules are sent as pickled domain objects; the roster text stays
+with the worker that parsed it (row numbers and errors need the whole roster).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from vigil.domain import Schedule
+from vigil.worker.compact import CompactChunk
+
+__all__ = ["DaskScorer"]
+
+#: chunks in flight per cluster thread: bounds what the submitting worker holds
+_IN_FLIGHT_PER_THREAD = 2
+
+
+class DaskScorer:
+    """A :class:`vigil.worker.run.ChunkScorer` on a ``distributed.Client``.
+
+    Parameters
+    ----------
+    address : str or distributed.Client
+        Scheduler address (``tcp://10.0.0.5:8786``) or an existing client (tests). The
+        client is created on first use and shared by a pool's threads.
+    """
+
+    def __init__(self, address: Any) -> None:
+        self._address = address
+        self._client: Any = None if isinstance(address, str) else address
+        self._owns_client = isinstance(address, str)
+        self._lock = threading.Lock()
+
+    def client(self) -> Any:
+        with self._lock:
+            if self._client is None:
+                from distributed import Client
+
+                self._client = Client(self._address, set_as_default=False)
+            return self._client
+
+    def map(
+        self, chunks: Sequence[Sequence[Schedule]], preset: str, scales: tuple[str, ...]
+    ) -> Iterator[CompactChunk]:
+        from vigil.worker.run import score_chunk
+
+        client = self.client()
+        threads = sum(client.nthreads().values()) or 1
+        window = max(2, threads * _IN_FLIGHT_PER_THREAD)
+        pending: list[Any] = []
+        submitted = 0
+        try:
+            while submitted < len(chunks) or pending:
+                while submitted < len(chunks) and len(pending) < window:
+                    pending.append(
+                        client.submit(
+                            score_chunk, list(chunks[submitted]), preset, scales, pure=False
+                        )
+                    )
+                    submitted += 1
+                future = pending.pop(0)
+                result: CompactChunk = future.result()
+                future.release()
+                yield result
+        finally:
+            for future in pending:
+                future.cancel()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._client is not None and self._owns_client:
+                self._client.close()
+                self._client = None

@@ -1,0 +1,464 @@
+"""The worker loop: claim → score → store (contract §5, §8; issue 7).
+
+:class:`Worker` processes uploaded rosters one at a time: it returns lapsed rosters to
+the queue (:func:`vigil.worker.jobs.reap_lapsed`), claims the oldest queued one with a
+lease, renews the lease from a heartbeat thread while it scores, and stores the compact
+result guarded by the lease. :class:`WorkerPool` runs several workers as threads; the
+server starts one in its lifespan (``VIGIL_WORKER_THREADS``, default 1) and
+``vigil worker`` runs one on any machine that reaches the database.
+
+Scoring goes through the service (:func:`vigil.scoring.service.score_schedules` after
+:func:`vigil.roster.parse_request`, exactly what :func:`vigil.scoring.service.score`
+does), split by schedule into chunks that a :class:`ChunkScorer` scores in this thread,
+in local processes, or on a Dask cluster (:mod:`vigil.worker.dask`), merged in schedule
+order into one compact blob (:mod:`vigil.worker.compact`).
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import socket
+import threading
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor
+from dataclasses import dataclass
+from datetime import timedelta
+from itertools import repeat
+from typing import Protocol
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from vigil.domain import DateFormat, Schedule
+from vigil.roster import format_error, parse_request
+from vigil.scoring.service import (
+    SCALE_CODES,
+    ScoreRequest,
+    resolve_preset,
+    resolve_scale,
+    score_schedules,
+)
+from vigil.store import uploads
+from vigil.store.tables import utcnow
+from vigil.worker import jobs
+from vigil.worker.compact import CompactChunk, compact_chunk, pack
+
+__all__ = [
+    "ChunkScorer",
+    "InlineScorer",
+    "ProcessScorer",
+    "ScoredRoster",
+    "Worker",
+    "WorkerPool",
+    "request_for",
+    "score_chunk",
+    "score_roster",
+]
+
+logger = logging.getLogger(__name__)
+
+#: how often the retention purge runs in a worker [s]
+PURGE_INTERVAL = 3600.0
+
+
+def score_chunk(
+    schedules: Sequence[Schedule], preset: str, scales: tuple[str, ...]
+) -> CompactChunk:
+    """Score consecutive schedules and compact them (runs in any process or on Dask)."""
+    return compact_chunk(score_schedules(schedules, resolve_preset(preset), scales), scales)
+
+
+class ChunkScorer(Protocol):
+    """Scores chunks of schedules somewhere and yields their results *in order*."""
+
+    def map(
+        self, chunks: Sequence[Sequence[Schedule]], preset: str, scales: tuple[str, ...]
+    ) -> Iterator[CompactChunk]: ...
+
+    def close(self) -> None: ...
+
+
+class InlineScorer:
+    """Scores in the calling thread."""
+
+    def map(
+        self, chunks: Sequence[Sequence[Schedule]], preset: str, scales: tuple[str, ...]
+    ) -> Iterator[CompactChunk]:
+        for chunk in chunks:
+            yield score_chunk(chunk, preset, scales)
+
+    def close(self) -> None:
+        return None
+
+
+class ProcessScorer:
+    """Scores in a pool of local processes (spawned lazily, shared by a pool's threads).
+
+    Processes keep the server's memory and GIL free of the CPU-bound scoring.
+    """
+
+    def __init__(self, processes: int) -> None:
+        self._processes = processes
+        self._executor: Executor | None = None
+        self._lock = threading.Lock()
+
+    def _pool(self) -> Executor:
+        with self._lock:
+            if self._executor is None:
+                context = multiprocessing.get_context("spawn")
+                self._executor = ProcessPoolExecutor(self._processes, mp_context=context)
+            return self._executor
+
+    def map(
+        self, chunks: Sequence[Sequence[Schedule]], preset: str, scales: tuple[str, ...]
+    ) -> Iterator[CompactChunk]:
+        if len(chunks) <= 1:  # one chunk: not worth a round trip
+            yield from InlineScorer().map(chunks, preset, scales)
+            return
+        yield from self._pool().map(score_chunk, chunks, repeat(preset), repeat(scales))
+
+    def close(self) -> None:
+        with self._lock:
+            if self._executor is not None:
+                self._executor.shutdown(wait=True, cancel_futures=True)
+                self._executor = None
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredRoster:
+    """What a worker stores for a roster."""
+
+    errors: list[str]
+    scores: bytes
+    model_version: str
+    schedule_count: int
+
+
+def request_for(job: jobs.ClaimedJob) -> ScoreRequest:
+    """The service request an upload stands for: risk on, all six scales (contract §5)."""
+    scale = resolve_scale(job.preferred_scale)
+    return ScoreRequest(
+        roster_text=job.roster_text,
+        date_format=DateFormat(job.date_format),
+        scale=scale,
+        sleep_data=job.sleep_data,
+        activity_text=job.activity_text,
+        risk=True,
+        extra_scales=tuple(s for s in SCALE_CODES if s != scale),
+    )
+
+
+def score_roster(
+    request: ScoreRequest,
+    *,
+    chunk_size: int,
+    local: ChunkScorer,
+    remote: ChunkScorer | None = None,
+) -> ScoredRoster:
+    """Parse, split by schedule, score every chunk, merge in order into one blob.
+
+    Mirrors :func:`vigil.scoring.service.score` (same parsing, same scoring function,
+    same preset), but keeps each scored chunk only as compact float32 until stored.
+    Rosters of more than ``chunk_size`` schedules go to ``remote`` (Dask) when given.
+    """
+    params = resolve_preset(request.preset)
+    parsed = parse_request(
+        request.roster_text,
+        request.date_format,
+        sleep_data=request.sleep_data,
+        activity_text=request.activity_text,
+    )
+    schedules = parsed.schedules
+    chunks = [schedules[i : i + chunk_size] for i in range(0, len(schedules), chunk_size)]
+    scorer = remote if remote is not None and len(chunks) > 1 else local
+    blob = pack(scorer.map(chunks, request.preset, SCALE_CODES), SCALE_CODES)
+    return ScoredRoster(
+        [format_error(e) for e in parsed.errors], blob, params.model_version, len(schedules)
+    )
+
+
+def worker_name() -> str:
+    """A unique lease owner: host, process, random suffix."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+class _Heartbeat:
+    """Renews a job's lease every third of the lease until stopped."""
+
+    def __init__(self, sessions: sessionmaker[Session], job: jobs.ClaimedJob, lease: float):
+        self.lost = threading.Event()
+        self._stop = threading.Event()
+        self._sessions = sessions
+        self._job = job
+        self._lease = lease
+        self._thread = threading.Thread(target=self._run, name=f"lease-{job.id}", daemon=True)
+
+    def __enter__(self) -> _Heartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self._lease / 3):
+            try:
+                with self._sessions.begin() as session:
+                    held = jobs.renew(session=session, job=self._job, lease_seconds=self._lease)
+            except Exception:  # noqa: BLE001 - a transient DB error; retry next beat
+                logger.warning("renewing the lease of roster %s failed", self._job.id)
+                continue
+            if not held:
+                logger.warning("lost the lease of roster %s", self._job.id)
+                self.lost.set()
+                return
+
+
+class Worker:
+    """Claims and processes uploaded rosters (one at a time) against one database.
+
+    Parameters
+    ----------
+    sessions : sessionmaker
+        Sessions on the shared database.
+    lease_seconds : float
+        Lease length (contract §8: 60 s); renewed every third of it.
+    chunk_size : int
+        Schedules per chunk for ``local``/``remote`` scoring.
+    local, remote : ChunkScorer
+        Where chunks are scored; ``remote`` (Dask) only for rosters of several chunks.
+    max_attempts : int
+        Server-fault attempts before ``failed``.
+    retention_days : int
+        Purge finished rosters older than this (0: keep).
+    on_processed : callable, optional
+        Called as ``on_processed(job, status)`` after each attempt (tests, metrics).
+    """
+
+    def __init__(
+        self,
+        sessions: sessionmaker[Session],
+        *,
+        lease_seconds: float = 60.0,
+        chunk_size: int = 500,
+        local: ChunkScorer | None = None,
+        remote: ChunkScorer | None = None,
+        max_attempts: int = jobs.MAX_ATTEMPTS,
+        retention_days: int = 0,
+        name: str | None = None,
+        on_processed: Callable[[jobs.ClaimedJob, jobs.JobStatus | None], None] | None = None,
+    ) -> None:
+        self.sessions = sessions
+        self.lease_seconds = lease_seconds
+        self.chunk_size = chunk_size
+        self.local = local or InlineScorer()
+        self.remote = remote
+        self.max_attempts = max_attempts
+        self.retention_days = retention_days
+        self.name = name or worker_name()
+        self.on_processed = on_processed
+        self._last_purge = float("-inf")
+
+    def run_once(self) -> bool:
+        """Reap lapsed leases, claim one roster and process it; ``False`` if none queued."""
+        with self.sessions.begin() as session:
+            requeued, failed = jobs.reap_lapsed(session=session, max_attempts=self.max_attempts)
+            if requeued or failed:
+                logger.info("lapsed leases: %d requeued, %d failed", requeued, failed)
+            job = jobs.claim(session=session, owner=self.name, lease_seconds=self.lease_seconds)
+        if job is None:
+            return False
+        self.process(job)
+        return True
+
+    def process(self, job: jobs.ClaimedJob) -> jobs.JobStatus | None:
+        """Score a claimed roster and store the outcome (guarded by the lease)."""
+        status: jobs.JobStatus | None
+        with _Heartbeat(self.sessions, job, self.lease_seconds) as beat:
+            try:
+                scored = score_roster(
+                    request_for(job),
+                    chunk_size=self.chunk_size,
+                    local=self.local,
+                    remote=self.remote,
+                )
+            except Exception as exc:  # noqa: BLE001 - any failure here is a server fault
+                logger.exception("roster %s attempt %d failed", job.id, job.attempt)
+                with self.sessions.begin() as session:
+                    status = jobs.record_fault(
+                        session=session,
+                        job=job,
+                        message=f"{type(exc).__name__}: the server failed to process the roster",
+                        max_attempts=self.max_attempts,
+                    )
+            else:
+                if beat.lost.is_set():
+                    status = None
+                else:
+                    with self.sessions.begin() as session:
+                        status = jobs.complete(
+                            session=session,
+                            job=job,
+                            errors=scored.errors,
+                            scores=scored.scores,
+                            model_version=scored.model_version,
+                        )
+        if status is None:
+            logger.warning("roster %s: lease lost, result discarded", job.id)
+        if self.on_processed is not None:
+            self.on_processed(job, status)
+        return status
+
+    def purge(self, now_monotonic: float) -> None:
+        """Apply the retention setting at most once per :data:`PURGE_INTERVAL`."""
+        if self.retention_days <= 0 or now_monotonic - self._last_purge < PURGE_INTERVAL:
+            return
+        self._last_purge = now_monotonic
+        cutoff = utcnow() - timedelta(days=self.retention_days)
+        with self.sessions.begin() as session:
+            purged = uploads.purge_finished_before(session=session, cutoff=cutoff)
+        if purged:
+            logger.info("retention: purged %d rosters finished before %s", purged, cutoff)
+
+    def run(
+        self,
+        stop: threading.Event,
+        *,
+        poll_interval: float = 1.0,
+        wake: threading.Event | None = None,
+        until_idle: bool = False,
+    ) -> None:
+        """Process rosters until ``stop`` is set (or, with ``until_idle``, none is queued)."""
+        import time
+
+        wake = wake or threading.Event()
+        while not stop.is_set():
+            try:
+                self.purge(time.monotonic())
+                worked = self.run_once()
+            except Exception:  # noqa: BLE001 - database unreachable etc.: retry later
+                logger.exception("worker %s: claiming failed", self.name)
+                worked = False
+            if worked:
+                continue
+            if until_idle:
+                return
+            wake.wait(poll_interval)
+            wake.clear()
+
+
+class WorkerPool:
+    """``threads`` :class:`Worker` threads sharing one local scorer (and Dask client).
+
+    The server's lifespan starts one (``VIGIL_WORKER_THREADS``); :meth:`wake` is called
+    after an upload so a roster is claimed without waiting for the next poll.
+    """
+
+    def __init__(
+        self,
+        sessions: sessionmaker[Session],
+        *,
+        threads: int = 1,
+        processes: int | None = None,
+        lease_seconds: float = 60.0,
+        poll_interval: float = 1.0,
+        chunk_size: int = 500,
+        retention_days: int = 0,
+        dask_scheduler: str | None = None,
+        on_processed: Callable[[jobs.ClaimedJob, jobs.JobStatus | None], None] | None = None,
+    ) -> None:
+        count = (os.cpu_count() or 1) if processes is None else processes
+        self.local: ChunkScorer = ProcessScorer(count) if count > 0 else InlineScorer()
+        self.remote: ChunkScorer | None = None
+        if dask_scheduler:
+            from vigil.worker.dask import DaskScorer
+
+            self.remote = DaskScorer(dask_scheduler)
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._poll = poll_interval
+        base = worker_name()
+        self.workers = [
+            Worker(
+                sessions,
+                lease_seconds=lease_seconds,
+                chunk_size=chunk_size,
+                local=self.local,
+                remote=self.remote,
+                retention_days=retention_days,
+                name=f"{base}:{i}",
+                on_processed=on_processed,
+            )
+            for i in range(threads)
+        ]
+        self._threads: list[threading.Thread] = []
+
+    def start(self) -> WorkerPool:
+        for worker in self.workers:
+            thread = threading.Thread(
+                target=worker.run,
+                args=(self._stop,),
+                kwargs={"poll_interval": self._poll, "wake": self._wake},
+                name=f"vigil-worker-{worker.name}",
+                daemon=True,
+            )
+            thread.start()
+            self._threads.append(thread)
+        return self
+
+    def wake(self) -> None:
+        """Look for queued rosters now."""
+        self._wake.set()
+
+    def run_until_idle(self) -> None:
+        """Process in the calling threads until nothing is queued (``vigil worker --once``)."""
+        threads = [
+            threading.Thread(
+                target=w.run, args=(self._stop,), kwargs={"until_idle": True}, daemon=True
+            )
+            for w in self.workers
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+
+    def join(self) -> None:
+        for thread in self._threads:
+            thread.join()
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Stop claiming; wait up to ``timeout`` s for current rosters, then close scorers.
+
+        A roster still being scored after the timeout keeps its lease until it lapses and
+        another worker picks it up (nothing is lost).
+        """
+        self._stop.set()
+        self._wake.set()
+        for thread in self._threads:
+            thread.join(timeout)
+        self.local.close()
+        if self.remote is not None:
+            self.remote.close()
+
+    @classmethod
+    def from_settings(
+        cls, sessions: sessionmaker[Session], settings: object, *, threads: int | None = None
+    ) -> WorkerPool:
+        """A pool configured by :class:`vigil.web.settings.Settings` (duck-typed here).
+
+        ``threads`` overrides ``worker_threads`` (``vigil worker --threads``).
+        """
+        return cls(
+            sessions,
+            threads=threads if threads is not None else getattr(settings, "worker_threads", 1),
+            processes=getattr(settings, "worker_processes", None),
+            lease_seconds=getattr(settings, "lease_seconds", 60.0),
+            poll_interval=getattr(settings, "worker_poll_interval", 1.0),
+            chunk_size=getattr(settings, "dask_chunk_size", 500),
+            retention_days=getattr(settings, "retention_days", 0),
+            dask_scheduler=getattr(settings, "dask_scheduler", None),
+        )
