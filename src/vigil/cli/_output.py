@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -56,8 +55,7 @@ def progress_bar(label: str) -> Iterator[Callable[[int, int], None]]:
 def write_report(report: ScoreReport, path: Path) -> None:
     """Write the contract §4 envelope (``.json``) or one row per interval (``.csv``)."""
     if path.suffix.lower() == ".json":
-        with path.open("w", encoding="utf-8") as fh:
-            json.dump(report.to_envelope(), fh)
+        path.write_bytes(report.to_json())
         return
     with path.open("w", encoding="utf-8", newline="") as fh:
         writer = csv.writer(fh)

@@ -113,8 +113,8 @@ def score_command(
 
         _plot.plot_report(report, plot)
     if as_json:
-        json.dump(report.to_envelope(), sys.stdout)
-        sys.stdout.write("\n")
+        sys.stdout.buffer.write(report.to_json() + b"\n")
+        sys.stdout.flush()
     else:
         _output.print_summary(report)
     for error in report.errors:

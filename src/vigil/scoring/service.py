@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 import numba
 import numpy as np
 import numpy.typing as npt
+import orjson
 
 from vigil import model
 from vigil.domain import CrewComposition, DateFormat, Schedule
@@ -98,8 +99,16 @@ class ScoreReport:
     include_sleep: bool = False
     stats: Mapping[str, float] = field(default_factory=dict)
 
-    def to_envelope(self, scale: str | None = None) -> dict[str, object]:
-        """The contract §4 JSON envelope, on ``scale`` (default: the requested one)."""
+    def to_json(self, scale: str | None = None) -> bytes:
+        """The contract §4 envelope as UTF-8 JSON, encoded straight from the score arrays."""
+        return orjson.dumps(self.to_envelope(scale, arrays=True), option=orjson.OPT_SERIALIZE_NUMPY)
+
+    def to_envelope(self, scale: str | None = None, *, arrays: bool = False) -> dict[str, object]:
+        """The contract §4 JSON envelope, on ``scale`` (default: the requested one).
+
+        With ``arrays=True`` the scores stay NumPy arrays (for :meth:`to_json`); otherwise
+        they are lists of floats.
+        """
         scale = scale or self.scale
         schedules: list[dict[str, object]] = []
         for result in self.schedules:
@@ -107,7 +116,7 @@ class ScoreReport:
                 raise ScoringError(f"scale {scale!r} was not computed for this report")
             entry: dict[str, object] = {
                 "schedule": result.reference,
-                "fatigueScores": result.scores[scale].tolist(),
+                "fatigueScores": result.scores[scale] if arrays else result.scores[scale].tolist(),
             }
             if self.risk:
                 entry["riskScores"] = [d.risk for d in result.duties]
@@ -197,7 +206,9 @@ def score(request: ScoreRequest, *, progress: ProgressCallback | None = None) ->
         sleep_data=request.sleep_data,
         activity_text=request.activity_text,
     )
-    results = score_schedules(parsed.schedules, params, scales, progress=progress)
+    results = score_schedules(
+        parsed.schedules, params, scales, progress=progress, risk=request.risk
+    )
     return ScoreReport(
         scale=scale,
         model_version=params.model_version,
@@ -231,6 +242,7 @@ def score_schedules(
     *,
     progress: ProgressCallback | None = None,
     chunk_size: int = CHUNK_SIZE,
+    risk: bool = True,
 ) -> list[ScheduleResult]:
     """Score validated schedules chunk by chunk (see the module docstring)."""
     results: list[ScheduleResult] = []
@@ -238,7 +250,7 @@ def score_schedules(
     with _kernel_threads(total):
         for lo in range(0, total, chunk_size):
             chunk = schedules[lo : lo + chunk_size]
-            results.extend(_score_chunk(chunk, params, scales))
+            results.extend(_score_chunk(chunk, params, scales, risk))
             if progress is not None:
                 progress(min(lo + chunk_size, total), total)
     return results
@@ -399,7 +411,10 @@ def _to_crew_rows(layout: _Layout, per_interval: FloatArray, fill: float) -> Flo
 
 
 def _score_chunk(
-    schedules: Sequence[Schedule], params: model.Parameters, scales: Sequence[str]
+    schedules: Sequence[Schedule],
+    params: model.Parameters,
+    scales: Sequence[str],
+    risk: bool = True,
 ) -> list[ScheduleResult]:
     sleeps = sleep_for(schedules, params)
     layout = _layout(schedules)
@@ -422,35 +437,50 @@ def _score_chunk(
         params,
     )
     sample_time = _to_crew_rows(layout, samples, np.nan)
-    workload = _to_crew_rows(layout, np.nan_to_num(wl, nan=0.0), 0.0)
     x = model.simulate_alertness(timeline, sample_time, params)
-    kss = model.final_kss(x, workload, params)
+    # back to interval rows (T, spi): no crew padding in the per-sample work below
+    x = x.reshape(layout.n_crew, -1, spi)[layout.interval_crew, layout.column]
+    kss = model.final_kss(x, np.nan_to_num(wl, nan=0.0), params)
+    count = np.isfinite(samples).sum(axis=1)
     per_scale = {
-        code: np.round(model.interval_means(model.SCALES[code](kss, params), spi), DECIMALS)
+        code: np.round(_interval_means(model.SCALES[code](kss, params), count), DECIMALS)
         for code in scales
     }
-    kss_intervals = model.interval_means(kss, spi)
-    risks = _risks(layout, timeline, sleeps, kss_intervals, params)
+    risks = (
+        _risks(layout, timeline, _interval_means(kss, count), params)
+        if risk
+        else np.full(layout.on.size, np.nan)
+    )
     results: list[ScheduleResult] = []
     duty_row = 0
+    row = 0
+    risk_list = risks.tolist()
     for i, schedule in enumerate(schedules):
-        count = schedule.interval_count
+        total = schedule.interval_count
         duties: list[DutyResult] = []
         first = 0
         for duty in schedule.duties:
-            risk = float(risks[duty_row])
-            duties.append(DutyResult(duty.on_duty, duty.off_duty, first, duty.interval_count, risk))
+            value = risk_list[duty_row] if risk else None
+            duties.append(
+                DutyResult(duty.on_duty, duty.off_duty, first, duty.interval_count, value)
+            )
             first += duty.interval_count
             duty_row += 1
         results.append(
             ScheduleResult(
                 reference=schedule.reference,
-                scores={code: arr[i, :count] for code, arr in per_scale.items()},
+                scores={code: arr[row : row + total] for code, arr in per_scale.items()},
                 duties=tuple(duties),
                 sleep=tuple(sleeps[i]),
             )
         )
+        row += total
     return results
+
+
+def _interval_means(values: FloatArray, count: npt.NDArray[np.int64]) -> FloatArray:
+    """Mean of each ``(T, spi)`` row over its ``count`` valid samples (NaN padding)."""
+    return np.where(np.isnan(values), 0.0, values).sum(axis=1) / np.maximum(count, 1)
 
 
 def _inside(
@@ -475,8 +505,7 @@ def _inside(
 def _risks(
     layout: _Layout,
     timeline: model.CrewTimeline,
-    sleeps: Sequence[Sequence[SleepEpisode]],
-    kss_intervals: FloatArray,
+    kss_by_interval: FloatArray,
     params: model.Parameters,
 ) -> FloatArray:
     """R_d = H_d / H_ref for every duty of the chunk (reference §8).
@@ -492,7 +521,7 @@ def _risks(
     width = int(layout.count.max())
     d, k = layout.duty, layout.position
     kss = np.full((n_duty, width), np.nan)
-    kss[d, k] = kss_intervals[layout.interval_crew, layout.column]
+    kss[d, k] = kss_by_interval
     end = np.minimum(layout.start + 0.25, layout.off[d])
     hours = np.zeros((n_duty, width))
     hours[d, k] = layout.start - layout.on[d]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
-from fastapi.responses import JSONResponse
+from fastapi.responses import Response
 
 from vigil.domain import DateFormat
 from vigil.scoring.service import ScoreRequest, ScoringError, score
@@ -47,7 +47,7 @@ def row_count(roster_text: str) -> int:
 
 def _score(
     body: ScoringRequestIn, runtime: RuntimeDep, *, risk: bool, include_sleep: bool
-) -> JSONResponse:
+) -> Response:
     limit = runtime.settings.sync_row_limit
     rows = row_count(body.RosterData)
     if rows > limit:
@@ -70,7 +70,7 @@ def _score(
         report = score(request)
     except ScoringError as exc:  # pragma: no cover - the wire model already checks the scale
         return problem(400, str(exc))
-    return JSONResponse(report.to_envelope())
+    return Response(report.to_json(), media_type="application/json")
 
 
 @router.post(
@@ -84,7 +84,7 @@ def process_fatigue(
     principal: FatiguePrincipal,
     runtime: RuntimeDep,
     include_sleep: IncludeSleep = False,
-) -> JSONResponse:
+) -> Response:
     """Score a roster on the PreferredScale (seed §4.2); needs the fatigue scope."""
     return _score(body, runtime, risk=False, include_sleep=include_sleep)
 
@@ -100,6 +100,6 @@ def process_fatigue_risk(
     principal: RiskPrincipal,
     runtime: RuntimeDep,
     include_sleep: IncludeSleep = False,
-) -> JSONResponse:
+) -> Response:
     """Score a roster and rate each duty's risk (seed §4.3, reference §8); risk scope."""
     return _score(body, runtime, risk=True, include_sleep=include_sleep)
