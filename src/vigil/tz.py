@@ -36,7 +36,6 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from vigil.domain import Airport
 
 __all__ = [
-    "UTC",
     "airport",
     "fixed_offset_on",
     "is_valid_zone",

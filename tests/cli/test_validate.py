@@ -107,3 +107,11 @@ def test_usage_problems_exit_2(run, tmp_path: Path, args: list[str]) -> None:
     result = run(*args)
     assert result.exit_code == 2
     assert result.stdout == ""
+
+
+def test_registered_in_the_vigil_command() -> None:
+    from vigil.cli import create_app
+
+    result = CliRunner().invoke(create_app(), ["validate", str(DATA / "roster_errors.csv")])
+    assert result.exit_code == 1
+    assert result.stdout.splitlines()[1] == "2|P2|Unknown airport code 'XYZ' in StartAirport"

@@ -8,10 +8,14 @@ read, SleepData that is not a JSON array of records, a bad option).
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+
+if TYPE_CHECKING:
+    from vigil.roster import ParsedRoster
 
 _DATE_FORMATS = ("dmy", "mdy")
 
@@ -44,7 +48,7 @@ def _read_sleep(path: Path) -> list[Any]:
     return value
 
 
-def summarise(parsed: Any) -> dict[str, Any]:
+def summarise(parsed: ParsedRoster) -> dict[str, Any]:
     """The ``--json`` object for a :class:`vigil.roster.ParsedRoster`."""
     duties = [d for s in parsed.schedules for d in s.duties]
     airports = sorted(
@@ -61,8 +65,8 @@ def summarise(parsed: Any) -> dict[str, Any]:
     }
 
 
-def _stamp(value: Any) -> str:
-    return str(value.strftime("%Y-%m-%dT%H:%M:%SZ"))
+def _stamp(value: datetime) -> str:
+    return value.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def validate(

@@ -56,7 +56,7 @@ from vigil.roster.columns import (
     Column,
     Kind,
 )
-from vigil.roster.errors import RowError, make_error
+from vigil.roster.errors import RowError, format_error, make_error
 from vigil.roster.sleep_records import parse_sleep_data
 
 __all__ = ["ParsedRoster", "as_date_format", "parse_request", "parse_roster", "read_roster"]
@@ -141,8 +141,6 @@ class ParsedRoster:
 
     def error_strings(self) -> list[str]:
         """The errors as ``row|schedule|message`` strings (contract §4)."""
-        from vigil.roster.errors import format_error
-
         return [format_error(e) for e in self.errors]
 
 

@@ -99,7 +99,9 @@ def _round5(t: datetime) -> datetime:
     return t.replace(minute=t.minute - t.minute % 5, second=0, microsecond=0)
 
 
-def _short_haul(rng: random.Random, ref: str, base: str, first: date, n_days: int) -> list:
+def _short_haul(
+    rng: random.Random, ref: str, base: str, first: date, n_days: int
+) -> list[SyntheticDuty]:
     short = _NETWORK[base][0]
     zone = _zone(base)
     duties: list[SyntheticDuty] = []
@@ -127,7 +129,9 @@ def _short_haul(rng: random.Random, ref: str, base: str, first: date, n_days: in
     return duties
 
 
-def _long_haul(rng: random.Random, ref: str, base: str, first: date, n_days: int) -> list:
+def _long_haul(
+    rng: random.Random, ref: str, base: str, first: date, n_days: int
+) -> list[SyntheticDuty]:
     long = _NETWORK[base][1]
     zone = _zone(base)
     cabin = rng.random() < 0.3
