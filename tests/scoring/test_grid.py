@@ -129,3 +129,21 @@ def test_given_sleep_in_flight_takes_the_quality_of_its_sleep_class() -> None:
     ]
     warmup = [e for e in episodes if e.source != "given"]
     assert len(warmup) == 3 and all(e.end <= given[0].start for e in warmup)
+
+
+def test_zone_timeline_agrees_with_zoneinfo_hour_by_hour() -> None:
+    # the table-driven timeline must give zoneinfo's offset at every instant of every span
+    from vigil.roster import parse_request
+    from vigil.roster.synthetic import generate_roster
+
+    for schedule in parse_request(generate_roster(12, 40, seed=7), "dmy").schedules:
+        start = grid.warmup_start(schedule)
+        spans = grid.location_spans(schedule, start)
+        end = grid.epoch_hours(schedule.duties[-1].off_duty) + 24.0
+        points = grid.zone_timeline(spans, end)
+        times = np.array([p[0] for p in points])
+        for i, (t0, zone) in enumerate(spans):
+            t1 = spans[i + 1][0] if i + 1 < len(spans) else end
+            for t in np.arange(t0, t1, 1.0):
+                got = points[int(np.searchsorted(times, t, side="right")) - 1][1]
+                assert got == tz.utc_offset_hours(zone, grid.from_epoch_hours(t)), (zone, t)

@@ -30,7 +30,7 @@ from vigil.model import CrewTimeline, simulate
 from vigil.model.sleep import body_clock_offset
 from vigil.scoring import grid
 from vigil.scoring.grid import SleepEpisode, epoch_hours
-from vigil.scoring.predict import _zone_timeline, predict_sleep, prediction_horizon
+from vigil.scoring.predict import predict_sleep, prediction_horizon
 from vigil.scoring.rest import rest_windows
 
 LHR, SIN, LAX, CDG = (tz.airport(c) for c in ("LHR", "SIN", "LAX", "CDG"))
@@ -143,7 +143,7 @@ def _layover(dest: Airport, out_on: datetime, back_on: datetime, block: float) -
 def _body_midpoints(schedule: Schedule, episodes: list[SleepEpisode]) -> np.ndarray:
     start = grid.warmup_start(schedule)
     t0 = epoch_hours(start)
-    zones = _zone_timeline(grid.location_spans(schedule, start), prediction_horizon(schedule))
+    zones = grid.zone_timeline(grid.location_spans(schedule, start), prediction_horizon(schedule))
     zt, zo = zip(*zones, strict=True)
     mids = np.array([(e.start + e.end) / 2 for e in episodes])
     return (mids + body_clock_offset(mids, t0, 0.0, zt, zo)) % 24.0
@@ -177,7 +177,7 @@ def test_long_haul_layover_sleep_follows_body_clock(
     # φ after the layover: moved toward the destination, not arrived (EASA: no adaptation
     # within 48 h), then back home by the roster's last week (ref §3 rates)
     start = grid.warmup_start(schedule)
-    zones = _zone_timeline(grid.location_spans(schedule, start), prediction_horizon(schedule))
+    zones = grid.zone_timeline(grid.location_spans(schedule, start), prediction_horizon(schedule))
     zt, zo = zip(*zones, strict=True)
     phi = body_clock_offset([depart, _h(23, 0)], epoch_hours(start), 0.0, zt, zo)
     assert 0.5 < abs(phi[0]) < 4.5 and np.sign(phi[0]) == np.sign(local_offset)
@@ -319,18 +319,6 @@ def test_batch_is_independent_per_schedule() -> None:
     b = Schedule("B", (_duty(_at(12, 22), _at(13, 7)),))
     together = predict_sleep([a, b])
     assert together == [predict_sleep([a])[0], predict_sleep([b])[0]]
-
-
-def test_zone_timeline_matches_grid() -> None:
-    """The packer's fast body-clock target equals grid.zone_timeline (ref §3), DST included."""
-    from vigil.roster import parse_request
-    from vigil.roster.synthetic import generate_roster
-
-    for schedule in parse_request(generate_roster(30, 40, seed=7), "dmy").schedules:
-        start = grid.warmup_start(schedule)
-        spans = grid.location_spans(schedule, start)
-        end = prediction_horizon(schedule)
-        assert _zone_timeline(spans, end) == grid.zone_timeline(spans, end)
 
 
 _AIRPORTS = (LHR, SIN, LAX, CDG)

@@ -12,6 +12,7 @@ Reference = ``../shared/reference/fatigue-model.md``; contract = ``../shared/spe
 from __future__ import annotations
 
 import functools
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -132,18 +133,26 @@ def _zone_year_transitions(zone: str, year: int) -> tuple[tuple[float, float], .
     return tuple((epoch_hours(t), off) for t, off in tz.offset_transitions(zone, start, end))
 
 
-@functools.lru_cache(maxsize=65536)
-def _offset_at(zone: str, hour: int) -> float:
-    return tz.utc_offset_hours(zone, from_epoch_hours(float(hour)))
+_YEAR_STARTS = [epoch_hours(datetime(y, 1, 1, tzinfo=UTC)) for y in range(1900, 2102)]
+
+
+def _year(t: float) -> int:
+    return 1899 + bisect_right(_YEAR_STARTS, t)
+
+
+@functools.lru_cache(maxsize=4096)
+def _year_table(zone: str, year: int) -> tuple[list[float], list[float], float]:
+    """Offset changes of ``zone`` during ``year`` and its offset at the year's start."""
+    changes = _zone_year_transitions(zone, year)
+    start_offset = tz.utc_offset_hours(zone, datetime(year, 1, 1, tzinfo=UTC))
+    return [w for w, _ in changes], [o for _, o in changes], start_offset
 
 
 def zone_offset(zone: str, t: float) -> float:
-    """UTC offset [h] of ``zone`` at epoch hour ``t`` (cached per zone-hour)."""
-    offset = _offset_at(zone, int(np.floor(t)))
-    for when, off in _zone_year_transitions(zone, from_epoch_hours(t).year):
-        if int(np.floor(t)) < when <= t:
-            offset = off
-    return offset
+    """UTC offset [h] of ``zone`` at epoch hour ``t`` (table look-up, cached per zone-year)."""
+    times, offsets, start_offset = _year_table(zone, _year(t))
+    i = bisect_right(times, t)
+    return offsets[i - 1] if i else start_offset
 
 
 def zone_timeline(spans: Sequence[tuple[float, str]], end: float) -> list[tuple[float, float]]:
@@ -161,19 +170,21 @@ def zone_timeline(spans: Sequence[tuple[float, str]], end: float) -> list[tuple[
     -------
     list of (float, float)
         (instant [epoch h], UTC offset [h]) change points, DST changes included, with
-        consecutive equal offsets merged.
+        consecutive equal offsets merged. Offsets come from per-zone-year tables of the
+        IANA transitions, so 10,000 schedules need no datetime arithmetic.
     """
     points: list[tuple[float, float]] = []
+    n = len(spans)
     for i, (t0, zone) in enumerate(spans):
-        t1 = spans[i + 1][0] if i + 1 < len(spans) else end
-        if i + 1 < len(spans) and t1 <= t0:
+        t1 = spans[i + 1][0] if i + 1 < n else end
+        if i + 1 < n and t1 <= t0:
             continue
         points.append((t0, zone_offset(zone, t0)))
-        y0, y1 = from_epoch_hours(t0).year, from_epoch_hours(max(t0, t1)).year
-        for year in range(y0, y1 + 1):
-            for when, off in _zone_year_transitions(zone, year):
-                if t0 < when < t1:
-                    points.append((when, off))
+        for year in range(_year(t0), _year(max(t0, t1)) + 1):
+            times, offsets, _ = _year_table(zone, year)
+            j = bisect_right(times, t0)
+            j1 = bisect_left(times, t1)
+            points.extend(zip(times[j:j1], offsets[j:j1], strict=True))
     merged: list[tuple[float, float]] = []
     for t, off in points:
         if merged and merged[-1][1] == off:
