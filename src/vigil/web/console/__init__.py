@@ -1,0 +1,5 @@
+"""The operator console (contract §6, issue 8): server-rendered pages at ``/console``.
+
+Mounted through ``vigil.web.console.routes:router`` in ``EMBEDDED_ROUTERS``. See
+docs/console.md.
+"""

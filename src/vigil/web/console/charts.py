@@ -1,0 +1,143 @@
+"""Chart data for one schedule: the contract §4 envelope entry → what ``chart.js`` draws.
+
+The browser draws the chart itself (``static/chart.js``, plain SVG, no library, works
+offline). The server hands it, per schedule, the interval scores with their UTC start
+and end, the duties (on, off, risk), the sleep the scores rest on (given or predicted)
+and the scale's range and warning levels (:data:`vigil.model.SCALE_INFO`).
+
+Times are milliseconds since the epoch (what JavaScript's ``Date`` takes). Interval
+``k`` of a duty covers ``[on + 15k min, min(on + 15(k+1) min, off))`` (contract §4); the
+chart plots its score at the interval's midpoint.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from vigil.model import SCALE_INFO
+
+INTERVAL_MS = 15 * 60 * 1000
+
+#: risk bands of docs/model.md ("Risk and its public meaning"), upper bounds exclusive
+RISK_BANDS: tuple[tuple[float, str, str], ...] = (
+    (1.5, "standard", "comparable to a standard day"),
+    (3.0, "elevated", "elevated"),
+    (5.0, "high", "high"),
+    (math.inf, "very-high", "very high"),
+)
+
+
+def parse_instant(text: str) -> datetime:
+    """A contract §8 instant (``YYYY-MM-DDTHH:MM:SSZ``) as an aware UTC datetime."""
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC)
+
+
+def epoch_ms(text: str) -> int:
+    return int(parse_instant(text).timestamp() * 1000)
+
+
+def risk_band(risk: float | None) -> tuple[str, str]:
+    """``(css class, words)`` for a duty's relative risk; ``("", "")`` when absent."""
+    if risk is None or not math.isfinite(risk):
+        return "", ""
+    for upper, css, words in RISK_BANDS:
+        if risk < upper:
+            return css, words
+    return RISK_BANDS[-1][1], RISK_BANDS[-1][2]
+
+
+def _finite(value: Any) -> float | None:
+    if value is None:
+        return None
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+def chart_payload(entry: Mapping[str, Any], scale: str) -> dict[str, Any]:
+    """What ``chart.js`` needs to draw one schedule.
+
+    Parameters
+    ----------
+    entry : mapping
+        One ``scheduleScores`` item of the contract §4 envelope on ``scale``, ideally
+        from ProcessFatigueRisk with ``includeSleep`` (``riskScores``/``risk`` and
+        ``sleep`` are optional).
+    scale : str
+        The envelope's scale code.
+
+    Returns
+    -------
+    dict
+        ``schedule``, ``scale``, ``scaleName``, ``unit``, ``low``, ``high``,
+        ``warnings``, ``t0``/``t1``/``v`` (one item per interval), ``duties`` and
+        ``sleep``; JSON-serialisable, no NaN.
+    """
+    info = SCALE_INFO[scale]
+    scores: Sequence[Any] = entry.get("fatigueScores") or []
+    risk_scores: Sequence[Any] = entry.get("riskScores") or []
+    t0: list[int] = []
+    t1: list[int] = []
+    values: list[float | None] = []
+    duties: list[dict[str, Any]] = []
+    for j, duty in enumerate(entry.get("duties") or []):
+        on, off = epoch_ms(duty["onDuty"]), epoch_ms(duty["offDuty"])
+        first, count = int(duty["firstInterval"]), int(duty["intervalCount"])
+        piece = [_finite(v) for v in scores[first : first + count]]
+        for k, value in enumerate(piece):
+            t0.append(on + k * INTERVAL_MS)
+            t1.append(min(on + (k + 1) * INTERVAL_MS, off))
+            values.append(value)
+        risk = duty.get("risk", risk_scores[j] if j < len(risk_scores) else None)
+        risk = _finite(risk)
+        finite = [v for v in piece if v is not None]
+        band, words = risk_band(risk)
+        duties.append(
+            {
+                "index": j + 1,
+                "on": on,
+                "off": off,
+                "onText": duty["onDuty"],
+                "offText": duty["offDuty"],
+                "first": first,
+                "count": count,
+                "risk": risk,
+                "band": band,
+                "bandText": words,
+                "peak": max(finite) if finite else None,
+                "mean": round(sum(finite) / len(finite), 3) if finite else None,
+                "aboveWarning": sum(1 for v in finite if info.warnings and v >= info.warnings[0]),
+            }
+        )
+    sleep = [
+        {
+            "start": epoch_ms(s["start"]),
+            "end": epoch_ms(s["end"]),
+            "source": s.get("source", "predicted"),
+            "kind": s.get("kind", "main"),
+            "quality": _finite(s.get("quality")),
+        }
+        for s in entry.get("sleep") or []
+    ]
+    return {
+        "schedule": entry.get("schedule", ""),
+        "scale": scale,
+        "scaleName": info.name,
+        "unit": info.unit,
+        "low": info.low,
+        "high": info.high,
+        "warnings": list(info.warnings),
+        "t0": t0,
+        "t1": t1,
+        "v": values,
+        "duties": duties,
+        "sleep": sleep,
+    }
+
+
+def envelope_payloads(envelope: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """One chart payload per schedule of a contract §4 envelope."""
+    scale = str(envelope["scale"])
+    return [chart_payload(entry, scale) for entry in envelope.get("scheduleScores") or []]

@@ -1,0 +1,146 @@
+"""The operator console at ``/console`` (contract §6, issue 8): the router and its pages.
+
+``router`` is mounted by :func:`vigil.web.app.create_app` (``EMBEDDED_ROUTERS``). It
+gathers the page modules: sign-in and the overview here, API clients
+(:mod:`.clients`), rosters (:mod:`.rosters`) and "try it" (:mod:`.tryit`), plus the
+package's static files (``/console/static/…``: CSS and the plain-SVG chart script).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+from fastapi import APIRouter, Form, HTTPException
+from fastapi.responses import FileResponse, RedirectResponse, Response
+
+from vigil.auth.ratelimit import FailureLimiter
+from vigil.auth.scopes import ALL_KINDS
+from vigil.store import repo
+from vigil.web.console import _session as cookies
+from vigil.web.console import clients, rosters, tryit
+from vigil.web.console._web import (
+    HERE,
+    PREFIX,
+    SECURITY_HEADERS,
+    AnyConsole,
+    UserConsole,
+    safe_next,
+)
+
+pages = APIRouter()
+
+STATIC_DIR = HERE / "static"
+_STATIC_TYPES = {".css": "text/css", ".js": "text/javascript", ".svg": "image/svg+xml"}
+
+#: sign-in failures per username before a pause (ours; as the token endpoint's §8 rule)
+SIGN_IN_MAX_FAILURES = 10
+SIGN_IN_WINDOW = 300.0
+
+
+@pages.get("/static/{name}")
+def static_file(name: str) -> Response:
+    """A file shipped in ``static/`` (flat directory; nothing else is reachable)."""
+    path = STATIC_DIR / name
+    if (
+        "/" in name
+        or name.startswith(".")
+        or Path(name).suffix not in _STATIC_TYPES
+        or not path.is_file()
+    ):
+        raise HTTPException(404, "no such static file")
+    return FileResponse(
+        path,
+        media_type=_STATIC_TYPES[path.suffix],
+        headers={"Cache-Control": "public, max-age=300", **SECURITY_HEADERS},
+    )
+
+
+def _limiter(console: AnyConsole) -> FailureLimiter:
+    runtime = console.runtime
+    limiter = getattr(runtime, "_console_limiter", None)
+    if limiter is None:
+        limiter = FailureLimiter(max_failures=SIGN_IN_MAX_FAILURES, window=SIGN_IN_WINDOW)
+        runtime._console_limiter = limiter
+    return limiter
+
+
+@pages.get("/login")
+def login_form(console: AnyConsole, next: str | None = None) -> Response:
+    """The sign-in form (issues the anonymous session that carries its CSRF token)."""
+    if console.user is not None:
+        return console.finish(RedirectResponse(safe_next(next), status_code=303))
+    return console.render("login.html", next=safe_next(next), error=None, username="")
+
+
+@pages.post("/login")
+def login(
+    console: AnyConsole,
+    username: Annotated[str, Form(max_length=100)] = "",
+    password: Annotated[str, Form(max_length=1000)] = "",
+    next: Annotated[str, Form(max_length=2000)] = "",
+    csrf_token: Annotated[str | None, Form()] = None,
+) -> Response:
+    """Check the password (argon2, repository); on success start a fresh session."""
+    target = safe_next(next)
+    if not cookies.csrf_ok(console.session, csrf_token):
+        console.replace_session(cookies.new_session())
+        error = "The sign-in form expired. Please try again."
+        return console.render(
+            "login.html", status_code=403, next=target, error=error, username=username
+        )
+    limiter = _limiter(console)
+    key = f"console:{username.strip().lower()}"
+    wait = limiter.retry_after([key])
+    if wait is not None:
+        error = f"Too many failed attempts. Try again in {wait} s."
+        return console.render(
+            "login.html", status_code=429, next=target, error=error, username=username
+        )
+    user = repo.authenticate_console_user(
+        session=console.db, username=username.strip(), password=password
+    )
+    if user is None:
+        limiter.record_failure([key])
+        error = "Unknown user or wrong password."
+        return console.render(
+            "login.html", status_code=401, next=target, error=error, username=username
+        )
+    console.replace_session(cookies.new_session(user.id))
+    return console.finish(RedirectResponse(target, status_code=303))
+
+
+@pages.post("/logout")
+def logout(console: AnyConsole, csrf_token: Annotated[str | None, Form()] = None) -> Response:
+    """Sign out (CSRF-checked, so another site cannot sign a user out)."""
+    if console.user is not None and not cookies.csrf_ok(console.session, csrf_token):
+        raise HTTPException(403, "The form's CSRF token is missing or stale; reload the page.")
+    console.replace_session(cookies.signed_out(console.session))
+    return console.finish(RedirectResponse(f"{PREFIX}/login", status_code=303))
+
+
+@pages.get("/")
+def overview(console: UserConsole) -> Response:
+    """Where to connect, which scopes this operator's clients hold, what is stored."""
+    settings = console.runtime.settings
+    scope_table = console.runtime.scopes
+    own = repo.list_api_clients(session=console.db, operator=console.operator)
+    return console.render(
+        "overview.html",
+        base_url=settings.public_base_url,
+        scopes=[(kind.value, scope_table.name(kind)) for kind in ALL_KINDS],
+        client_count=sum(1 for c in own if not c.disabled),
+        roster_count=rosters.count_for(console),
+    )
+
+
+router = APIRouter(prefix=PREFIX, include_in_schema=False)
+router.include_router(pages)
+router.include_router(clients.router)
+router.include_router(rosters.router)
+router.include_router(tryit.router)
+
+
+@router.get("", include_in_schema=False)
+def console_root() -> Response:
+    return RedirectResponse(f"{PREFIX}/", status_code=307)
