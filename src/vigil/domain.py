@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from enum import Enum, IntEnum
+from enum import IntEnum, StrEnum
 
 INTERVAL = timedelta(minutes=15)  #: score interval, seed §8 / contract §4
 
@@ -19,7 +19,7 @@ def _require_aware(name: str, value: datetime) -> None:
         raise ValueError(f"{name} must be timezone-aware, got naive {value!r}")
 
 
-class DateFormat(str, Enum):
+class DateFormat(StrEnum):
     """Spec §2.1 DateFormat: order of day and month in RosterData dates."""
 
     DMY = "dmy"  #: DD/MM/YYYY
@@ -61,7 +61,7 @@ class DutyType(IntEnum):
     STANDBY = 3
 
 
-class ActivityType(str, Enum):
+class ActivityType(StrEnum):
     """Contract §5.1 ActivityType."""
 
     DAYOFF = "DAYOFF"

@@ -40,3 +40,33 @@ def test_one_sector_standard_workload_is_zero() -> None:
     t = np.linspace(8.0, 18.0, 50)[None, :]
     assert np.all(workload_kss(t, [8.0], [18.0], [1], [0.0], params=DEFAULT) == 0.0)
     assert sectors_started(t, [8.0], [18.0], [1]).max() == 1.0
+
+
+def test_compiled_pass_equals_the_numpy_statement() -> None:
+    # workload_kss_fast is the scoring layer's hot path; reference §6 is workload_kss
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from vigil.model import workload_kss_fast
+
+    @settings(max_examples=60, deadline=None)
+    @given(
+        st.integers(0, 6),
+        st.floats(-50.0, 100.0),
+        st.floats(0.5, 20.0),
+        st.booleans(),
+        st.integers(0, 2**32 - 1),
+    )
+    def check(sectors: int, workload: float, length: float, rest: bool, seed: int) -> None:
+        rng = np.random.default_rng(seed)
+        t = np.sort(rng.uniform(-1.0, length + 1.0, size=(1, 40)), axis=1)
+        t[0, -3:] = np.nan
+        args: tuple[object, ...] = (t, [0.0], [length], [sectors], [workload])
+        if rest:
+            a = rng.uniform(0.0, length)
+            args = (*args, [[a]], [[min(length, a + 1.5)]])
+        expected = workload_kss(*args)  # type: ignore[arg-type]
+        got = workload_kss_fast(*args)  # type: ignore[arg-type]
+        assert np.allclose(got, expected, equal_nan=True, atol=1e-12)
+
+    check()

@@ -37,6 +37,7 @@ from .workload import (
     sector_times,
     sectors_started,
     workload_kss,
+    workload_kss_fast,
     workload_multiplier,
 )
 
@@ -84,6 +85,7 @@ __all__ = [
     "ultradian_process",
     "wake_pressure",
     "workload_kss",
+    "workload_kss_fast",
     "workload_multiplier",
     "wrap_offset",
 ]

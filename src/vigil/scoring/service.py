@@ -426,7 +426,7 @@ def _score_chunk(
     off_t = layout.off[layout.duty][:, None]
     samples[samples - step / 2 >= off_t - 1e-9] = np.nan
     d = layout.duty
-    wl = model.workload_kss(  # reference §6, one row per interval
+    wl = model.workload_kss_fast(  # reference §6, one row per interval
         samples,
         layout.on[d],
         layout.off[d],
