@@ -25,7 +25,7 @@ def worker_command(
         int, typer.Option("--threads", min=1, help="Rosters processed at the same time.")
     ] = 1,
     once: Annotated[
-        bool, typer.Option("--once", help="Exit when no roster is queued any more.")
+        bool, typer.Option("--once", help="Exit when no roster is queued or processing any more.")
     ] = False,
 ) -> None:
     """Process uploaded rosters: claim with a lease, score, store the results."""

@@ -26,7 +26,7 @@ import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from vigil.store.tables import RosterResult, RosterUpload, utcnow
@@ -40,6 +40,7 @@ __all__ = [
     "record_fault",
     "reap_lapsed",
     "renew",
+    "unfinished",
 ]
 
 #: claims ended by server faults (exceptions, dead workers) before a roster is ``failed``
@@ -139,6 +140,18 @@ def claim(
         sleep_data=json.loads(claimed.sleep_json or "[]"),
         date_format=claimed.date_format,
         preferred_scale=claimed.preferred_scale,
+    )
+
+
+def unfinished(*, session: Session) -> int:
+    """Rosters queued or processing (``vigil worker --once`` waits for these)."""
+    return int(
+        session.scalar(
+            select(func.count())
+            .select_from(RosterUpload)
+            .where(RosterUpload.status.in_([JobStatus.QUEUED, JobStatus.PROCESSING]))
+        )
+        or 0
     )
 
 

@@ -339,7 +339,11 @@ class Worker:
         wake: threading.Event | None = None,
         until_idle: bool = False,
     ) -> None:
-        """Process rosters until ``stop`` is set (or, with ``until_idle``, none is queued)."""
+        """Process rosters until ``stop`` is set.
+
+        With ``until_idle``, return once no roster is queued or processing: rosters held
+        by other (possibly dead) workers are waited for, as their lease may lapse.
+        """
         import time
 
         wake = wake or threading.Event()
@@ -353,7 +357,9 @@ class Worker:
             if worked:
                 continue
             if until_idle:
-                return
+                with self.sessions() as session:
+                    if not jobs.unfinished(session=session):
+                        return
             wake.wait(poll_interval)
             wake.clear()
 
