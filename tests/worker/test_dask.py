@@ -1,0 +1,49 @@
+"""A roster scored on a real ``distributed.LocalCluster`` equals local processing."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+from vigil.domain import DateFormat
+from vigil.scoring.service import SCALE_CODES, ScoreRequest, score
+from vigil.worker.compact import unpack
+from vigil.worker.dask import DaskScorer
+from vigil.worker.run import InlineScorer, score_roster
+
+from ._rosters import ROSTER
+
+distributed = pytest.importorskip("distributed")
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[Any]:
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster, set_as_default=False) as dask_client,
+    ):
+        yield dask_client
+
+
+def test_cluster_results_equal_local(client: Any) -> None:
+    request = ScoreRequest(ROSTER, DateFormat.DMY, scale="KSS", risk=True)
+    local = score_roster(request, chunk_size=1, local=InlineScorer())
+    remote_scorer = DaskScorer(client)
+    remote = score_roster(request, chunk_size=1, local=InlineScorer(), remote=remote_scorer)
+    assert remote.schedule_count == 3  # three chunks of one schedule went to the cluster
+    assert remote.scores == local.scores  # byte-identical blobs, merged in schedule order
+    assert remote.errors == local.errors == []
+    stored = unpack(remote.scores)
+    for scale in SCALE_CODES:
+        with np.errstate(invalid="ignore"):  # KP NaN-padding warning in the model
+            want = score(ScoreRequest(ROSTER, DateFormat.DMY, scale=scale, risk=True))
+        got = "".join(stored.envelope_parts(scale, model_version=remote.model_version, errors=[]))
+        assert json.loads(got) == want.to_envelope()
+    remote_scorer.close()  # does not close a client it did not create
+    assert client.status == "running"
