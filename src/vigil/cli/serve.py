@@ -90,6 +90,19 @@ def serve_command(
         host=host,
         port=port,
         workers=workers,
-        log_level="info",
+        log_config=log_config(),
+        access_log=False,  # ours (vigil.access) never logs query strings or credentials
         proxy_headers=False,
+        timeout_graceful_shutdown=30,
     )
+
+
+def log_config() -> dict[str, object]:
+    """Uvicorn's logging configuration plus the ``vigil`` loggers at INFO."""
+    import copy
+
+    from uvicorn.config import LOGGING_CONFIG
+
+    config = copy.deepcopy(LOGGING_CONFIG)
+    config["loggers"]["vigil"] = {"handlers": ["default"], "level": "INFO", "propagate": False}
+    return config

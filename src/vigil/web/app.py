@@ -19,6 +19,7 @@ from contextlib import asynccontextmanager
 from fastapi import APIRouter, FastAPI
 
 from vigil.web._limits import BodySizeLimitMiddleware
+from vigil.web._observability import RequestContextMiddleware
 from vigil.web._runtime import Runtime, start_runtime
 from vigil.web.problems import install_handlers
 from vigil.web.routes import discovery, health, token
@@ -78,6 +79,7 @@ def make_surface_app(
     app = FastAPI(title=title, version=_version(), lifespan=lifespan)
     install_handlers(app)
     app.add_middleware(BodySizeLimitMiddleware, max_bytes=settings.max_body_bytes)
+    app.add_middleware(RequestContextMiddleware)  # outermost: every answer gets an ID
     app.include_router(health.router)
     for router in routers:
         app.include_router(router)

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from fastapi import Depends, Request
-from fastapi.security import HTTPBasic, HTTPBearer
+from fastapi.openapi.models import OAuthFlowClientCredentials, OAuthFlows
+from fastapi.security import HTTPBasic, HTTPBearer, OAuth2
 from sqlalchemy.orm import Session
 
 from vigil.auth.errors import InsufficientScopeError, InvalidTokenError, MissingTokenError
@@ -82,7 +83,15 @@ class _BasicScheme(HTTPBasic):
 
 
 _bearer_doc = HTTPBearer(auto_error=False, description="Access token from /connect/token")
-_basic_doc = _BasicScheme(auto_error=False, description="Client ID and client secret")
+_oauth_doc = OAuth2(
+    flows=OAuthFlows(clientCredentials=OAuthFlowClientCredentials(tokenUrl="/connect/token")),
+    auto_error=False,
+    description="OAuth 2.0 client credentials (seed §5): client ID and secret at /connect/token;"
+    " no scope asks for every scope the client holds.",
+)
+_basic_doc = _BasicScheme(
+    auto_error=False, scheme_name="HTTPBasic", description="Client ID and client secret"
+)
 
 
 def authenticate(request: Request, runtime: Runtime, needed: str) -> Principal:
@@ -120,6 +129,7 @@ def RequireScope(kind: ScopeKind | str) -> Any:  # noqa: N802 - reads as a marke
         request: Request,
         runtime: RuntimeDep,
         _bearer: Annotated[Any, Depends(_bearer_doc)],
+        _oauth: Annotated[Any, Depends(_oauth_doc)],
         _basic: Annotated[Any, Depends(_basic_doc)],
     ) -> Principal:
         return authenticate(request, runtime, runtime.scopes.name(scope_kind))

@@ -1,0 +1,5 @@
+"""``python -m vigil``: the command line."""
+
+from vigil.cli import main
+
+main()
