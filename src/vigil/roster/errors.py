@@ -164,7 +164,15 @@ def format_error(error: RowError) -> str:
 
     ``|`` in the schedule part is shown as ``/`` so the string always has three parts;
     ``|`` in a message (quoting a bad value) is shown as ``/`` for the same reason.
+    Control characters (a SleepData value may hold a line break) are shown escaped
+    (``\\n``, ``\\x00``), so one error is always one line of a log or terminal.
     """
-    reference = error.reference.replace("|", "/")
-    message = error.message.replace("|", "/")
+    reference = error.reference.replace("|", "/").translate(_CONTROL)
+    message = error.message.replace("|", "/").translate(_CONTROL)
     return f"{error.row_label}|{reference}|{message}"
+
+
+#: C0 controls and DEL as visible escapes (``\n``, ``\r``, ``\t``, else ``\xNN``)
+_CONTROL: dict[int, str] = {
+    c: {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(chr(c), f"\\x{c:02x}") for c in (*range(32), 127)
+}
