@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import httpx
 import pytest
 
-from conftest import LiveService
+from conftest import LiveService, live_service
 
 from .conftest import PASSWORD, ROSTER, create_user, csrf_of
 
@@ -201,3 +202,19 @@ def test_static_files_ship_in_the_package(service: LiveService, name: str) -> No
 @pytest.mark.parametrize("name", ["..%2Fcharts.py", "charts.py", ".hidden.js", "nope.js"])
 def test_static_route_serves_nothing_else(service: LiveService, name: str) -> None:
     assert httpx.get(f"{service.base_url}/console/static/{name}").status_code == 404
+
+
+def test_cookie_is_secure_behind_https(tmp_path: Path) -> None:
+    from .conftest import embedded_routers
+
+    url = f"sqlite:///{tmp_path / 'vigil.db'}"
+    with live_service(
+        tmp_path,
+        url,
+        routers=embedded_routers(),
+        public_base_url="https://vigil.example",
+        worker_threads=0,
+    ) as live:
+        answer = httpx.get(f"{live.base_url}/console/login")
+    cookie = answer.headers["set-cookie"].lower()
+    assert "; secure" in cookie and "httponly" in cookie
