@@ -1,0 +1,154 @@
+"""Load benchmark of ProcessFatigue over real HTTP (issue 6).
+
+Starts ``vigil serve --workers 2`` in a temporary directory, takes a token, then sends a
+28-day single-crew ProcessFatigue (predicted sleep) at 1, 10 and 50 concurrent clients
+for a fixed time each, and prints requests per second and p50/p99 latency. The load
+generator runs on the same machine (loopback only), so it competes for the same cores.
+
+Goal (issue 6): at least 200 requests/s and p99 under 100 ms at 50 concurrent clients.
+
+Run: ``.venv/bin/python benchmarks/bench_api.py [--seconds 10] [--json]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+import numpy as np
+
+from vigil.roster.synthetic import generate_roster
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_server(workdir: Path, port: int, workers: int) -> tuple[subprocess.Popen[str], str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VIGIL_")}
+    env["PYTHONUNBUFFERED"] = "1"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "vigil", "serve", "--port", str(port), "--workers", str(workers)],
+        cwd=workdir,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert process.stdout is not None
+    lines: list[str] = []
+    started = 0
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and started < workers:
+        line = process.stdout.readline()
+        if not line:
+            break
+        lines.append(line)
+        started += "Application startup complete" in line
+    if started < workers:
+        process.kill()
+        raise SystemExit("server did not start:\n" + "".join(lines))
+    text = "".join(lines)
+    client_id = text.split("client_id:", 1)[1].split()[0]
+    secret = text.split("client_secret:", 1)[1].split()[0]
+    # drain the log in the background so the pipe never blocks the server
+    subprocess.Popen(["cat"], stdin=process.stdout, stdout=subprocess.DEVNULL)
+    return process, f"{client_id}:{secret}"
+
+
+async def run_level(
+    base: str, token: str, body: bytes, concurrency: int, seconds: float
+) -> dict[str, float]:
+    latencies: list[float] = []
+    errors = 0
+    stop_at = time.perf_counter() + seconds
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=30) as client:
+
+        async def user() -> None:
+            nonlocal errors
+            while time.perf_counter() < stop_at:
+                t0 = time.perf_counter()
+                response = await client.post(
+                    "/api/Processor/ProcessFatigue", content=body, headers=headers
+                )
+                latencies.append(time.perf_counter() - t0)
+                if response.status_code != 200:
+                    errors += 1
+
+        began = time.perf_counter()
+        await asyncio.gather(*(user() for _ in range(concurrency)))
+        elapsed = time.perf_counter() - began
+    lat = np.asarray(latencies) * 1000
+    return {
+        "concurrency": concurrency,
+        "requests": len(latencies),
+        "errors": errors,
+        "rps": len(latencies) / elapsed,
+        "p50_ms": float(np.percentile(lat, 50)),
+        "p99_ms": float(np.percentile(lat, 99)),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=10.0, help="duration of each level")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args()
+    roster = generate_roster(1, 28, seed=3)
+    body = json.dumps(
+        {"RosterData": roster, "SleepData": [], "DateFormat": "dmy", "PreferredScale": "KSS"}
+    ).encode()
+    with tempfile.TemporaryDirectory() as tmp:
+        port = free_port()
+        process, credentials = start_server(Path(tmp), port, args.workers)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            client_id, secret = credentials.split(":", 1)
+            token = httpx.post(
+                f"{base}/connect/token",
+                data={"grant_type": "client_credentials", "scope": "svc_fast_safe_api"},
+                auth=(client_id, secret),
+            ).json()["access_token"]
+            asyncio.run(run_level(base, token, body, 8, 5.0))  # JIT caches load in every worker
+            levels = [
+                asyncio.run(run_level(base, token, body, c, args.seconds)) for c in (1, 10, 50)
+            ]
+        finally:
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=60)
+    duties = roster.count("\n")
+    if args.json:
+        print(json.dumps({"name": "api", "duties_per_request": duties, "levels": levels}))
+        return
+    print(
+        f"ProcessFatigue, 28-day single crew ({duties} duties), vigil serve --workers "
+        f"{args.workers}, {args.seconds:.0f} s per level"
+    )
+    print(f"{'clients':>8} {'requests':>9} {'errors':>7} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8}")
+    for level in levels:
+        print(
+            f"{level['concurrency']:>8} {level['requests']:>9} {level['errors']:>7} "
+            f"{level['rps']:>8.1f} {level['p50_ms']:>8.1f} {level['p99_ms']:>8.1f}"
+        )
+    top = levels[-1]
+    verdict = "met" if top["rps"] >= 200 and top["p99_ms"] < 100 else "NOT met"
+    print(f"goal at 50 clients (>= 200 req/s, p99 < 100 ms): {verdict}")
+
+
+if __name__ == "__main__":
+    main()
