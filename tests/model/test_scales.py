@@ -68,3 +68,16 @@ def test_interval_means_ignore_padding() -> None:
     assert np.array_equal(interval_means(v.reshape(2, 2, 15)), out, equal_nan=True)
     with pytest.raises(ValueError):
         interval_means(np.zeros((1, 7)))
+
+
+def test_every_scale_passes_nan_padding_through_silently() -> None:
+    # the scoring layer pads a short last interval with NaN (contract §4 interval means)
+    import warnings
+
+    kss = np.array([[3.0, np.nan, 8.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for name, scale in SCALES.items():
+            values = scale(kss, DEFAULT)
+            assert np.isnan(values[0, 1]), name
+            assert np.isfinite(values[0, [0, 2]]).all(), name

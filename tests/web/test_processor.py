@@ -243,3 +243,17 @@ def test_identical_requests_give_identical_responses(service: LiveService, risk_
     first = post(service, RISK, risk_token, body())
     second = post(service, RISK, risk_token, body())
     assert first.content == second.content
+
+
+@pytest.mark.parametrize(
+    ("scale", "low", "high"),
+    [("SP", 1, 7), ("KSS", 1, 9), ("KP", 0, 100), ("VD", 0, 100), ("CRD", 0, 100), ("PMR", 0, 100)],
+)
+def test_every_scale_stays_in_its_contract_range(
+    service: LiveService, fatigue_token: str, scale: str, low: float, high: float
+) -> None:
+    # contract §4 ranges; P2's duty ends 07:05, so its last interval is 5 minutes long
+    response = post(service, FATIGUE, fatigue_token, body(PreferredScale=scale))
+    assert response.status_code == 200, response.text
+    for schedule in response.json()["scheduleScores"]:
+        assert all(low <= s <= high for s in schedule["fatigueScores"])

@@ -35,6 +35,11 @@ def as_1d(x: object, name: str) -> FloatArray:
 
 
 def logistic(x: Numeric) -> FloatArray:
-    """The standard logistic function ``1 / (1 + exp(-x))``, overflow-safe."""
+    """The standard logistic function ``1 / (1 + exp(-x))``, overflow-safe; NaN stays NaN.
+
+    NaN marks padding (e.g. the missing minutes of a short last interval), so it passes
+    through without the floating-point warning ``logaddexp`` raises for it.
+    """
     x = as_float(x)
-    return np.exp(-np.logaddexp(0.0, -x))
+    with np.errstate(invalid="ignore"):
+        return np.exp(-np.logaddexp(0.0, -x))

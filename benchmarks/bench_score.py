@@ -1,0 +1,115 @@
+"""End-to-end benchmark of ``vigil score`` (issues 3 and 4).
+
+Generates the 10,000-crew x 28-day synthetic roster (``vigil.roster.synthetic``), derives
+a SleepData file for it (the predicted sleep, written as given records), then times
+``vigil score ROSTER --out OUT.json`` as a child process:
+
+- with given sleep (``--sleep``): issue 3's goal, at most 10 s and 2 GiB peak memory;
+- with predicted sleep (no ``--sleep``), the path most customers use.
+
+Peak memory is the child's maximum resident set size. Run:
+``.venv/bin/python benchmarks/bench_score.py [--crew 10000 --days 28] [--json]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from vigil.roster import parse_request
+from vigil.roster.synthetic import generate_roster
+from vigil.scoring.grid import from_epoch_hours
+from vigil.scoring.predict import predict_sleep
+
+
+def sleep_records(roster: str) -> list[dict[str, str]]:
+    """Predicted sleep of every schedule, as SleepData records (contract §3.2)."""
+    schedules = parse_request(roster, "dmy").schedules
+    records = []
+    for schedule, episodes in zip(schedules, predict_sleep(schedules), strict=True):
+        for episode in episodes:
+            records.append(
+                {
+                    "ScheduleName": schedule.reference,
+                    "SleepStart": from_epoch_hours(episode.start).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                    "SleepEnd": from_epoch_hours(episode.end).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                }
+            )
+    return records
+
+
+def run(args: list[str]) -> tuple[float, float]:
+    """Wall seconds and peak RSS [MiB] of one child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    t0 = time.perf_counter()
+    done = subprocess.run(args, capture_output=True, text=True)
+    elapsed = time.perf_counter() - t0
+    if done.returncode not in (0, 1):
+        raise SystemExit(done.stderr)
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return elapsed, max(peak, before) / 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--crew", type=int, default=10_000)
+    parser.add_argument("--days", type=int, default=28)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    vigil = [sys.executable, "-m", "vigil", "score"]
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        roster = generate_roster(args.crew, args.days, seed=7)
+        (work / "roster.csv").write_text(roster, encoding="utf-8")
+        (work / "sleep.json").write_text(json.dumps(sleep_records(roster)), encoding="utf-8")
+        rows = roster.count("\n")
+        # warm the JIT cache once so both runs measure steady state
+        small = generate_roster(2, 3, seed=1)
+        (work / "small.csv").write_text(small, encoding="utf-8")
+        run([*vigil, str(work / "small.csv"), "--out", str(work / "small.json")])
+        given = run(
+            [
+                *vigil,
+                str(work / "roster.csv"),
+                "--sleep",
+                str(work / "sleep.json"),
+                "--out",
+                str(work / "given.json"),
+            ]
+        )
+        predicted = run([*vigil, str(work / "roster.csv"), "--out", str(work / "pred.json")])
+        size = (work / "given.json").stat().st_size / 2**20
+    crew_days = args.crew * args.days
+    result = {
+        "name": "score",
+        "workload": f"{args.crew} crew x {args.days} d ({rows} rows)",
+        "given_s": round(given[0], 2),
+        "given_peak_mib": round(given[1]),
+        "predicted_s": round(predicted[0], 2),
+        "predicted_peak_mib": round(predicted[1]),
+        "output_mib": round(size, 1),
+        "cpus": os.cpu_count(),
+    }
+    if args.json:
+        print(json.dumps(result))
+        return
+    print(f"vigil score, {result['workload']}, JSON out ({size:.0f} MiB)")
+    print(
+        f"  given sleep:     {given[0]:6.1f} s  peak {given[1]:6.0f} MiB  "
+        f"{crew_days / given[0]:,.0f} crew-days/s  (goal <= 10 s, < 2048 MiB)"
+    )
+    print(
+        f"  predicted sleep: {predicted[0]:6.1f} s  peak {predicted[1]:6.0f} MiB  "
+        f"{crew_days / predicted[0]:,.0f} crew-days/s"
+    )
+
+
+if __name__ == "__main__":
+    main()
