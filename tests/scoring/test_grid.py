@@ -147,3 +147,27 @@ def test_zone_timeline_agrees_with_zoneinfo_hour_by_hour() -> None:
             for t in np.arange(t0, t1, 1.0):
                 got = points[int(np.searchsorted(times, t, side="right")) - 1][1]
                 assert got == tz.utc_offset_hours(zone, grid.from_epoch_hours(t)), (zone, t)
+
+
+def test_duty_containing_finds_the_duty_holding_most_of_a_sleep() -> None:
+    on = datetime(2026, 3, 1, 20, 0, tzinfo=UTC)
+    duties = [duty(on + timedelta(days=k), on + timedelta(days=k, hours=12)) for k in range(5)]
+    inside = grid.duty_containing(
+        duties, on + timedelta(days=3, hours=4), on + timedelta(days=3, hours=7)
+    )
+    assert inside is duties[3]
+    # mostly after duty 2 ends: sleep on the ground
+    assert (
+        grid.duty_containing(
+            duties, on + timedelta(days=2, hours=11), on + timedelta(days=2, hours=16)
+        )
+        is None
+    )
+    # more than half inside duty 1, though it starts before it
+    assert (
+        grid.duty_containing(
+            duties, on + timedelta(days=1, hours=-1), on + timedelta(days=1, hours=3)
+        )
+        is duties[1]
+    )
+    assert grid.duty_containing(duties, on - timedelta(hours=9), on - timedelta(hours=1)) is None

@@ -203,9 +203,22 @@ def location_spans(schedule: Schedule, start: datetime) -> list[tuple[float, str
     return spans
 
 
-def duty_containing(duties: Sequence[Duty], start: datetime, end: datetime) -> Duty | None:
-    """The duty a sleep lies in (mostly), or None for sleep on the ground."""
-    for duty in duties:
+def duty_containing(
+    duties: Sequence[Duty],
+    start: datetime,
+    end: datetime,
+    on_times: Sequence[datetime] | None = None,
+) -> Duty | None:
+    """The duty a sleep lies in (more than half of it), or None for sleep on the ground.
+
+    ``duties`` are chronological and non-overlapping (roster checks), so only the duty
+    starting last before the sleep's end can hold most of it; ``on_times`` (their
+    on-duty instants) may be passed to save rebuilding it for every sleep.
+    """
+    if on_times is None:
+        on_times = [d.on_duty for d in duties]
+    i = bisect_left(on_times, end) - 1
+    for duty in duties[max(i - 1, 0) : i + 1]:
         overlap = min(end, duty.off_duty) - max(start, duty.on_duty)
         if overlap > (end - start) / 2:
             return duty
@@ -231,8 +244,9 @@ def given_sleep_episodes(schedule: Schedule, start: datetime) -> list[SleepEpiso
         SleepEpisode(epoch_hours(a), epoch_hours(b), 1.0, "predicted", "main")
         for a, b in habitual_nights(home_zone(schedule), start, limit)
     ]
+    on_times = [d.on_duty for d in schedule.duties]
     for record in records:
-        duty = duty_containing(schedule.duties, record.start, record.end)
+        duty = duty_containing(schedule.duties, record.start, record.end, on_times)
         if duty is None:
             quality, kind = 1.0, "main"
         else:

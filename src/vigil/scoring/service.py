@@ -219,13 +219,18 @@ def score(request: ScoreRequest, *, progress: ProgressCallback | None = None) ->
     )
 
 
-def sleep_for(schedules: Sequence[Schedule], params: model.Parameters) -> list[list[SleepEpisode]]:
+def sleep_for(
+    schedules: Sequence[Schedule],
+    params: model.Parameters,
+    starts: Sequence[datetime] | None = None,
+) -> list[list[SleepEpisode]]:
     """Given sleep where a schedule has any (contract §3.2), predicted sleep otherwise."""
     out: list[list[SleepEpisode] | None] = [None] * len(schedules)
     missing: list[int] = []
     for i, schedule in enumerate(schedules):
         if schedule.sleep:
-            out[i] = grid.given_sleep_episodes(schedule, grid.warmup_start(schedule))
+            start = starts[i] if starts is not None else grid.warmup_start(schedule)
+            out[i] = grid.given_sleep_episodes(schedule, start)
         else:
             missing.append(i)
     if missing:
@@ -371,15 +376,16 @@ def _layout(schedules: Sequence[Schedule]) -> _Layout:
 
 
 def _timeline(
-    schedules: Sequence[Schedule], sleeps: Sequence[Sequence[SleepEpisode]]
+    schedules: Sequence[Schedule],
+    sleeps: Sequence[Sequence[SleepEpisode]],
+    warmups: Sequence[datetime],
 ) -> model.CrewTimeline:
     """Warm-up start, body-clock target and sleep episodes of each crew member."""
     starts: list[float] = []
     phase: list[float] = []
     zone_t: list[list[float]] = []
     zone_o: list[list[float]] = []
-    for schedule, episodes in zip(schedules, sleeps, strict=True):
-        start = grid.warmup_start(schedule)
+    for schedule, episodes, start in zip(schedules, sleeps, warmups, strict=True):
         t0 = grid.epoch_hours(start)
         if episodes and episodes[0].start < t0:
             t0 = episodes[0].start
@@ -416,9 +422,10 @@ def _score_chunk(
     scales: Sequence[str],
     risk: bool = True,
 ) -> list[ScheduleResult]:
-    sleeps = sleep_for(schedules, params)
+    starts = [grid.warmup_start(schedule) for schedule in schedules]
+    sleeps = sleep_for(schedules, params, starts)
     layout = _layout(schedules)
-    timeline = _timeline(schedules, sleeps)
+    timeline = _timeline(schedules, sleeps, starts)
     spi = grid.SAMPLES_PER_INTERVAL
     step = 0.25 / spi
     offsets = (np.arange(spi) + 0.5) * step
