@@ -50,7 +50,7 @@ def serve_command(
     workers: Annotated[int, typer.Option("--workers", min=1, help="Worker processes.")] = 1,
     only: Annotated[
         str,
-        typer.Option("--only", help="Serve one surface alone: identity or scoring."),
+        typer.Option("--only", help="Serve one surface alone: identity, scoring or upload."),
     ] = "all",
     env_file: Annotated[
         Path | None, typer.Option("--env-file", help="File of VIGIL_* settings.")
