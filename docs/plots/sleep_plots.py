@@ -20,7 +20,7 @@ from vigil.model.sleep import body_clock_offset  # noqa: E402
 from vigil.roster import parse_request  # noqa: E402
 from vigil.roster.synthetic import generate_roster  # noqa: E402
 from vigil.scoring import grid  # noqa: E402
-from vigil.scoring.predict import _zone_timeline, predict_sleep, prediction_horizon  # noqa: E402
+from vigil.scoring.predict import predict_sleep, prediction_horizon  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[1] / "img"
 COLOURS = {"main": "#1f77b4", "nap": "#2ca02c", "inflight": "#ff7f0e"}
@@ -75,7 +75,7 @@ def plot_long_haul(path: Path) -> None:
     handles.append(plt.Rectangle((0, 0), 1, 1, color="0.75"))
     ax.legend(handles, [*COLOURS, "duty"], loc="lower right", fontsize=8)
     ax.set_title(f"Predicted sleep, schedule {schedule.reference} (synthetic, seed 4)")
-    zones = _zone_timeline(grid.location_spans(schedule, start), prediction_horizon(schedule))
+    zones = grid.zone_timeline(grid.location_spans(schedule, start), prediction_horizon(schedule))
     zt, zo = zip(*zones, strict=True)
     t = np.arange(t0, prediction_horizon(schedule), 0.5)
     phi = body_clock_offset(t, t0, offset, zt, zo)
