@@ -1,0 +1,75 @@
+"""Import contracts of docs/architecture.md: each layer imports only from lower layers."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "vigil"
+
+#: package -> prefixes its modules must not import
+FORBIDDEN: dict[str, tuple[str, ...]] = {
+    "model": (
+        "vigil.domain",
+        "vigil.tz",
+        "vigil.roster",
+        "vigil.scoring",
+        "vigil.auth",
+        "vigil.store",
+        "vigil.worker",
+        "vigil.web",
+        "vigil.cli",
+        "datetime",
+        "zoneinfo",
+    ),
+    "roster": (
+        "vigil.scoring",
+        "vigil.auth",
+        "vigil.store",
+        "vigil.worker",
+        "vigil.web",
+        "vigil.cli",
+    ),
+    "scoring": ("vigil.auth", "vigil.store", "vigil.worker", "vigil.web", "vigil.cli"),
+    "auth": ("vigil.scoring", "vigil.store", "vigil.worker", "vigil.web", "vigil.cli", "fastapi"),
+    "store": ("vigil.scoring", "vigil.worker", "vigil.web", "vigil.cli", "fastapi"),
+    "worker": ("vigil.web", "vigil.cli"),
+}
+
+
+def imports_of(path: Path) -> set[str]:
+    """Absolute module names imported by one source file (relative ones resolved)."""
+    package = ".".join(path.relative_to(SRC.parent).with_suffix("").parts[:-1])
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                names.add(".".join([*base, node.module] if node.module else base))
+            elif node.module:
+                names.add(node.module)
+    return names
+
+
+@pytest.mark.parametrize("layer", sorted(FORBIDDEN))
+def test_layer_imports_only_from_below(layer: str) -> None:
+    files = sorted((SRC / layer).rglob("*.py"))
+    assert files, f"no modules in {layer}"
+    offences = [
+        f"{path.relative_to(SRC)} imports {name}"
+        for path in files
+        for name in sorted(imports_of(path))
+        if any(name == bad or name.startswith(bad + ".") for bad in FORBIDDEN[layer])
+    ]
+    assert offences == []
+
+
+def test_the_checker_sees_relative_imports() -> None:
+    # guard against a checker that passes because it reads nothing
+    names = imports_of(SRC / "model" / "simulate.py")
+    assert "vigil.model.parameters" in names and "numpy" in names
