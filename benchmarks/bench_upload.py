@@ -72,7 +72,6 @@ def run_mode(mode: str, roster: str, scheduler: str | None) -> dict[str, Any]:
             "VIGIL_DATABASE_URL": db_url,
             "VIGIL_DATA_DIR": str(data_dir),
             "VIGIL_PUBLIC_BASE_URL": base,
-            "VIGIL_MAX_BODY_BYTES": str(64 * 1024 * 1024),
             "VIGIL_WORKER_POLL_INTERVAL": "0.2",
             "VIGIL_WORKER_PROCESSES": str(os.cpu_count() or 1) if scheduler is None else "0",
         }

@@ -78,7 +78,11 @@ def make_surface_app(
 
     app = FastAPI(title=title, version=_version(), lifespan=lifespan)
     install_handlers(app)
-    app.add_middleware(BodySizeLimitMiddleware, max_bytes=settings.max_body_bytes)
+    app.add_middleware(
+        BodySizeLimitMiddleware,
+        max_bytes=settings.max_body_bytes,
+        path_limits={"/api/UploadRoster": settings.max_upload_bytes},
+    )
     app.add_middleware(RequestContextMiddleware)  # outermost: every answer gets an ID
     app.include_router(health.router)
     for router in routers:

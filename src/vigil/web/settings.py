@@ -47,6 +47,9 @@ class Settings(BaseSettings):
     data_dir: Path = Path(".")
     #: largest request body [bytes] (contract §3: 10 MiB)
     max_body_bytes: int = Field(default=10 * 1024 * 1024, ge=1024)
+    #: largest UploadRoster body [bytes] (ours: bulk rosters, e.g. 10,000 crew x 28 days
+    #: is 16 MiB of JSON; contract §3's 10 MiB is for synchronous calls)
+    max_upload_bytes: int = Field(default=128 * 1024 * 1024, ge=1024)
     #: most roster rows on a synchronous scoring call (contract §3)
     sync_row_limit: int = Field(default=50_000, ge=1)
     #: brute-force protection (contract §8)
