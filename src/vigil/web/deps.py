@@ -50,7 +50,11 @@ def get_session(runtime: RuntimeDep) -> Iterator[Session]:
         session.commit()
 
 
-SessionDep = Annotated[Session, Depends(get_session)]
+#: ``scope="function"``: the commit runs before the response is sent, so a client that
+#: got 204 from DeleteRoster never reads the roster again (with the default, the commit
+#: ran after the response and raced the client's next request), and a failing commit
+#: answers 503 instead of being lost after a 2xx
+SessionDep = Annotated[Session, Depends(get_session, scope="function")]
 
 
 @dataclass(frozen=True, slots=True)
