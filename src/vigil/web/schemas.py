@@ -32,6 +32,19 @@ class _Wire(BaseModel):
     def _case_insensitive(cls, data: Any) -> Any:
         return _fold_keys(data, tuple(cls.model_fields))
 
+    @field_validator("*", mode="after")
+    @classmethod
+    def _valid_unicode(cls, value: Any) -> Any:
+        """JSON may escape a lone surrogate (``"\\ud800"``), which no UTF-8 text can hold:
+        a request-level problem (400), not a 500 when the response or database encodes it.
+        """
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ValueError("text is not valid Unicode (lone surrogate)") from None
+        return value
+
 
 class SleepRecordIn(_Wire):
     """One SleepData record (seed §2.3): all three fields mandatory."""
