@@ -84,6 +84,8 @@ def client_lookup(sessions: sessionmaker[Session], box: SecretBox) -> ClientLook
     """A ``ClientLookup`` reading ``api_client`` and decrypting the secret."""
 
     def query(client_id: str) -> ClientRecord | None:
+        if "\x00" in client_id:  # no client has one; PostgreSQL refuses NUL in text (a 500)
+            return None
         with sessions() as session:
             row = repo.get_api_client(session=session, client_id=client_id)
             if row is None:

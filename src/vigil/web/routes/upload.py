@@ -84,6 +84,14 @@ class UploadRosterIn(_Wire):
     def _strip(cls, value: Any) -> Any:
         return value.strip() if isinstance(value, str) else value
 
+    @field_validator("RosterData", "ActivityData", "RosterName", mode="after")
+    @classmethod
+    def _no_nul(cls, value: Any) -> Any:
+        """PostgreSQL text cannot hold U+0000; refuse it on every backend alike (400)."""
+        if isinstance(value, str) and "\x00" in value:
+            raise ValueError("text must not contain NUL characters (U+0000)")
+        return value
+
 
 def default_roster_name() -> str:
     """A RosterName made from the upload time (contract §5), unique by a short suffix."""
@@ -110,6 +118,8 @@ def _token(params: dict[str, str]) -> str | JSONResponse:
             "The query parameter rosterToken is required.",
             errors=[{"property": "rosterToken", "message": "Field required"}],
         )
+    if "\x00" in token:  # no token has one; PostgreSQL refuses NUL in text (was a 500)
+        return _not_found()
     return token
 
 
