@@ -97,6 +97,9 @@ def make_engine(url: str | URL, **kwargs: Any) -> Engine:
         Passed to :func:`sqlalchemy.create_engine`.
     """
     parsed = normalise_url(url)
+    # SQL parameters hold roster text and encrypted secrets: keep them out of exception
+    # messages, which end in logs (issue 9, secrets absent from logs)
+    kwargs.setdefault("hide_parameters", True)
     if parsed.get_backend_name() == "sqlite":
         if parsed.database in (None, "", ":memory:"):
             kwargs.setdefault("poolclass", StaticPool)
