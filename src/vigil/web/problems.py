@@ -4,6 +4,12 @@ Rules (contract §1–§3): every 4xx is problem+json except the token endpoint'
 §5.2 errors (rendered by ``routes/token.py``) and the empty-bodied 403
 ``insufficient_scope``; request validation problems answer 400 with an ``errors`` list;
 a 500 never carries a stack trace or exception text.
+
+Database faults (issue 9, docs/hardening.md): an unreachable, locked or restarting
+database answers 503 with ``Retry-After`` (the pool reconnects by itself once it is
+back); a full disk answers 507 with ``Retry-After`` (the transaction was rolled back, so
+nothing was half-stored); a value the database cannot hold (PostgreSQL text with NUL)
+answers 400. The log names the fault but never the SQL parameters (roster text, secrets).
 """
 
 from __future__ import annotations
@@ -14,6 +20,8 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from sqlalchemy.exc import DataError, DBAPIError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import JSONResponse, Response
 
@@ -102,7 +110,56 @@ async def _oauth_exception(request: Request, exc: Exception) -> Response:
 
 async def _keys_unavailable(request: Request, exc: Exception) -> Response:
     logger.error("token keys unavailable: %s", exc)
-    return problem(503, "Token verification keys are unavailable; retry shortly.")
+    return problem(
+        503,
+        "Token verification keys are unavailable; retry shortly.",
+        headers={"Retry-After": str(DB_RETRY_AFTER)},
+    )
+
+
+#: seconds a client should wait before retrying after a database fault (ours)
+DB_RETRY_AFTER = 5
+
+#: driver messages (lower case) of a full disk: SQLite SQLITE_FULL, PostgreSQL class 53
+_DISK_FULL = ("database or disk is full", "no space left on device", "could not extend file")
+
+
+def _db_fault(exc: BaseException) -> str:
+    """One line naming a database fault, without SQL or parameters (they may hold data)."""
+    orig = getattr(exc, "orig", None) or exc
+    first = str(orig).strip().splitlines()[0] if str(orig).strip() else ""
+    return f"{type(orig).__module__}.{type(orig).__name__}: {first[:200]}"
+
+
+def _disk_full(exc: BaseException) -> bool:
+    orig = getattr(exc, "orig", None)
+    sqlstate = getattr(orig, "sqlstate", None) or ""
+    return sqlstate.startswith("53") or any(m in str(orig).lower() for m in _DISK_FULL)
+
+
+async def _database_error(request: Request, exc: Exception) -> Response:
+    """503 (unavailable, retry), 507 (disk full) or 400 (value not storable)."""
+    fault = _db_fault(exc)
+    retry = {"Retry-After": str(DB_RETRY_AFTER)}
+    if isinstance(exc, DBAPIError) and _disk_full(exc):
+        logger.error("storage full on %s %s: %s", request.method, request.url.path, fault)
+        return problem(
+            507,
+            "The server has no room to store this request; nothing was stored. Retry later.",
+            headers=retry,
+        )
+    if isinstance(exc, DataError):
+        logger.warning("unstorable value on %s %s: %s", request.method, request.url.path, fault)
+        return problem(
+            400, "The request holds a value the database cannot store (e.g. a NUL character)."
+        )
+    if isinstance(exc, OperationalError | PoolTimeoutError) or (
+        isinstance(exc, DBAPIError) and exc.connection_invalidated
+    ):
+        logger.error("database unavailable on %s %s: %s", request.method, request.url.path, fault)
+        return problem(503, "The database is unavailable; retry shortly.", headers=retry)
+    logger.exception("database error on %s %s", request.method, request.url.path)
+    return problem(500, "The server failed to process the request.")
 
 
 async def _unhandled(request: Request, exc: Exception) -> Response:
@@ -117,4 +174,6 @@ def install_handlers(app: FastAPI) -> None:
     app.add_exception_handler(BearerError, _bearer_exception)
     app.add_exception_handler(OAuthError, _oauth_exception)
     app.add_exception_handler(KeySetUnavailableError, _keys_unavailable)
+    app.add_exception_handler(DBAPIError, _database_error)
+    app.add_exception_handler(PoolTimeoutError, _database_error)
     app.add_exception_handler(Exception, _unhandled)
