@@ -84,3 +84,21 @@ def test_user_create_password_stdin(cli: typer.Typer, env: dict[str, str]) -> No
         input="another password\n",
     )
     assert result.exit_code == 1 and "exists" in result.output
+
+
+def test_user_create_takes_an_email_and_refuses_short_passwords(
+    cli: typer.Typer, env: dict[str, str]
+) -> None:
+    # issue 8: `vigil user create --operator NAME --email ... --password-stdin`
+    out = run(
+        cli, env, "user", "create", "--operator", "acme", "--email", "planner@acme.example",
+        "--password-stdin", stdin="long enough password\n",
+    )  # fmt: skip
+    assert "user planner@acme.example created" in out
+    result = CliRunner().invoke(
+        cli,
+        ["user", "create", "--operator", "acme", "--email", "x@acme.example", "--password-stdin"],
+        env=env,
+        input="short\n",
+    )
+    assert result.exit_code == 1 and "at least 8 characters" in result.output

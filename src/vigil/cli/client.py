@@ -155,7 +155,9 @@ def enable(
 @user_app.command("create")
 def create_user(
     operator: Annotated[str, typer.Option("--operator", help="Operator (tenant) name.")],
-    username: Annotated[str, typer.Option("--username", help="Sign-in name.")],
+    username: Annotated[
+        str, typer.Option("--username", "--email", help="Sign-in name (an e-mail address works).")
+    ],
     password_stdin: Annotated[
         bool, typer.Option("--password-stdin", help="Read the password from standard input.")
     ] = False,
