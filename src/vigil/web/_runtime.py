@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 from sqlalchemy import Engine, text
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from vigil.auth.credentials import parse_basic
@@ -121,7 +122,14 @@ class KeyRing:
         with self._lock:
             now = time.monotonic()
             if force or self._key_set is None or now - self._loaded_at >= self._interval:
-                self._key_set = ensure_key_set(self._storage, token_lifetime=self._lifetime)
+                try:
+                    self._key_set = ensure_key_set(self._storage, token_lifetime=self._lifetime)
+                except SQLAlchemyError as exc:
+                    if self._key_set is None:
+                        raise
+                    # database away for a while: keep verifying with the keys already
+                    # loaded, so scoring does not depend on the database (issue 9)
+                    logger.warning("reloading signing keys failed, using loaded ones: %s", exc)
                 self._loaded_at = now
             return self._key_set
 
