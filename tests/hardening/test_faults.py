@@ -94,14 +94,21 @@ def test_postgresql_outage_is_503_then_recovers_by_itself(
             (name,),
         )
         _assert_unavailable(_token_request(service, client))
-        _assert_unavailable(httpx.post(f"{base}/api/UploadRoster", json={"RosterData": ROSTER},
-                                       headers=upload, timeout=60))  # fmt: skip
+        _assert_unavailable(
+            httpx.post(
+                f"{base}/api/UploadRoster", json={"RosterData": ROSTER}, headers=upload, timeout=60
+            )
+        )
         _assert_unavailable(httpx.get(f"{base}/api/ListRosters", headers=upload, timeout=60))
         assert httpx.get(f"{base}/readyz", timeout=60).status_code == 503
         assert httpx.get(f"{base}/healthz", timeout=10).status_code == 200  # alive, not ready
         # scoring needs no database: tokens verify against the cached key set
-        scored = httpx.post(f"{base}/api/Processor/ProcessFatigue", json=SCORE_BODY,
-                            headers={"Authorization": f"Bearer {fatigue}"}, timeout=60)  # fmt: skip
+        scored = httpx.post(
+            f"{base}/api/Processor/ProcessFatigue",
+            json=SCORE_BODY,
+            headers={"Authorization": f"Bearer {fatigue}"},
+            timeout=60,
+        )
         assert scored.status_code == 200 and len(scored.json()["scheduleScores"]) == 2
         # back again: the same process answers without a restart
         admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
@@ -124,13 +131,17 @@ def test_sqlite_locked_is_503_then_recovers(tmp_path: Path) -> None:
         other = sqlite3.connect(path, timeout=1, isolation_level=None)
         try:
             other.execute("BEGIN EXCLUSIVE")
-            _assert_unavailable(httpx.post(url, json={"RosterData": ROSTER, "RosterName": "a"},
-                                           headers=upload, timeout=60))  # fmt: skip
+            _assert_unavailable(
+                httpx.post(
+                    url, json={"RosterData": ROSTER, "RosterName": "a"}, headers=upload, timeout=60
+                )
+            )
         finally:
             other.execute("ROLLBACK")
             other.close()
-        response = httpx.post(url, json={"RosterData": ROSTER, "RosterName": "a"},
-                              headers=upload, timeout=60)  # fmt: skip
+        response = httpx.post(
+            url, json={"RosterData": ROSTER, "RosterName": "a"}, headers=upload, timeout=60
+        )
         assert response.status_code == 200, response.text  # the refused one left nothing
         with httpx.Client(base_url=service.base_url, headers=upload, timeout=60) as http:
             assert wait_finished(http, response.json()["rosterToken"]) == "completedsuccessfully"
@@ -160,8 +171,9 @@ def test_disk_full_on_upload_is_507_and_stores_nothing(tmp_path: Path) -> None:
         engine.dispose()  # new connections get the cap
         try:
             big = "\r\n".join([ROSTER] + [ROSTER.split("\r\n")[1]] * 40_000)
-            response = httpx.post(url, json={"RosterData": big, "RosterName": "big"},
-                                  headers=upload, timeout=60)  # fmt: skip
+            response = httpx.post(
+                url, json={"RosterData": big, "RosterName": "big"}, headers=upload, timeout=60
+            )
             assert response.status_code == 507, response.text
             assert int(response.headers["retry-after"]) > 0
             assert "nothing was stored" in response.json()["detail"]
@@ -172,7 +184,8 @@ def test_disk_full_on_upload_is_507_and_stores_nothing(tmp_path: Path) -> None:
         finally:
             limit["pages"] = 2**31 - 2  # room again (the SQLite maximum)
             engine.dispose()
-        response = httpx.post(url, json={"RosterData": big, "RosterName": "big"},
-                              headers=upload, timeout=60)  # fmt: skip
+        response = httpx.post(
+            url, json={"RosterData": big, "RosterName": "big"}, headers=upload, timeout=60
+        )
         assert response.status_code == 200, response.text
         assert _roster_rows(service) == before + 1

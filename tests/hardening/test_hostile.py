@@ -92,7 +92,7 @@ HOSTILE_BODIES: list[tuple[str, bytes, str | None]] = [
         "multipart",
         b"--b\r\nContent-Disposition: form-data; name=a\r\n\r\nx\r\n--b--\r\n",
         "multipart/form-data; boundary=b",
-    ),  # fmt: skip
+    ),
     ("no-content-type", _json(_request(ROSTER)), None),
     ("charset-lie", _json(_request(ROSTER)).decode().encode("utf-16"), "application/json"),
 ]
@@ -128,8 +128,9 @@ def _assert_healthy(service: LiveService) -> None:
     assert httpx.get(f"{service.base_url}/readyz", timeout=10).status_code == 200
 
 
-@pytest.mark.parametrize(("name", "body", "content_type"), HOSTILE_BODIES,
-                         ids=[c[0] for c in HOSTILE_BODIES])  # fmt: skip
+@pytest.mark.parametrize(
+    ("name", "body", "content_type"), HOSTILE_BODIES, ids=[c[0] for c in HOSTILE_BODIES]
+)
 def test_hostile_bodies(
     embedded: LiveService,
     clients: dict[str, httpx.Client],
@@ -153,14 +154,16 @@ def test_specific_answers(clients: dict[str, httpx.Client]) -> None:
         if name.startswith(("deep-", "invalid-utf8", "huge-number", "nan-", "empty-")):
             response = post(SCORING[0], content=body, headers={"Content-Type": content_type or ""})
             assert response.status_code == 400, name
-    response = post(SCORING[0], content=HOSTILE_BODIES[4][1],
-                    headers={"Content-Type": "application/json"})  # fmt: skip
+    response = post(
+        SCORING[0], content=HOSTILE_BODIES[4][1], headers={"Content-Type": "application/json"}
+    )
     assert response.status_code == 400
     assert response.json()["errors"][0]["property"] == "RosterData"  # the lone surrogate
     response = post(SCORING[0], json=_request("\r\n".join([ROW] * 60_000)))
     assert response.status_code == 413 and "UploadRoster" in response.json()["detail"]
-    response = post(SCORING[0], content=b"x" * (11 * 1024 * 1024),
-                    headers={"Content-Type": "application/json"})  # fmt: skip
+    response = post(
+        SCORING[0], content=b"x" * (11 * 1024 * 1024), headers={"Content-Type": "application/json"}
+    )
     assert response.status_code == 413
     # NUL in a Reference is data: scored, and JSON escapes it
     response = post(SCORING[0], json=_request(ROW.replace("P1", "P\x001")))
@@ -221,8 +224,9 @@ HOSTILE_AUTHORIZATION: list[bytes] = [
 ]
 
 
-@pytest.mark.parametrize("authorization", HOSTILE_AUTHORIZATION,
-                         ids=range(len(HOSTILE_AUTHORIZATION)))  # fmt: skip
+@pytest.mark.parametrize(
+    "authorization", HOSTILE_AUTHORIZATION, ids=range(len(HOSTILE_AUTHORIZATION))
+)
 def test_hostile_authorization_is_401(embedded: LiveService, authorization: bytes) -> None:
     headers = {"Authorization": authorization}
     calls = [
@@ -245,11 +249,11 @@ TOKEN_BODIES: list[tuple[bytes, str]] = [
     (
         b"grant_type=client_credentials&scope=" + b"x" * 2_000_000,
         "application/x-www-form-urlencoded",
-    ),  # fmt: skip
+    ),
     (
         b"grant_type=client_credentials%00&client_id=a%00&client_secret=b",
         "application/x-www-form-urlencoded",
-    ),  # fmt: skip
+    ),
     (b"grant_type=client_credentials&grant_type=password", "application/x-www-form-urlencoded"),
     (b'{"grant_type":"client_credentials"}', "application/json"),
     (b"%%%%", "application/x-www-form-urlencoded"),
@@ -267,8 +271,11 @@ def test_hostile_token_requests(embedded: LiveService, body: bytes, content_type
             f"{embedded.base_url}/connect/token", content=body, headers=headers, timeout=30
         )
         assert response.status_code in (400, 401), (body[:40], auth, response.text[:200])
-        assert response.json()["error"] in ("invalid_request", "invalid_client",
-                                            "unsupported_grant_type")  # fmt: skip
+        assert response.json()["error"] in (
+            "invalid_request",
+            "invalid_client",
+            "unsupported_grant_type",
+        )
     _assert_healthy(embedded)
 
 
