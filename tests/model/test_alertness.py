@@ -61,3 +61,18 @@ def test_exceedance_monotone_in_k_and_x() -> None:
     assert np.all(np.diff(probs, axis=1) <= 0)  # more alert less likely
     p90 = kss_exceedance_probability(x, 7, percentile=90)
     assert np.all(p90 >= probs[6])
+
+
+def test_final_kss_in_place_equals_the_plain_form() -> None:
+    # the scoring layer writes the final KSS over X to spare temporaries (same values)
+    from vigil.model import final_kss
+
+    rng = np.random.default_rng(1)
+    x = rng.uniform(-2.0, 16.0, size=(4, 30))
+    x[0, 5] = np.nan
+    wl = rng.uniform(0.0, 2.4, size=x.shape)
+    expected = final_kss(x, wl)
+    buffer = x.copy()
+    got = final_kss(buffer, wl, out=buffer)
+    assert got is buffer
+    assert np.array_equal(got, expected, equal_nan=True)

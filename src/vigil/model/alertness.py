@@ -44,7 +44,13 @@ def kss_from_alertness(x: Numeric, params: Parameters = DEFAULT) -> FloatArray:
     return params.kss_intercept + params.kss_slope * as_float(x)
 
 
-def final_kss(x: Numeric, workload_kss: Numeric = 0.0, params: Parameters = DEFAULT) -> FloatArray:
+def final_kss(
+    x: Numeric,
+    workload_kss: Numeric = 0.0,
+    params: Parameters = DEFAULT,
+    *,
+    out: FloatArray | None = None,
+) -> FloatArray:
     """Final KSS ``clip(KSS_m + ΔKSS_wl, 1, 9)`` (reference §2.5).
 
     Parameters
@@ -55,12 +61,21 @@ def final_kss(x: Numeric, workload_kss: Numeric = 0.0, params: Parameters = DEFA
         Workload term ΔKSS_wl of reference §6 (see :mod:`vigil.model.workload`). [KSS]
     params : Parameters
 
+    out : numpy.ndarray, optional
+        Float64 array shaped like ``x`` to write into (may be ``x`` itself), sparing the
+        temporaries on millions of samples; same values as without it.
+
     Returns
     -------
     numpy.ndarray
         KSS in [1, 9]; NaN stays NaN. [KSS]
     """
-    return np.clip(kss_from_alertness(x, params) + as_float(workload_kss), 1.0, 9.0)
+    if out is None:
+        return np.clip(kss_from_alertness(x, params) + as_float(workload_kss), 1.0, 9.0)
+    np.multiply(x, params.kss_slope, out=out)
+    out += params.kss_intercept  # KSS_m = intercept + slope·X, ref §2.5
+    out += as_float(workload_kss)
+    return np.clip(out, 1.0, 9.0, out=out)
 
 
 def kss_exceedance_probability(

@@ -207,7 +207,11 @@ def score(request: ScoreRequest, *, progress: ProgressCallback | None = None) ->
         activity_text=request.activity_text,
     )
     results = score_schedules(
-        parsed.schedules, params, scales, progress=progress, risk=request.risk
+        parsed.schedules,
+        params,
+        scales,
+        progress=progress,
+        risk=request.risk,
     )
     return ScoreReport(
         scale=scale,
@@ -447,14 +451,15 @@ def _score_chunk(
     x = model.simulate_alertness(timeline, sample_time, params)
     # back to interval rows (T, spi): no crew padding in the per-sample work below
     x = x.reshape(layout.n_crew, -1, spi)[layout.interval_crew, layout.column]
-    kss = model.final_kss(x, np.nan_to_num(wl, nan=0.0), params)
-    count = np.isfinite(samples).sum(axis=1)
+    kss = model.final_kss(x, np.nan_to_num(wl, nan=0.0), params, out=x)
+    padding = np.isnan(samples)
+    count = spi - padding.sum(axis=1)
     per_scale = {
-        code: np.round(_interval_means(model.SCALES[code](kss, params), count), DECIMALS)
+        code: np.round(_interval_means(model.SCALES[code](kss, params), padding, count), DECIMALS)
         for code in scales
     }
     risks = (
-        _risks(layout, timeline, _interval_means(kss, count), params)
+        _risks(layout, timeline, _interval_means(kss.copy(), padding, count), params)
         if risk
         else np.full(layout.on.size, np.nan)
     )
@@ -485,9 +490,15 @@ def _score_chunk(
     return results
 
 
-def _interval_means(values: FloatArray, count: npt.NDArray[np.int64]) -> FloatArray:
-    """Mean of each ``(T, spi)`` row over its ``count`` valid samples (NaN padding)."""
-    return np.where(np.isnan(values), 0.0, values).sum(axis=1) / np.maximum(count, 1)
+def _interval_means(
+    values: FloatArray, padding: npt.NDArray[np.bool_], count: npt.NDArray[np.int64]
+) -> FloatArray:
+    """Mean of each ``(T, spi)`` row over its ``count`` valid samples.
+
+    ``values`` is overwritten (its ``padding`` slots set to 0): callers pass a temporary.
+    """
+    values[padding] = 0.0
+    return values.sum(axis=1) / np.maximum(count, 1)
 
 
 def _inside(
