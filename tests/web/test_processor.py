@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import json
 import math
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import httpx
 import pytest
-
-from vigil.web.routes import processor
-
-if TYPE_CHECKING:
-    from conftest import LiveService
 
 FATIGUE = "/api/Processor/ProcessFatigue"
 RISK = "/api/Processor/ProcessFatigueRisk"
@@ -33,17 +36,59 @@ ROSTER = "\r\n".join(
 )
 
 
-@pytest.fixture
-def service(tmp_path: Path, sqlite_url: str) -> Iterator[LiveService]:
-    from conftest import live_service
+@dataclass
+class ServeProcess:
+    """``vigil serve`` running as its own process (issue 6: a real HTTP server process)."""
 
-    with live_service(
-        tmp_path, sqlite_url, routers=[processor.router], sync_row_limit=20, max_body_bytes=65536
-    ) as svc:
-        yield svc
+    base_url: str
+    workdir: Path
+    env: dict[str, str]
+
+    def create_client(self, *, scopes: str, operator: str = "acme") -> tuple[str, str]:
+        """Register a client with the CLI against the server's database."""
+        done = subprocess.run(
+            [sys.executable, "-m", "vigil", "client", "create", "--operator", operator,
+             "--scopes", scopes.replace(" ", ","), "--json"],
+            cwd=self.workdir, env=self.env, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        data = json.loads(done.stdout)
+        return str(data["client_id"]), str(data["client_secret"])
 
 
-def token_for(service: LiveService, scopes: str, wire_scope: str) -> str:
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
+    workdir = tmp_path_factory.mktemp("serve")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VIGIL_")}
+    env.update(
+        {"VIGIL_SYNC_ROW_LIMIT": "20", "VIGIL_MAX_BODY_BYTES": "65536", "PYTHONUNBUFFERED": "1"}
+    )
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "vigil", "serve", "--port", str(port)],
+        cwd=workdir, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    assert process.stdout is not None
+    seen: list[str] = []
+    for line in process.stdout:
+        seen.append(line)
+        if "Application startup complete" in line:
+            break
+    else:  # pragma: no cover - the failure is the message
+        process.kill()
+        raise AssertionError("vigil serve did not start:\n" + "".join(seen))
+    drain = threading.Thread(target=lambda: [None for _ in process.stdout or ()], daemon=True)
+    drain.start()
+    yield ServeProcess(f"http://127.0.0.1:{port}", workdir, env)
+    process.send_signal(signal.SIGTERM)
+    process.wait(timeout=60)
+    drain.join(timeout=10)
+    process.stdout.close()
+
+
+def token_for(service: ServeProcess, scopes: str, wire_scope: str) -> str:
     client_id, secret = service.create_client(scopes=scopes)
     response = httpx.post(
         f"{service.base_url}/connect/token",
@@ -54,18 +99,18 @@ def token_for(service: LiveService, scopes: str, wire_scope: str) -> str:
     return str(response.json()["access_token"])
 
 
-@pytest.fixture
-def fatigue_token(service: LiveService) -> str:
+@pytest.fixture(scope="module")
+def fatigue_token(service: ServeProcess) -> str:
     return token_for(service, "fatigue", "svc_fast_safe_api")
 
 
-@pytest.fixture
-def risk_token(service: LiveService) -> str:
+@pytest.fixture(scope="module")
+def risk_token(service: ServeProcess) -> str:
     return token_for(service, "risk", "svc_fast_safe_risk_api")
 
 
 def post(
-    service: LiveService, path: str, token: str | None, body: Any, **kwargs: Any
+    service: ServeProcess, path: str, token: str | None, body: Any, **kwargs: Any
 ) -> httpx.Response:
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     if isinstance(body, (bytes, str)):
@@ -91,7 +136,7 @@ def body(**overrides: Any) -> dict[str, Any]:
 
 
 def test_process_fatigue_returns_one_score_per_interval(
-    service: LiveService, fatigue_token: str
+    service: ServeProcess, fatigue_token: str
 ) -> None:
     response = post(service, FATIGUE, fatigue_token, body())
     assert response.status_code == 200, response.text
@@ -114,7 +159,7 @@ def test_process_fatigue_returns_one_score_per_interval(
     assert "riskScores" not in p1
 
 
-def test_risk_endpoint_adds_one_risk_per_duty(service: LiveService, risk_token: str) -> None:
+def test_risk_endpoint_adds_one_risk_per_duty(service: ServeProcess, risk_token: str) -> None:
     response = post(service, RISK, risk_token, body())
     assert response.status_code == 200, response.text
     by_name = {s["schedule"]: s for s in response.json()["scheduleScores"]}
@@ -125,7 +170,7 @@ def test_risk_endpoint_adds_one_risk_per_duty(service: LiveService, risk_token: 
 
 
 def test_property_names_and_values_match_case_insensitively(
-    service: LiveService, fatigue_token: str
+    service: ServeProcess, fatigue_token: str
 ) -> None:
     lower = {"rosterdata": ROSTER, "sleepData": [], "dateformat": "DMY", "preferredScale": "sp"}
     response = post(service, FATIGUE, fatigue_token, lower)
@@ -145,7 +190,7 @@ def test_property_names_and_values_match_case_insensitively(
     ],
 )
 def test_request_level_problems_answer_400_naming_each_property(
-    service: LiveService, fatigue_token: str, payload: dict[str, Any], properties: list[str] | None
+    service: ServeProcess, fatigue_token: str, payload: dict[str, Any], properties: list[str] | None
 ) -> None:
     response = post(service, FATIGUE, fatigue_token, payload)
     assert response.status_code == 400
@@ -157,13 +202,15 @@ def test_request_level_problems_answer_400_naming_each_property(
         assert named == properties
 
 
-def test_body_that_is_not_json_answers_400(service: LiveService, fatigue_token: str) -> None:
+def test_body_that_is_not_json_answers_400(service: ServeProcess, fatigue_token: str) -> None:
     response = post(service, FATIGUE, fatigue_token, b"{not json")
     assert response.status_code == 400
     assert response.headers["content-type"] == "application/problem+json"
 
 
-def test_data_errors_leave_other_schedules_scored(service: LiveService, fatigue_token: str) -> None:
+def test_data_errors_leave_other_schedules_scored(
+    service: ServeProcess, fatigue_token: str
+) -> None:
     roster = ROSTER + "\r\nP3,04/03/2026,06:00,LHR,05/03/2026,14:00,XQZ,LHR,0"
     response = post(service, FATIGUE, fatigue_token, body(RosterData=roster))
     assert response.status_code == 200
@@ -174,7 +221,7 @@ def test_data_errors_leave_other_schedules_scored(service: LiveService, fatigue_
 
 
 def test_fatigue_token_on_risk_endpoint_is_403_with_empty_body(
-    service: LiveService, fatigue_token: str
+    service: ServeProcess, fatigue_token: str
 ) -> None:
     response = post(service, RISK, fatigue_token, body())
     assert response.status_code == 403
@@ -182,13 +229,13 @@ def test_fatigue_token_on_risk_endpoint_is_403_with_empty_body(
     assert 'error="insufficient_scope"' in response.headers["www-authenticate"]
 
 
-def test_no_credentials_is_401(service: LiveService) -> None:
+def test_no_credentials_is_401(service: ServeProcess) -> None:
     response = post(service, FATIGUE, None, body())
     assert response.status_code == 401
     assert response.headers["www-authenticate"] == "Bearer"
 
 
-def test_basic_client_credentials_are_accepted(service: LiveService) -> None:
+def test_basic_client_credentials_are_accepted(service: ServeProcess) -> None:
     client_id, secret = service.create_client(scopes="fatigue")
     response = httpx.post(
         f"{service.base_url}{FATIGUE}", json=body(), auth=(client_id, secret), timeout=60
@@ -197,7 +244,7 @@ def test_basic_client_credentials_are_accepted(service: LiveService) -> None:
 
 
 def test_too_many_rows_is_413_naming_the_upload_api(
-    service: LiveService, fatigue_token: str
+    service: ServeProcess, fatigue_token: str
 ) -> None:
     rows = [f"P{i},02/03/2026,06:00,LHR,02/03/2026,14:30,LHR,LHR,0" for i in range(25)]
     response = post(service, FATIGUE, fatigue_token, body(RosterData="\r\n".join(rows)))
@@ -205,13 +252,13 @@ def test_too_many_rows_is_413_naming_the_upload_api(
     assert "UploadRoster" in response.json()["detail"]
 
 
-def test_body_over_the_size_limit_is_413(service: LiveService, fatigue_token: str) -> None:
+def test_body_over_the_size_limit_is_413(service: ServeProcess, fatigue_token: str) -> None:
     response = post(service, FATIGUE, fatigue_token, body(RosterData="x" * 70000))
     assert response.status_code == 413
 
 
 def test_include_sleep_shows_given_and_predicted_sleep(
-    service: LiveService, fatigue_token: str
+    service: ServeProcess, fatigue_token: str
 ) -> None:
     sleep = [
         {
@@ -239,7 +286,9 @@ def test_include_sleep_shows_given_and_predicted_sleep(
     assert "sleep" not in post(service, FATIGUE, fatigue_token, body()).json()["scheduleScores"][0]
 
 
-def test_identical_requests_give_identical_responses(service: LiveService, risk_token: str) -> None:
+def test_identical_requests_give_identical_responses(
+    service: ServeProcess, risk_token: str
+) -> None:
     first = post(service, RISK, risk_token, body())
     second = post(service, RISK, risk_token, body())
     assert first.content == second.content
@@ -250,7 +299,7 @@ def test_identical_requests_give_identical_responses(service: LiveService, risk_
     [("SP", 1, 7), ("KSS", 1, 9), ("KP", 0, 100), ("VD", 0, 100), ("CRD", 0, 100), ("PMR", 0, 100)],
 )
 def test_every_scale_stays_in_its_contract_range(
-    service: LiveService, fatigue_token: str, scale: str, low: float, high: float
+    service: ServeProcess, fatigue_token: str, scale: str, low: float, high: float
 ) -> None:
     # contract §4 ranges; P2's duty ends 07:05, so its last interval is 5 minutes long
     response = post(service, FATIGUE, fatigue_token, body(PreferredScale=scale))
