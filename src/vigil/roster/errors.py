@@ -86,6 +86,7 @@ TEMPLATES: dict[str, str] = {
     ),
     "sleep-no-time": "{field} '{value}' has a date but no time",
     "sleep-no-zone": "{field} '{value}' has no time zone; end it with Z for UTC",
+    "sleep-out-of-range": "{field} '{value}' is outside the years {min_year}-{max_year}",
     "sleep-order": "SleepEnd {end} is not after SleepStart {start}",
     "sleep-too-long": "Sleep from {start} to {end} lasts {length}, more than 24 hours",
     "sleep-unknown-schedule": "ScheduleName '{name}' matches no Reference in RosterData",

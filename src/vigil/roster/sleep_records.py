@@ -23,6 +23,7 @@ from datetime import UTC, datetime, timedelta
 
 from vigil.domain import SleepRecord
 from vigil.roster.checks import format_length
+from vigil.roster.columns import MAX_YEAR, MIN_YEAR
 from vigil.roster.errors import RowError, Source, make_error
 
 __all__ = ["SLEEP_FIELDS", "SleepDataShapeError", "check_sleep_data_shape", "parse_sleep_data"]
@@ -107,6 +108,22 @@ def _parse_instant(
             code = "sleep-no-time"  # a date alone: fromisoformat reads it as midnight
         elif value.utcoffset() is None:
             code = "sleep-no-zone"
+        elif not MIN_YEAR <= value.year <= MAX_YEAR:
+            # as RosterData dates; year 1 or 9999 also overflowed datetime arithmetic
+            # (OverflowError, a 500) once converted or padded
+            errors.append(
+                make_error(
+                    "sleep-out-of-range",
+                    index,
+                    name,
+                    source=Source.SLEEP,
+                    field=field,
+                    value=text,
+                    min_year=MIN_YEAR,
+                    max_year=MAX_YEAR,
+                )
+            )
+            return None
         else:
             return value.astimezone(UTC)
     errors.append(make_error(code, index, name, source=Source.SLEEP, field=field, value=text))
