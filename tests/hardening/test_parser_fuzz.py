@@ -140,3 +140,21 @@ def test_control_characters_in_errors_are_escaped() -> None:
     (line,) = parse_request(roster, "dmy", sleep_data=[record]).error_strings()
     assert "\n" not in line and "\r" not in line and "\x00" not in line
     assert "x\\r\\n2/P1/forged\\x00" in line
+
+
+@pytest.mark.parametrize(
+    "instant",
+    [
+        "0001-01-01T00:00:00+14:00",
+        "0001-01-02T00:00:00Z",
+        "9999-12-30T00:00:00Z",
+        "1899-12-31T23:00:00Z",
+    ],
+)
+def test_sleep_outside_the_years_is_an_error_not_an_overflow(instant: str) -> None:
+    """Year 1 or 9999 overflowed datetime arithmetic (OverflowError: a 500) before issue 9."""
+    roster = "P1,01/03/2026,06:00,LHR,01/03/2026,14:30,JFK,LHR,0"
+    record = {"ScheduleName": "P1", "SleepStart": instant, "SleepEnd": "2026-03-01T05:00:00Z"}
+    (line,) = parse_request(roster, "dmy", sleep_data=[record]).error_strings()
+    assert line.startswith("SleepData[0]|P1|SleepStart") and "1900-2100" in line
+    _fuzz.check_score(roster, "dmy", sleep_data=[record])
