@@ -45,7 +45,26 @@ import numba as nb
 import numpy as np
 
 from ._arrays import FloatArray, IntArray, Numeric, as_float
-from .parameters import DEFAULT, Parameters
+from .parameters import (
+    _K_BL,
+    _K_CA,
+    _K_CM,
+    _K_D,
+    _K_FIPS_BREAK,
+    _K_G,
+    _K_HA,
+    _K_LA,
+    _K_P,
+    _K_PHASE_EXP,
+    _K_PHASE_K,
+    _K_RATE_E,
+    _K_RATE_W,
+    _K_SIZE,
+    DEFAULT,
+    Parameters,
+    _kernel_vector,
+)
+from .simulate import _phase_plan, _s_sleep, _s_wake, _wrap
 
 __all__ = [
     "DEFAULT_SLEEP",
@@ -123,27 +142,24 @@ class SleepParameters:
 #: The default sleep-prediction constants.
 DEFAULT_SLEEP = SleepParameters()
 
-# Layout of the packed constant vector (private to this module).
+# Layout of the packed constant vector: the simulator's (``parameters._K_*``, so the
+# closed forms of simulate.py read it unchanged), then this module's own constants.
+_LA, _HA, _D, _G, _BL, _FIPS = _K_LA, _K_HA, _K_D, _K_G, _K_BL, _K_FIPS_BREAK
+_CM, _CA, _P = _K_CM, _K_CA, _K_P
+_PEXP, _RE, _RW, _PK = _K_PHASE_EXP, _K_RATE_E, _K_RATE_W, _K_PHASE_K
 (
-    _LA, _HA, _D, _G, _BL, _FIPS, _CM, _CA, _P,
-    _PEXP, _RE, _RW, _PK,
     _GON, _GWAKE, _MAXS, _MINS, _EADV, _E21, _NAPLEN, _MINWIN,
     _EMAX, _GLO, _GHI,
     _MINWAKE, _EARLY7, _NAPR0, _NAPR1, _NAPEND, _NAPSTART, _NAPWAKE, _NAPMIN,
     _PULLX, _PULL0, _PULL1, _SBQ,
     _LATMAX, _LATFR, _BUFMAX, _BUFFR, _IFMIN,
     _SCAN, _TOL, _LIP, _SIZE,
-) = range(45)  # fmt: skip
+) = range(_K_SIZE, _K_SIZE + 32)  # fmt: skip
 
 
 def _pack(p: Parameters, sp: SleepParameters) -> FloatArray:
     k = np.zeros(_SIZE)
-    k[_LA], k[_HA], k[_D], k[_G], k[_BL] = p.la, p.ha, p.d, p.g, p.bl
-    k[_FIPS] = 1.0 if p.sleep_above_break == "fips" else 0.0
-    k[_CM], k[_CA], k[_P] = p.cm, p.ca, p.p
-    k[_PEXP] = 1.0 if p.phase_model == "exponential" else 0.0
-    k[_RE], k[_RW] = p.rate_east / 24.0, p.rate_west / 24.0  # [h/h]
-    k[_PK] = -math.log(1.0 - p.phase_daily_fraction) / 24.0  # [h^-1]
+    k[:_K_SIZE] = _kernel_vector(p)  # S, C, body-clock constants as the simulator reads them
     k[_GON], k[_GWAKE], k[_MAXS], k[_MINS] = p.gate_onset, p.gate_wake, p.max_sleep, p.min_sleep
     k[_EADV], k[_E21], k[_NAPLEN], k[_MINWIN] = (
         p.early_advance,
@@ -174,42 +190,7 @@ def _pack(p: Parameters, sp: SleepParameters) -> FloatArray:
 
 
 # ---------------------------------------------------------------------------------------
-# Scalar closed forms (mirror model/homeostatic.py and model/circadian.py).
-
-
-@nb.njit(cache=True, inline="always")
-def _s_wake(k: FloatArray, s0: float, t: float) -> float:
-    return k[_LA] + (s0 - k[_LA]) * math.exp(k[_D] * t)  # ref §2.1 wake
-
-
-@nb.njit(cache=True, inline="always")
-def _s_sleep(k: FloatArray, s0: float, t: float, q: float) -> float:
-    ha, g, bl = k[_HA], k[_G], k[_BL]
-    tau = q * t  # effective sleep time, ref §2.1 [C]
-    if s0 >= bl and k[_FIPS] == 0.0:
-        return ha - (ha - s0) * math.exp(g * tau)
-    r_lin = g * (bl - ha)
-    tau_b = (bl - s0) / r_lin
-    if tau <= tau_b:
-        return s0 + r_lin * tau
-    return ha - (ha - bl) * math.exp(g * (tau - tau_b))
-
-
-@nb.njit(cache=True, inline="always")
-def _wrap(x: float) -> float:
-    return 12.0 - ((12.0 - x) % 24.0)  # into (-12, 12]
-
-
-@nb.njit(cache=True)
-def _phase_plan(k: FloatArray, phi0: float, theta: float) -> tuple[float, float]:
-    """Signed distance and rate [h/h] for φ to reach θ (antidromic rule), ref §3."""
-    delta = _wrap(theta - phi0)
-    if k[_PEXP] != 0.0:
-        return delta, k[_PK]
-    r_e, r_w = k[_RE], k[_RW]
-    if delta > 24.0 * r_e / (r_e + r_w):
-        delta -= 24.0
-    return delta, (r_e if delta > 0.0 else r_w)
+# Scalar closed forms: S and the phase plan come from simulate.py (one definition each).
 
 
 @nb.njit(cache=True)
