@@ -30,7 +30,13 @@ class _Wire(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _case_insensitive(cls, data: Any) -> Any:
-        return _fold_keys(data, tuple(cls.model_fields))
+        data = _fold_keys(data, tuple(cls.model_fields))
+        if isinstance(data, dict):  # contract §3: enum values match case-insensitively too
+            for name, fold in (("DateFormat", str.lower), ("PreferredScale", str.upper)):
+                value = data.get(name)
+                if name in cls.model_fields and isinstance(value, str):
+                    data[name] = fold(value.strip())
+        return data
 
     @field_validator("*", mode="after")
     @classmethod
@@ -72,16 +78,6 @@ class ScoringRequestIn(_Wire):
     )
     DateFormat: Literal["dmy", "mdy"] = Field(description="dmy = DD/MM/YYYY, mdy = MM/DD/YYYY.")
     PreferredScale: ScaleCode = Field(description="Output scale (seed §2.4).")
-
-    @field_validator("DateFormat", mode="before")
-    @classmethod
-    def _lower(cls, value: Any) -> Any:
-        return value.strip().lower() if isinstance(value, str) else value
-
-    @field_validator("PreferredScale", mode="before")
-    @classmethod
-    def _upper(cls, value: Any) -> Any:
-        return value.strip().upper() if isinstance(value, str) else value
 
 
 class DutyOut(BaseModel):

@@ -69,16 +69,6 @@ class UploadRosterIn(_Wire):
     RosterName: str | None = Field(default=None, min_length=1, max_length=200)
     Overwrite: bool = False
 
-    @field_validator("DateFormat", mode="before")
-    @classmethod
-    def _lower(cls, value: Any) -> Any:
-        return value.strip().lower() if isinstance(value, str) else value
-
-    @field_validator("PreferredScale", mode="before")
-    @classmethod
-    def _upper(cls, value: Any) -> Any:
-        return value.strip().upper() if isinstance(value, str) else value
-
     @field_validator("RosterName", mode="before")
     @classmethod
     def _strip(cls, value: Any) -> Any:
