@@ -10,8 +10,8 @@ Run: ``.venv/bin/python benchmarks/bench_fuzz.py [--seconds 300] [--json]``.
 Exit status 1 when a property fails or the growth goal is missed. The process runs under
 an address-space cap (``--max-memory-gib``, default 4): an input that makes the parser
 or the scorer allocate more fails its property with ``MemoryError`` (shrunk by
-Hypothesis) instead of taking the machine down. (A 5-minute run without the cap once
-grew to 24 GB and was killed by the kernel; the input is still to be found.)
+Hypothesis) instead of taking the machine down. (Two 5-minute runs without the cap grew
+to 21-24 GB and were killed by the kernel; capped runs stay clean; see docs/hardening.md.)
 """
 
 from __future__ import annotations
