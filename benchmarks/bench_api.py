@@ -15,57 +15,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import signal
-import socket
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import httpx
 import numpy as np
+from _server import free_port, start_server
 
 from vigil.roster.synthetic import generate_roster
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def start_server(workdir: Path, port: int, workers: int) -> tuple[subprocess.Popen[str], str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("VIGIL_")}
-    env["PYTHONUNBUFFERED"] = "1"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "vigil", "serve", "--port", str(port), "--workers", str(workers)],
-        cwd=workdir,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    assert process.stdout is not None
-    lines: list[str] = []
-    started = 0
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and started < workers:
-        line = process.stdout.readline()
-        if not line:
-            break
-        lines.append(line)
-        started += "Application startup complete" in line
-    if started < workers:
-        process.kill()
-        raise SystemExit("server did not start:\n" + "".join(lines))
-    text = "".join(lines)
-    client_id = text.split("client_id:", 1)[1].split()[0]
-    secret = text.split("client_secret:", 1)[1].split()[0]
-    # drain the log in the background so the pipe never blocks the server
-    subprocess.Popen(["cat"], stdin=process.stdout, stdout=subprocess.DEVNULL)
-    return process, f"{client_id}:{secret}"
 
 
 async def run_level(
@@ -115,10 +74,9 @@ def main() -> None:
     ).encode()
     with tempfile.TemporaryDirectory() as tmp:
         port = free_port()
-        process, credentials = start_server(Path(tmp), port, args.workers)
+        process, client_id, secret = start_server(Path(tmp), port, args.workers)
         base = f"http://127.0.0.1:{port}"
         try:
-            client_id, secret = credentials.split(":", 1)
             token = httpx.post(
                 f"{base}/connect/token",
                 data={"grant_type": "client_credentials", "scope": "svc_fast_safe_api"},

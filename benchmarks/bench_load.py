@@ -22,17 +22,14 @@ from locust.env import Environment  # isort: skip
 
 import argparse
 import json
-import os
-import socket
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import gevent
+from _server import free_port, start_server
 
 from vigil.roster.synthetic import generate_roster
 
@@ -49,50 +46,6 @@ SCORING_BODY = {
 }
 UPLOAD_BODY = {"RosterData": generate_roster(1, 7, seed=5)}
 CREDENTIALS: dict[str, str] = {}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def start_server(workdir: Path, port: int, workers: int) -> tuple[subprocess.Popen[str], str, str]:
-    """``vigil serve`` on ``port``; returns the process and the bootstrap credentials."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("VIGIL_")}
-    env.update(PYTHONUNBUFFERED="1", VIGIL_WORKER_PROCESSES="0")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "vigil", "serve", "--port", str(port), "--workers", str(workers)],
-        cwd=workdir,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    assert process.stdout is not None
-    lines: list[str] = []
-    started = 0
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and started < workers:
-        line = process.stdout.readline()
-        if not line:
-            break
-        lines.append(line)
-        started += "Application startup complete" in line
-    if started < workers:
-        process.kill()
-        raise SystemExit("server did not start:\n" + "".join(lines))
-    text = "".join(lines)
-    client_id = text.split("client_id:", 1)[1].split()[0]
-    secret = text.split("client_secret:", 1)[1].split()[0]
-    stream = process.stdout
-
-    def drain() -> None:  # keep the pipe empty so the server never blocks on its log
-        for _ in stream:
-            pass
-
-    threading.Thread(target=drain, daemon=True).start()
-    return process, client_id, secret
 
 
 class VigilUser(HttpUser):
@@ -213,7 +166,9 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         port = free_port()
-        process, client_id, secret = start_server(Path(tmp), port, args.workers)
+        process, client_id, secret = start_server(
+            Path(tmp), port, args.workers, VIGIL_WORKER_PROCESSES="0"
+        )
         CREDENTIALS.update(id=client_id, secret=secret)
         try:
             result = run(f"http://127.0.0.1:{port}", args.users, args.seconds, args.max_requests)

@@ -100,7 +100,8 @@ def test_postgresql_outage_is_503_then_recovers_by_itself(
             )
         )
         _assert_unavailable(httpx.get(f"{base}/api/ListRosters", headers=upload, timeout=60))
-        assert httpx.get(f"{base}/readyz", timeout=60).status_code == 503
+        not_ready = httpx.get(f"{base}/readyz", timeout=60)
+        assert not_ready.status_code == 503 and not_ready.headers["retry-after"] == "5"
         assert httpx.get(f"{base}/healthz", timeout=10).status_code == 200  # alive, not ready
         # scoring needs no database: tokens verify against the cached key set
         scored = httpx.post(

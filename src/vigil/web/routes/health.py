@@ -21,5 +21,5 @@ def healthz() -> dict[str, str]:
 def readyz(request: Request) -> Response:
     problems = check_ready(get_runtime(request))
     if problems:
-        return problem(503, "; ".join(problems), title="Not ready")
+        return problem(503, "; ".join(problems), title="Not ready", headers={"Retry-After": "5"})
     return JSONResponse({"status": "ready"})
