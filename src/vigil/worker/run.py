@@ -29,7 +29,6 @@ from datetime import timedelta
 from itertools import repeat
 from typing import Protocol
 
-import numpy as np
 from sqlalchemy.orm import Session, sessionmaker
 
 from vigil.domain import DateFormat, Schedule
@@ -67,15 +66,8 @@ PURGE_INTERVAL = 3600.0
 def score_chunk(
     schedules: Sequence[Schedule], preset: str, scales: tuple[str, ...]
 ) -> CompactChunk:
-    """Score consecutive schedules and compact them (runs in any process or on Dask).
-
-    ``invalid`` floating-point warnings are silenced: the model's NaN padding of shorter
-    schedules on the crew axis reaches ``logaddexp`` in the KP scale (values in the
-    padding are discarded; reported to the model owner).
-    """
-    with np.errstate(invalid="ignore"):
-        results = score_schedules(schedules, resolve_preset(preset), scales)
-    return compact_chunk(results, scales)
+    """Score consecutive schedules and compact them (runs in any process or on Dask)."""
+    return compact_chunk(score_schedules(schedules, resolve_preset(preset), scales), scales)
 
 
 class ChunkScorer(Protocol):
