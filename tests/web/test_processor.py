@@ -306,3 +306,16 @@ def test_every_scale_stays_in_its_contract_range(
     assert response.status_code == 200, response.text
     for schedule in response.json()["scheduleScores"]:
         assert all(low <= s <= high for s in schedule["fatigueScores"])
+
+
+def test_tampered_or_garbage_tokens_are_401_invalid_token(
+    service: ServeProcess, fatigue_token: str
+) -> None:
+    # contract §2: malformed or badly signed tokens -> 401 Bearer error="invalid_token"
+    head, payload, signature = fatigue_token.split(".")
+    flipped = signature[:-2] + ("AA" if signature[-2:] != "AA" else "BB")
+    for token in ("not-a-jwt", f"{head}.{payload}.{flipped}"):
+        response = post(service, FATIGUE, token, body())
+        assert response.status_code == 401
+        assert response.headers["www-authenticate"] == 'Bearer error="invalid_token"'
+        assert response.headers["content-type"] == "application/problem+json"
