@@ -97,9 +97,11 @@ def advance_phase(
     delta = wrap_offset(theta - phi0)
     if params.phase_model == "exponential":
         k = -np.log(1.0 - params.phase_daily_fraction) / 24.0
-        return phi0 + delta * (1.0 - np.exp(-k * t))
+        moved: FloatArray = phi0 + delta * (1.0 - np.exp(-k * t))
+        return moved
     r_e, r_w = params.rate_east / 24.0, params.rate_west / 24.0  # [h/h]
     antidromic = delta > params.antidromic_threshold
     move = np.where(antidromic, delta - 24.0, delta)  # signed distance to travel [h]
     rate = np.where(move > 0.0, r_e, r_w)
-    return phi0 + np.sign(move) * np.minimum(np.abs(move), rate * t)
+    phase: FloatArray = phi0 + np.sign(move) * np.minimum(np.abs(move), rate * t)
+    return phase

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Literal, cast
 
 import numpy as np
 
-from ._arrays import FloatArray
+from ._arrays import FloatArray, Numeric
 
 MODEL_VERSION = "1.0.0"  #: bump when any default that moves scores changes (contract §4)
 
@@ -175,7 +175,7 @@ class Parameters:
         """Final KSS ``clip(KSS_m + ΔKSS_wl, 1, 9)``; see :func:`vigil.model.final_kss`."""
         from .alertness import final_kss
 
-        return final_kss(alertness, workload_kss, self)
+        return final_kss(cast(Numeric, alertness), cast(Numeric, workload_kss), self)
 
 
 # Layout of Parameters.kernel, read by the Numba kernels in simulate.py.

@@ -194,7 +194,8 @@ def duty_hazard(
     e_ld = np.where(cabin, params.exposure_cabin[1], params.exposure_landing)
     weight = np.where(np.asarray(included, dtype=bool), as_float(interval_hours), 0.0)
     events = e_to * as_float(takeoffs) + e_ld * as_float(landings)
-    return np.sum(h * (weight + events), axis=1)
+    hazard: FloatArray = np.sum(h * (weight + events), axis=1)
+    return hazard
 
 
 def minute_midpoints(report: float, off: float) -> FloatArray:
@@ -218,7 +219,7 @@ def reference_hazard(params: Parameters = DEFAULT) -> float:
     """
     day = 20_000 * 24.0  # any midnight works: the model is time-translation invariant
     nights = np.arange(3)
-    sleep_start = (day + 23.0 + 24.0 * nights)[None, :]
+    sleep_start = np.asarray((day + 23.0 + 24.0 * nights)[None, :], dtype=np.float64)
     timeline = CrewTimeline(
         start=np.array([day + 7.0]),
         s_start=np.array([13.82]),

@@ -175,12 +175,15 @@ class ModelState:
 
 @nb.njit(cache=True, inline="always")
 def _s_wake(k: FloatArray, s0: float, t: float) -> float:
-    return k[_K_LA] + (s0 - k[_K_LA]) * math.exp(k[_K_D] * t)  # ref §2.1
+    s: float = k[_K_LA] + (s0 - k[_K_LA]) * math.exp(k[_K_D] * t)  # ref §2.1
+    return s
 
 
 @nb.njit(cache=True, inline="always")
 def _s_sleep(k: FloatArray, s0: float, t: float, q: float) -> float:
-    ha, g, bl = k[_K_HA], k[_K_G], k[_K_BL]
+    ha: float = k[_K_HA]  # typed locals: mypy sees float64-array items as Any
+    g: float = k[_K_G]
+    bl: float = k[_K_BL]
     tau = q * t  # effective sleep time, ref §2.1 [C]
     if s0 >= bl and k[_K_FIPS_BREAK] == 0.0:
         return ha - (ha - s0) * math.exp(g * tau)
@@ -195,9 +198,11 @@ def _s_sleep(k: FloatArray, s0: float, t: float, q: float) -> float:
 def _inertia_amp(k: FloatArray, last_sleep: float) -> float:
     if k[_K_INERTIA] == 0.0:
         return 0.0
+    wc: float = k[_K_WC]  # a typed local: mypy sees float64-array items as Any
+    full: float = k[_K_FULL]
     if k[_K_SHORT] != 0.0:
-        return k[_K_WC] * min(1.0, last_sleep / k[_K_FULL])
-    return k[_K_WC]
+        return wc * min(1.0, last_sleep / full)
+    return wc
 
 
 @nb.njit(cache=True, inline="always")
@@ -433,7 +438,17 @@ def _prepare(timeline: CrewTimeline, sample_time: object) -> FloatArray:
 
 
 def _run(
-    timeline: CrewTimeline, samples: FloatArray, params: Parameters, full: bool, *outs: object
+    timeline: CrewTimeline,
+    samples: FloatArray,
+    params: Parameters,
+    full: bool,
+    out_s: FloatArray,
+    out_c: FloatArray,
+    out_u: FloatArray,
+    out_w: FloatArray,
+    out_phi: FloatArray,
+    out_asleep: BoolArray,
+    out_x: FloatArray,
 ) -> None:
     _kernel(
         timeline.start,
@@ -447,7 +462,13 @@ def _run(
         samples,
         params.kernel,
         full,
-        *outs,
+        out_s,
+        out_c,
+        out_u,
+        out_w,
+        out_phi,
+        out_asleep,
+        out_x,
     )
 
 
@@ -480,8 +501,8 @@ def simulate(
     outs = [np.empty(shape) for _ in range(5)]
     asleep = np.empty(shape, dtype=np.bool_)
     dummy = np.empty((0, 0))
-    _run(timeline, samples, params, True, *outs, asleep, dummy)
     s, c, u, w, phi = outs
+    _run(timeline, samples, params, True, s, c, u, w, phi, asleep, dummy)
     return ModelState(s, c, u, w, phi, asleep)
 
 

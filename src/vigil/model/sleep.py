@@ -246,8 +246,10 @@ def _phi(
 ) -> float:
     """φ(t) from the per-segment plan of :func:`_zone_phases` (closed form of ref §3)."""
     j = _zone_index(zt, t)
-    dt = max(0.0, t - zphi[j, 3])
-    phi0, move, rate = zphi[j, 0], zphi[j, 1], zphi[j, 2]
+    dt: float = max(0.0, t - zphi[j, 3])
+    phi0: float = zphi[j, 0]
+    move: float = zphi[j, 1]
+    rate: float = zphi[j, 2]
     if k[_PEXP] != 0.0:
         return phi0 + move * (1.0 - math.exp(-rate * dt))
     if move > 0.0:
@@ -267,7 +269,8 @@ def _circ(
     k: FloatArray, t: float, t0: float, zt: FloatArray, zo: FloatArray, zphi: FloatArray
 ) -> float:
     tau = t + _phi(k, t, t0, zt, zo, zphi)
-    return k[_CM] + k[_CA] * math.cos(2.0 * math.pi * (tau - k[_P]) / 24.0)  # ref §2.2
+    c: float = k[_CM] + k[_CA] * math.cos(2.0 * math.pi * (tau - k[_P]) / 24.0)  # ref §2.2
+    return c
 
 
 @nb.njit(cache=True)
@@ -323,6 +326,7 @@ def _crossing(
     """
     sign = -1.0 if asleep else 1.0
     lip, step_min, tol = k[_LIP], k[_SCAN], k[_TOL]
+    hi: float  # a typed local for mypy (array items are Any to it); no run-time effect
     x = a
     hx = sign * (_gate_value(k, asleep, s0, t_ref, q, x, t0, zt, zo, zphi) - threshold)
     if hx <= 0.0:
@@ -348,7 +352,8 @@ def _crossing(
 
 @nb.njit(cache=True)
 def _theta(zt: FloatArray, zo: FloatArray, t: float) -> float:
-    return zo[_zone_index(zt, t)]
+    theta: float = zo[_zone_index(zt, t)]
+    return theta
 
 
 @nb.njit(cache=True)
@@ -515,11 +520,14 @@ def _inflight(
 @nb.njit(cache=True, inline="always")
 def _efficiency_g(k: FloatArray, x: float) -> float:
     """g(S + C): 1 at or below G_on, g_lo at or above G_wake, linear between (ref §5.2)."""
+    g_hi: float = k[_GHI]
+    g_lo: float = k[_GLO]
     if x <= k[_GON]:
-        return k[_GHI]
+        return g_hi
     if x >= k[_GWAKE]:
-        return k[_GLO]
-    return k[_GHI] + (k[_GLO] - k[_GHI]) * (x - k[_GON]) / (k[_GWAKE] - k[_GON])
+        return g_lo
+    g: float = g_hi + (g_lo - g_hi) * (x - k[_GON]) / (k[_GWAKE] - k[_GON])
+    return g
 
 
 @nb.njit(cache=True)
@@ -539,7 +547,8 @@ def _standby_q(
     """q of a sleep [a, b): 0.9 (at most) when it overlaps a home standby (ref §4.3.6)."""
     for u in range(sb_s.shape[0]):
         if sb_s[u] < b and a < sb_e[u]:
-            return min(q, k[_SBQ])
+            capped: float = min(q, k[_SBQ])
+            return capped
     return q
 
 
