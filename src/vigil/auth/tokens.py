@@ -21,6 +21,7 @@ from typing import Any
 
 import jwt
 from cryptography.hazmat.primitives.asymmetric import rsa
+from jwt.types import Options
 
 from vigil.auth.errors import InvalidTokenError
 from vigil.auth.keys import SigningKey
@@ -198,7 +199,7 @@ def verify_access_token(
     key = keys.get(kid)
     if key is None:
         raise InvalidTokenError("the access token was signed with an unknown key")
-    options: dict[str, Any] = {"require": _REQUIRED, "verify_iat": False}
+    options: Options = {"require": _REQUIRED, "verify_iat": False}
     try:
         if now is None:
             payload = jwt.decode(

@@ -52,7 +52,9 @@ def plot_report(report: ScoreReport, path: Path) -> int:
         if report.risk and result.duties:
             risk = f" - max duty risk {max(d.risk or 0.0 for d in result.duties):.2f}"
         ax.set_title(f"{result.reference}{risk}", loc="left", fontsize=10)
-        ax.xaxis.set_major_formatter(mdates.DateFormatter("%d %b\n%H:%M", tz="UTC"))
+        # matplotlib leaves DateFormatter.__init__ unannotated
+        formatter = mdates.DateFormatter("%d %b\n%H:%M", tz="UTC")  # type: ignore[no-untyped-call]
+        ax.xaxis.set_major_formatter(formatter)
         ax.grid(alpha=0.3)
     if not shown:
         axes[0, 0].text(0.5, 0.5, "no schedule scored", ha="center", va="center")

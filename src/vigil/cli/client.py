@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -82,7 +82,7 @@ def list_clients(
     from vigil.store import repo
 
     with identity_context(database_url) as ctx:
-        rows = [
+        rows: list[dict[str, Any]] = [
             {
                 "client_id": c.client_id,
                 "operator": c.operator.name,

@@ -57,10 +57,10 @@ def split_fields(line: str) -> list[str]:
         physical lines, and a stray quote must not swallow the rest of the roster).
     """
     if '"' not in line:
-        fields = line.split(",")
+        plain = line.split(",")
         if line.isascii() and _ascii_space(line) is None:
-            return fields  # nothing to trim
-        return [field.strip() for field in fields]
+            return plain  # nothing to trim
+        return [field.strip() for field in plain]
     fields: list[str] = []
     n = len(line)
     j = 0

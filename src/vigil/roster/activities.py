@@ -221,8 +221,8 @@ def _row(
     end_text = f"{cells[3]} {cells[4]}"
     start = instant(*start_wall, zone)
     end = instant(*end_wall, zone)
-    for value, what, written in ((start, "Start", start_text), (end, "End", end_text)):
-        if value is None:
+    for moment, what, written in ((start, "Start", start_text), (end, "End", end_text)):
+        if moment is None:
             errors.append(
                 _error("nonexistent-time", row, ref, what=what, written=written, zone=zone)
             )

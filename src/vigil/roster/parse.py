@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
+from typing import Any
 
 from vigil import tz
 from vigil.domain import (
@@ -72,7 +73,8 @@ _SPLIT, _DUTY_TYPE, _FLEET, _RANK, _WORKLOAD, _PREP, _COMMUTE, _CCSP = range(26,
 _REQUIRED_POSITIONS: tuple[int, ...] = tuple(c.number - 1 for c in REQUIRED)
 _PERIOD_NAMES = {_AUG: "Partial augmentation", _REST1: "First rest", _REST2: "Second rest"}
 _IDENTITY = list(range(FULL_WIDTH))
-_NO_PERIODS: list[None] = [None, None, None]  # shared, never mutated
+# shared, never mutated; typed Any as it stands for three list types (no cast per row)
+_NO_PERIODS: list[Any] = [None, None, None]
 _Wall = tuple[date, int, int]  # a local wall time: day, hour, minute
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from vigil.domain import SleepRecord
 from vigil.roster.checks import format_length
@@ -59,7 +60,7 @@ class SleepDataShapeError:
         return f"{self.pointer} must be a string"
 
 
-def _fields(record: Mapping[object, object]) -> dict[str, object]:
+def _fields(record: Mapping[Any, object]) -> dict[str, object]:
     """The record's values by canonical field name (names match in any case)."""
     canonical = {name.lower(): name for name in SLEEP_FIELDS}
     out: dict[str, object] = {}

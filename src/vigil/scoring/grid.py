@@ -16,6 +16,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
@@ -288,6 +289,7 @@ def pad_rows(
     """Stack ragged 1-D rows into a right-padded ``(len(rows), max_len)`` float array."""
     width = max((len(r) for r in rows), default=0)
     out = np.full((len(rows), max(width, 1)), fill, dtype=np.float64)
-    for i, row in enumerate(rows):
+    # mypy iterates a union of sequences as Iterable[Any]; each row is one of the two
+    for i, row in enumerate(cast("Sequence[Sequence[float] | FloatArray]", rows)):
         out[i, : len(row)] = row
     return out

@@ -498,7 +498,8 @@ def _interval_means(
     ``values`` is overwritten (its ``padding`` slots set to 0): callers pass a temporary.
     """
     values[padding] = 0.0
-    return values.sum(axis=1) / np.maximum(count, 1)
+    means: FloatArray = values.sum(axis=1) / np.maximum(count, 1)
+    return means
 
 
 def _inside(

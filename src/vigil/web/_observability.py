@@ -24,7 +24,7 @@ _SAFE_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 def _request_id(scope: Scope) -> str:
     for name, value in scope.get("headers", []):
         if name == b"x-request-id":
-            candidate = value.decode("latin-1")
+            candidate: str = value.decode("latin-1")
             if _SAFE_ID.match(candidate):
                 return candidate
             break

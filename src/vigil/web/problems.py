@@ -83,7 +83,7 @@ async def _http_exception(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, StarletteHTTPException)
     if exc.status_code < 400 or exc.status_code in (204, 304):
         return Response(status_code=exc.status_code, headers=exc.headers)
-    detail = exc.detail if isinstance(exc.detail, str) else None
+    detail: str | None = exc.detail if isinstance(exc.detail, str) else None
     if exc.status_code >= 500:
         detail = None
     return problem(exc.status_code, detail, headers=dict(exc.headers or {}))

@@ -47,7 +47,8 @@ class DaskScorer:
             if self._client is None:
                 from distributed import Client
 
-                self._client = Client(self._address, set_as_default=False)
+                # distributed leaves Client.__init__ unannotated
+                self._client = Client(self._address, set_as_default=False)  # type: ignore[no-untyped-call]
             return self._client
 
     def map(

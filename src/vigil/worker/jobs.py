@@ -26,7 +26,7 @@ import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import func, select, update
+from sqlalchemy import ColumnElement, func, select, update
 from sqlalchemy.orm import Session
 
 from vigil.store.tables import RosterResult, RosterUpload, utcnow
@@ -155,7 +155,7 @@ def unfinished(*, session: Session) -> int:
     )
 
 
-def _mine(job_id: int, owner: str) -> tuple[object, ...]:
+def _mine(job_id: int, owner: str) -> tuple[ColumnElement[bool], ...]:
     return (
         RosterUpload.id == job_id,
         RosterUpload.lease_owner == owner,

@@ -265,7 +265,7 @@ def roster_detail(console: UserConsole, token: str, page: int = 1) -> Response:
             n = int(count)  # type: ignore[call-overload]
             values = stored.matrix[offset : offset + n, column]
             offset += n
-            risks = [d[4] for d in duties if d[4] is not None]  # type: ignore[union-attr,index]
+            risks = [d[4] for d in duties if d[4] is not None]  # type: ignore[attr-defined]
             schedules.append(
                 {
                     "reference": reference,

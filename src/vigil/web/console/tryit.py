@@ -72,6 +72,7 @@ def try_score(
     charts = envelope_payloads(report.to_envelope())
     return _page(
         console,
+        200,
         charts=charts[:MAX_CHARTS],
         hidden=max(0, len(charts) - MAX_CHARTS),
         errors=list(report.errors),
