@@ -22,7 +22,9 @@ import numpy as np
 import numpy.typing as npt
 
 from vigil import tz
-from vigil.domain import Duty, Schedule, SleepClass
+from vigil.domain import Duty, Schedule
+from vigil.model.parameters import DEFAULT, Parameters
+from vigil.scoring.rest import inflight_quality
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -35,14 +37,6 @@ WARMUP_START_HOUR = 7
 S_AT_WAKING = 13.82
 #: Samples per 15-minute interval: minute midpoints, reference §9.2 step 4.
 SAMPLES_PER_INTERVAL = 15
-#: Restorative value of in-flight sleep per facility class: 0.70 * r_k, reference §5.2 table.
-INFLIGHT_QUALITY: dict[SleepClass, float] = {
-    SleepClass.BUNK: 0.70 * 1.00,
-    SleepClass.CABIN_SEAT: 0.70 * 0.75,
-    SleepClass.FLIGHT_DECK_SEAT: 0.70 * 0.33,
-    SleepClass.ECONOMY_SEAT: 0.70 * 0.20,
-    SleepClass.JUMP_SEAT: 0.70 * 0.10,
-}
 _HOUR = 3600.0
 
 
@@ -226,7 +220,9 @@ def duty_containing(
     return None
 
 
-def given_sleep_episodes(schedule: Schedule, start: datetime) -> list[SleepEpisode]:
+def given_sleep_episodes(
+    schedule: Schedule, start: datetime, params: Parameters = DEFAULT
+) -> list[SleepEpisode]:
     """Given sleep (SleepData) plus habitual warm-up nights before the first record.
 
     Reference §4.4: records are used exactly as given; a record inside a duty is
@@ -251,36 +247,50 @@ def given_sleep_episodes(schedule: Schedule, start: datetime) -> list[SleepEpiso
         if duty is None:
             quality, kind = 1.0, "main"
         else:
-            quality, kind = INFLIGHT_QUALITY[duty.sleep_class], "inflight"
+            quality, kind = inflight_quality(duty, params), "inflight"
         episodes.append(
             SleepEpisode(epoch_hours(record.start), epoch_hours(record.end), quality, "given", kind)
         )
     return episodes
 
 
-def duty_sample_times(
-    duties: Iterable[Duty], per_interval: int = SAMPLES_PER_INTERVAL
+def interval_samples(
+    interval_start: FloatArray, duty_off: FloatArray, per_interval: int = SAMPLES_PER_INTERVAL
 ) -> FloatArray:
-    """Sample instants of every interval of every duty, shape ``(n_intervals, per_interval)``.
+    """Sample instants of score intervals, shape ``(n_intervals, per_interval)`` [epoch h].
 
     Interval k of a duty covers ``[on + 15k min, min(on + 15(k+1) min, off))`` (contract
-    §4); it is sampled at the midpoints of ``per_interval`` equal sub-steps of 15 min.
-    Sub-steps starting at or after off-duty are NaN, so a short last interval is the mean
-    over the part inside the duty.
+    §4); it is sampled at the midpoints of ``per_interval`` equal sub-steps of 15 min
+    (minute midpoints for 15, reference §9.2 step 4). Sub-steps starting at or after
+    off-duty are NaN, so a short last interval is the mean over the part inside the duty.
+
+    Parameters
+    ----------
+    interval_start : (n_intervals,) float
+        Start of each interval. [epoch h]
+    duty_off : (n_intervals,) float
+        Off-duty instant of each interval's duty. [epoch h]
+    per_interval : int
+        Samples per interval.
     """
     step = 0.25 / per_interval
     offsets = (np.arange(per_interval) + 0.5) * step
-    blocks: list[FloatArray] = []
+    samples = interval_start[:, None] + offsets[None, :]
+    samples[samples - step / 2 >= duty_off[:, None] - 1e-9] = np.nan
+    return samples
+
+
+def duty_sample_times(
+    duties: Iterable[Duty], per_interval: int = SAMPLES_PER_INTERVAL
+) -> FloatArray:
+    """:func:`interval_samples` of every interval of ``duties``, in duty order."""
+    starts: list[float] = []
+    offs: list[float] = []
     for duty in duties:
         on, off = epoch_hours(duty.on_duty), epoch_hours(duty.off_duty)
-        k = np.arange(duty.interval_count, dtype=np.float64)
-        starts = on + 0.25 * k
-        grid = starts[:, None] + offsets[None, :]
-        grid[grid - step / 2 >= off - 1e-9] = np.nan
-        blocks.append(grid)
-    if not blocks:
-        return np.empty((0, per_interval))
-    return np.concatenate(blocks, axis=0)
+        starts.extend(on + 0.25 * k for k in range(duty.interval_count))
+        offs.extend([off] * duty.interval_count)
+    return interval_samples(np.asarray(starts, dtype=np.float64), np.asarray(offs), per_interval)
 
 
 def pad_rows(

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import numba
@@ -97,7 +97,6 @@ class ScoreReport:
     errors: tuple[str, ...]
     risk: bool = False
     include_sleep: bool = False
-    stats: Mapping[str, float] = field(default_factory=dict)
 
     def to_json(self, scale: str | None = None) -> bytes:
         """The contract §4 envelope as UTF-8 JSON, encoded straight from the score arrays."""
@@ -234,7 +233,7 @@ def sleep_for(
     for i, schedule in enumerate(schedules):
         if schedule.sleep:
             start = starts[i] if starts is not None else grid.warmup_start(schedule)
-            out[i] = grid.given_sleep_episodes(schedule, start)
+            out[i] = grid.given_sleep_episodes(schedule, start, params)
         else:
             missing.append(i)
     if missing:
@@ -431,11 +430,7 @@ def _score_chunk(
     layout = _layout(schedules)
     timeline = _timeline(schedules, sleeps, starts)
     spi = grid.SAMPLES_PER_INTERVAL
-    step = 0.25 / spi
-    offsets = (np.arange(spi) + 0.5) * step
-    samples = layout.start[:, None] + offsets[None, :]  # (T, spi), contract §4 intervals
-    off_t = layout.off[layout.duty][:, None]
-    samples[samples - step / 2 >= off_t - 1e-9] = np.nan
+    samples = grid.interval_samples(layout.start, layout.off[layout.duty], spi)  # (T, spi)
     d = layout.duty
     wl = model.workload_kss_fast(  # reference §6, one row per interval
         samples,
