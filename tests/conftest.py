@@ -41,7 +41,8 @@ def pg_url() -> Iterator[str]:
     The URL sets ``search_path`` to the schema, so tables (and ``alembic_version``) land
     there. Skips only when the server is unreachable.
     """
-    psycopg = pytest.importorskip("psycopg")
+    import psycopg  # a dev dependency: missing it must fail, not skip
+
     dsn = PG_SERVER_URL.replace("+psycopg", "")
     try:
         admin = psycopg.connect(dsn, connect_timeout=3, autocommit=True)

@@ -60,7 +60,8 @@ def _until_ok(call: Any, timeout: float = 30.0) -> httpx.Response:
 @pytest.fixture
 def pg_database() -> Iterator[tuple[str, Any]]:
     """A database of its own on the test server (others' tests keep theirs), dropped after."""
-    psycopg = pytest.importorskip("psycopg")
+    import psycopg  # a dev dependency: missing it must fail, not skip
+
     dsn = PG_SERVER_URL.replace("+psycopg", "")
     try:
         admin = psycopg.connect(dsn, connect_timeout=3, autocommit=True)

@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+import distributed
 import numpy as np
 import pytest
 
@@ -17,8 +18,6 @@ from vigil.worker.dask import DaskScorer
 from vigil.worker.run import InlineScorer, score_roster
 
 from ._rosters import ROSTER
-
-distributed = pytest.importorskip("distributed")
 
 # distributed leaves client sockets to the garbage collector after the cluster closes;
 # collect them here (teardown below) instead of in whichever test runs next.
