@@ -34,6 +34,22 @@ def sqlite_url(tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'vigil.db'}"
 
 
+def pg_admin() -> Any:
+    """An autocommit admin connection to the test PostgreSQL server.
+
+    Skips the calling test, with the reason, only when the server is unreachable;
+    psycopg is a dev dependency, so its absence fails instead.
+    """
+    import psycopg
+
+    try:
+        return psycopg.connect(
+            PG_SERVER_URL.replace("+psycopg", ""), connect_timeout=3, autocommit=True
+        )
+    except psycopg.OperationalError as exc:
+        pytest.skip(f"PostgreSQL at 127.0.0.1:5432/test is unreachable: {exc}")
+
+
 @pytest.fixture
 def pg_url() -> Iterator[str]:
     """A uniquely named schema on the test PostgreSQL server, dropped afterwards.
@@ -41,13 +57,7 @@ def pg_url() -> Iterator[str]:
     The URL sets ``search_path`` to the schema, so tables (and ``alembic_version``) land
     there. Skips only when the server is unreachable.
     """
-    import psycopg  # a dev dependency: missing it must fail, not skip
-
-    dsn = PG_SERVER_URL.replace("+psycopg", "")
-    try:
-        admin = psycopg.connect(dsn, connect_timeout=3, autocommit=True)
-    except psycopg.OperationalError as exc:
-        pytest.skip(f"PostgreSQL at 127.0.0.1:5432/test is unreachable: {exc}")
+    admin = pg_admin()
     schema = f"t_{uuid.uuid4().hex[:16]}"
     with admin:
         admin.execute(f'CREATE SCHEMA "{schema}"')

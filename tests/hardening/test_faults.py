@@ -24,7 +24,7 @@ import httpx
 import pytest
 from sqlalchemy import event, text
 
-from conftest import PG_SERVER_URL, LiveService
+from conftest import PG_SERVER_URL, LiveService, pg_admin
 
 from .conftest import ROSTER, WIRE_SCOPES, get_token, serve_embedded, wait_finished
 
@@ -60,13 +60,7 @@ def _until_ok(call: Any, timeout: float = 30.0) -> httpx.Response:
 @pytest.fixture
 def pg_database() -> Iterator[tuple[str, Any]]:
     """A database of its own on the test server (others' tests keep theirs), dropped after."""
-    import psycopg  # a dev dependency: missing it must fail, not skip
-
-    dsn = PG_SERVER_URL.replace("+psycopg", "")
-    try:
-        admin = psycopg.connect(dsn, connect_timeout=3, autocommit=True)
-    except psycopg.OperationalError as exc:
-        pytest.skip(f"PostgreSQL at 127.0.0.1:5432/test is unreachable: {exc}")
+    admin = pg_admin()
     name = f"vigil_fault_{uuid.uuid4().hex[:12]}"
     with admin:
         admin.execute(f'CREATE DATABASE "{name}"')
