@@ -21,21 +21,48 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
         "vigil.worker",
         "vigil.web",
         "vigil.cli",
+        "vigil.validation",
         "datetime",
         "zoneinfo",
     ),
     "roster": (
         "vigil.scoring",
+        "vigil.validation",
         "vigil.auth",
         "vigil.store",
         "vigil.worker",
         "vigil.web",
         "vigil.cli",
     ),
-    "scoring": ("vigil.auth", "vigil.store", "vigil.worker", "vigil.web", "vigil.cli"),
-    "auth": ("vigil.scoring", "vigil.store", "vigil.worker", "vigil.web", "vigil.cli", "fastapi"),
-    "store": ("vigil.scoring", "vigil.worker", "vigil.web", "vigil.cli", "fastapi"),
-    "worker": ("vigil.web", "vigil.cli"),
+    "scoring": (
+        "vigil.auth",
+        "vigil.store",
+        "vigil.worker",
+        "vigil.web",
+        "vigil.cli",
+        "vigil.validation",
+    ),
+    "auth": (
+        "vigil.scoring",
+        "vigil.store",
+        "vigil.worker",
+        "vigil.web",
+        "vigil.cli",
+        "vigil.validation",
+        "fastapi",
+    ),
+    "store": (
+        "vigil.scoring",
+        "vigil.worker",
+        "vigil.web",
+        "vigil.cli",
+        "vigil.validation",
+        "fastapi",
+    ),
+    "worker": ("vigil.web", "vigil.cli", "vigil.validation"),
+    # the validation report scores scenarios through scoring (layer 4, beside worker);
+    # only the CLI imports it
+    "validation": ("vigil.auth", "vigil.store", "vigil.worker", "vigil.web", "vigil.cli"),
 }
 
 

@@ -18,6 +18,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "vigil.cli.score",
     "vigil.cli.serve",
     "vigil.cli.worker",
+    "vigil.cli.report",
 )
 
 
