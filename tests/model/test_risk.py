@@ -15,6 +15,7 @@ from vigil.model import (
     duty_risk_exposure,
     reference_hazard,
 )
+from vigil.model.risk import fatigue_factor, run_fatigue_floor, run_positions
 
 from .conftest import DAY0, habitual, one_person
 
@@ -53,3 +54,46 @@ def test_classification_and_cumulative_multiplier() -> None:
     rep = np.array([[22.0, 46.0, 70.0, 94.0, 200.0]])
     m = cumulative_multiplier(rep, rep + 9.0, np.full((1, 5), NIGHT))
     assert np.allclose(m[0], [1.00, 1.06, 1.17, 1.36, 1.00])  # Folkard table; gap >= 36 h resets
+
+
+def test_run_positions_follow_the_36_hour_rule() -> None:
+    # ref §8 [C]: consecutive = previous duty of the same kind off < 36 h before report;
+    # runs of nights and of earlies are counted separately
+    rep = np.array([[22.0, 46.0, 70.0, 86.0, 200.0, np.nan]])
+    kind = np.array([[NIGHT, NIGHT, EARLY, NIGHT, NIGHT, OTHER]])
+    pos = run_positions(rep, rep + 8.0, kind)
+    assert pos.tolist() == [[1, 2, 1, 3, 1, 0]]
+
+
+def test_fatigue_factor_is_the_kss_term_of_h() -> None:
+    # Åkerstedt et al. 2008: each KSS step multiplies crash odds by 1.72 (β = ln 1.72)
+    kss = np.array([[5.0, 5.0, np.nan], [6.0, 6.0, 6.0]])
+    included = np.array([[True, True, True], [True, False, True]])
+    f = fatigue_factor(kss, included, 0.25)
+    assert np.allclose(f, [1.0, 1.72])
+
+
+def test_fatigue_does_not_recover_within_a_run() -> None:
+    # Folkard & Åkerstedt 2004: risk rises over four successive nights although models
+    # predict recovery in the day sleeps; a later night keeps the run's worst fatigue,
+    # a rise is kept as is, and a new run starts afresh
+    factor = np.array([[2.0, 1.5, 1.6, 2.5, 1.0]])
+    kind = np.full((1, 5), NIGHT)
+    pos = np.array([[1, 2, 3, 4, 1]])
+    floor = run_fatigue_floor(factor, kind, pos)
+    assert np.allclose(floor, [[1.0, 2.0 / 1.5, 2.0 / 1.6, 1.0, 1.0]])
+    others = run_fatigue_floor(factor, np.full((1, 5), OTHER), np.zeros((1, 5), dtype=int))
+    assert np.all(others == 1.0)
+
+
+def test_identical_nights_follow_folkard_and_tucker() -> None:
+    # Folkard & Tucker 2003 (Occup Med 53:95): relative risk by night number 1.00, 1.06,
+    # 1.17, 1.36. With a TPM fatigue term that falls after night 1 (as it does after day
+    # sleeps), the floor makes the run's risk follow the published trend exactly.
+    factor = np.array([[3.0, 2.2, 2.1, 2.0]])  # model fatigue falling over the run
+    rep = np.array([[22.0, 46.0, 70.0, 94.0]])
+    kind = np.full((1, 4), NIGHT)
+    pos = run_positions(rep, rep + 8.0, kind)
+    m = cumulative_multiplier(rep, rep + 8.0, kind) * run_fatigue_floor(factor, kind, pos)
+    h = factor * m
+    assert np.allclose(h[0] / h[0, 0], [1.00, 1.06, 1.17, 1.36])

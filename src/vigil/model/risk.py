@@ -12,6 +12,9 @@ Conventions (ours, where reference §8 is silent; also in docs/model.md):
   to the duty's intervals.
 - "Consecutive" night/early duties: the previous duty of the same kind went off duty less
   than 36 h before this one reports. Night wins over early.
+- Cumulative fatigue over a run of such duties: the fatigue factor of a later duty of the
+  run is floored at the highest of the earlier ones (:func:`run_fatigue_floor`, after
+  Folkard & Åkerstedt 2004 [2]), so the model's predicted recovery cannot cancel M_cum.
 
 References
 ----------
@@ -69,6 +72,42 @@ def classify_duty(report_body: object, off_body: object, params: Parameters = DE
     return np.where(np.isnan(rb) | np.isnan(ob), OTHER, kind).astype(np.int64)
 
 
+def run_positions(
+    report: object, off: object, kind: object, params: Parameters = DEFAULT
+) -> IntArray:
+    """Position k = 1, 2, ... of each duty in its run of consecutive night or early duties.
+
+    Parameters
+    ----------
+    report, off : array_like, shape (n, d)
+        Duties of each person in time order, NaN-padded. [epoch h]
+    kind : array_like of int, shape (n, d)
+        From :func:`classify_duty`.
+    params : Parameters
+        ``consecutive_gap``: a duty continues the run of its kind when the previous duty
+        of the same kind went off duty less than this before it reports (reference §8 [C]).
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n, d)
+        k for NIGHT and EARLY duties; 0 for OTHER duties and padding.
+    """
+    rep, end = as_2d(report, "report"), as_2d(off, "off")
+    kinds = np.asarray(kind, dtype=np.int64)
+    n, d = rep.shape
+    out = np.zeros((n, d), dtype=np.int64)
+    for code in (NIGHT, EARLY):
+        run = np.zeros(n, dtype=np.int64)
+        last_off = np.full(n, -np.inf)
+        for j in range(d):
+            this = (kinds[:, j] == code) & ~np.isnan(rep[:, j])
+            consecutive = (rep[:, j] - last_off) < params.consecutive_gap
+            run = np.where(this, np.where(consecutive, run + 1, 1), run)
+            last_off = np.where(this, end[:, j], last_off)
+            out[:, j] = np.where(this, run, out[:, j])
+    return out
+
+
 def cumulative_multiplier(
     report: object, off: object, kind: object, params: Parameters = DEFAULT
 ) -> FloatArray:
@@ -88,25 +127,104 @@ def cumulative_multiplier(
     numpy.ndarray, shape (n, d)
         M_cum (1 for OTHER duties; NaN for padding).
     """
-    rep, end = as_2d(report, "report"), as_2d(off, "off")
+    rep = as_2d(report, "report")
     kinds = np.asarray(kind, dtype=np.int64)
-    n, d = rep.shape
+    position = run_positions(rep, off, kinds, params)
+    out = np.ones(rep.shape)
+    for code, table in ((NIGHT, params.night_multiplier), (EARLY, params.early_multiplier)):
+        values = np.asarray(table)
+        idx = np.clip(position - 1, 0, values.size - 1)
+        out = np.where((kinds == code) & (position > 0), values[idx], out)
+    return np.where(np.isnan(rep), np.nan, out)
+
+
+def fatigue_factor(
+    kss: object, included: object, interval_hours: object, params: Parameters = DEFAULT
+) -> FloatArray:
+    """Mean fatigue factor of each duty, ``Σ w·exp(β(K - 5)) / Σ w`` over its exposure.
+
+    Parameters
+    ----------
+    kss : array_like, shape (d, i)
+        Mean final KSS of each 15-minute interval (NaN pad). [KSS]
+    included : array_like of bool, shape (d, i)
+        Intervals counted in the exposure (:func:`duty_hazard`).
+    interval_hours : float or array_like, shape (d, i)
+        Weight of each interval. [h]
+    params : Parameters
+        ``risk_beta``, ``risk_kss_reference``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (d,)
+        The hour-weighted mean of the KSS term of h (reference §8); NaN for a duty with
+        no included interval.
+    """
+    k = as_2d(kss, "kss")
+    term = np.exp(params.risk_beta * (k - params.risk_kss_reference))
+    weight = np.where(
+        np.asarray(included, dtype=bool) & ~np.isnan(k), as_float(interval_hours), 0.0
+    )
+    weight = np.broadcast_to(weight, k.shape)
+    total = weight.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean: FloatArray = np.where(
+            total > 0, np.sum(np.where(weight > 0, term, 0.0) * weight, axis=1) / total, np.nan
+        )
+    return mean
+
+
+def run_fatigue_floor(factor: object, kind: object, position: object) -> FloatArray:
+    """Cumulative fatigue over a run of nights (or earlies): no recovery within the run.
+
+    The k-th duty (k >= 2) of a run of consecutive night or early duties is scored with a
+    fatigue factor no lower than the highest of the earlier duties of the same run:
+    ``floor_k = max(1, max(f_1 .. f_{k-1}) / f_k)``, multiplying h like M_cum.
+
+    Why: M_cum is Folkard & Tucker's observed risk by night number [1]_, which already holds
+    the fatigue of real workers over the run; the TPM instead predicts that sleepiness
+    *falls* from the 2nd night on (day sleeps recover S fully), which cancels M_cum (issue
+    12: 4th night 1.14x the 2nd, against 1.36/1.06 = 1.28). Folkard & Åkerstedt [2]_ name
+    exactly this failure of fatigue models against the risk data: risk rises over four
+    successive nights, so models overestimate recovery in short and day sleeps between
+    night shifts. A model-predicted fall in fatigue within a run is therefore not credited;
+    a predicted rise is kept (conservative: it then acts together with M_cum).
+
+    Parameters
+    ----------
+    factor : array_like, shape (n, d)
+        :func:`fatigue_factor` of each duty, in time order (NaN pad).
+    kind : array_like of int, shape (n, d)
+        From :func:`classify_duty`.
+    position : array_like of int, shape (n, d)
+        From :func:`run_positions`.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, d)
+        The floor (>= 1; 1 outside runs and for each run's first duty).
+
+    References
+    ----------
+    .. [1] Folkard S, Tucker P (2003). Occup Med 53:95-101. doi:10.1093/occmed/kqg047
+    .. [2] Folkard S, Åkerstedt T (2004). Aviat Space Environ Med 75(3 Suppl):A161-A167.
+    """
+    f = as_2d(factor, "factor")
+    kinds = np.asarray(kind, dtype=np.int64)
+    pos = np.asarray(position, dtype=np.int64)
+    n, d = f.shape
     out = np.ones((n, d))
-    tables = {
-        NIGHT: np.asarray(params.night_multiplier),
-        EARLY: np.asarray(params.early_multiplier),
-    }
-    for code, table in tables.items():
-        run = np.zeros(n, dtype=np.int64)
-        last_off = np.full(n, -np.inf)
+    for code in (NIGHT, EARLY):
+        running = np.full(n, np.nan)
         for j in range(d):
             this = kinds[:, j] == code
-            consecutive = (rep[:, j] - last_off) < params.consecutive_gap
-            run = np.where(this, np.where(consecutive, run + 1, 1), run)
-            last_off = np.where(this, end[:, j], last_off)
-            idx = np.clip(run - 1, 0, table.size - 1)
-            out[:, j] = np.where(this, table[idx], out[:, j])
-    return np.where(np.isnan(rep), np.nan, out)
+            first = this & (pos[:, j] == 1)
+            later = this & (pos[:, j] >= 2)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                ratio = np.fmax(1.0, running / f[:, j])
+            out[:, j] = np.where(later & np.isfinite(ratio), ratio, out[:, j])
+            running = np.where(first, f[:, j], np.where(later, np.fmax(running, f[:, j]), running))
+    return out
 
 
 def nearest_point_counts(

@@ -28,6 +28,7 @@ import orjson
 
 from vigil import model
 from vigil.domain import CrewComposition, DateFormat, Schedule
+from vigil.model import risk
 from vigil.roster import format_error, parse_request
 from vigil.scoring import grid
 from vigil.scoring.grid import FloatArray, SleepEpisode
@@ -569,6 +570,11 @@ def _risks(
     off_rows[layout.crew, layout.slot] = layout.off
     kind_rows[layout.crew, layout.slot] = kinds
     multiplier = model.cumulative_multiplier(report_rows, off_rows, kind_rows, params)
+    # cumulative fatigue over a run of nights or earlies: no recovery within the run (§8)
+    factor_rows = np.full(crew_shape, np.nan)
+    factor_rows[layout.crew, layout.slot] = risk.fatigue_factor(kss, included, lengths, params)
+    positions = risk.run_positions(report_rows, off_rows, kind_rows, params)
+    multiplier = multiplier * risk.run_fatigue_floor(factor_rows, kind_rows, positions)
     takeoff, landing = model.sector_times(layout.on, layout.off, layout.sectors, params)
     hazard = model.duty_hazard(
         kss,

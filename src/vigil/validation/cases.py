@@ -29,7 +29,6 @@ KNOWN_FAILURES: dict[str, str] = {
     "arsintescu2021-late": "no sleep-in after late finishes: the wake gate ends sleep by ~08:30",
     "roach2016-daytime": "the pre-duty nap needs 6 h since waking, so it never fires here",
     "holmes2012": "the local-night pull never fires: layover sleep stays on home time",
-    "folkard2003-nights": "the KSS term falls from the 2nd night on and cancels M_cum",
 }
 
 
