@@ -81,3 +81,19 @@ def test_every_scale_passes_nan_padding_through_silently() -> None:
             values = scale(kss, DEFAULT)
             assert np.isnan(values[0, 1]), name
             assert np.isfinite(values[0, [0, 2]]).all(), name
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_errors_react_more_than_response_time(preset: str) -> None:
+    # Belyavin & Spencer 2004 (Aviat Space Environ Med 75:A93): fatigue has "a larger
+    # impact on the incidence of errors than on response time". Compared as the change
+    # from the rested state (PMR over its 1 % floor; response time 1/(1 - VD/100), since
+    # VD is the loss of response speed), errors rise more at every KSS above rest, and
+    # by an order of magnitude at the KSS 7 warning level (issue 12 finding, kept).
+    params = PRESETS[preset]
+    kss = np.linspace(3.0, 9.0, 61)[None, :]
+    errors = SCALES["PMR"](kss, params)[0] / params.pmr_floor
+    response_time = 1.0 / (1.0 - SCALES["VD"](kss, params)[0] / 100.0)
+    assert np.all(errors >= response_time)
+    at7 = int(np.argmin(np.abs(kss[0] - 7.0)))
+    assert errors[at7] > 10.0 * (response_time[at7] - 1.0) + 1.0

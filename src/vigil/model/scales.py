@@ -3,6 +3,20 @@
 Every scale is computed from the final (unrounded) KSS K, one code path per scale
 (reference §2.6). Higher always means more fatigued; ranges follow contract §4.
 
+Notes
+-----
+PMR rises by 4.2 points per KSS unit and VD by 8.6 (preset A), which looks at odds with
+the reference's reading of [6]_ that errors react more to fatigue than response time
+(issue 12). It is not: the two scales are in different units. VD is already a change
+relative to the rested state (the percentage loss of response speed, 100 - SAFTE
+effectiveness [3]_), while PMR is a rate (lapses per 100 stimuli, cross-walked to the UMP's
+PVT lapses [5]_) whose rested value is the 1 % floor. On the footing [6]_ uses, the change
+from the rested level, errors rise far more: at KSS 7 missed responses are 14.7 times
+their rested rate while response time is 1.37 times its rested value (1 / (1 - 0.271));
+at KSS 9, 23 times against 1.80 times. PVT lapses are also the largest sleep-loss effect in
+the meta-analysis of [4]_ (g = -0.776). So the mapping agrees with its sources and is kept
+(tests/model/test_scales.py checks the relative ordering for every preset).
+
 References
 ----------
 .. [1] Samn SW, Perelli LP (1982). Estimating aircrew fatigue: a technique with application
@@ -14,6 +28,9 @@ References
    on cognitive variables. Psychol Bull 136:375-389. doi:10.1037/a0018883
 .. [5] Ramakrishnan S et al. (2016). A unified model of performance: validation of its
    predictions across different sleep/wake schedules. Sleep 39:249-262.
+.. [6] Belyavin AJ, Spencer MB (2004). Modeling performance and alertness: the QinetiQ
+   approach. Aviat Space Environ Med 75(3 Suppl):A93-A103 ("in general, there is a larger
+   impact on the incidence of errors than on response time").
 """
 
 from __future__ import annotations
