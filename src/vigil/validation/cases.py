@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vigil import model
+from vigil.validation import fips
 from vigil.validation import rosters as r
 from vigil.validation import scenarios as sc
 from vigil.validation.scenarios import Runs, epoch_hours
@@ -55,6 +56,7 @@ class Case:
     compute: Callable[[Runs], float]
     unit: str = ""
     decimals: int = 2
+    fmt: str = ""  #: format spec overriding ``decimals`` (e.g. ".1e")
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +145,12 @@ REFERENCE_DUTY = Source(
     "Reference §8 (SAFE DRM anchor)",
     "shared/reference/fatigue-model.md §8: R = 1 for 10:00-20:00, 2 sectors, 2 pilots, "
     "acclimatised, habitual 23:00-07:00 sleep (the anchor of FRMSc's SAFE Duty Risk Metric)",
+)
+WILSON_2020 = Source(
+    "Wilson et al. 2020 (FIPS)",
+    "Wilson MK, Strickland L, Ballard T. FIPS: an R package for biomathematical modelling of "
+    "human fatigue related impairment. JOSS 2020;5(51):2340. doi:10.21105/joss.02340 "
+    "(TPM of Åkerstedt, Folkard & Portin 2004, Aviat Space Environ Med 75:A75-A83)",
 )
 BELYAVIN_2004 = Source(
     "Belyavin & Spencer 2004",
@@ -245,6 +253,37 @@ def bedtime_sleep(runs: Runs, bedtime: float) -> float:
     return sleeps[0][1] - sleeps[0][0] if sleeps else 0.0
 
 
+#: FIPS check: sleeps (UTC h from day 0) with a short night, a nap 1 h after waking with S
+#: above the break level (FIPS's break-time branch), a 25-min nap and a day sleep.
+FIPS_SLEEPS: tuple[tuple[float, float], ...] = (
+    (23.0, 31.0), (46.5, 51.5), (71.0, 79.0), (80.0, 80.75), (86.0, 86.0 + 25 / 60),
+    (94.0, 102.0), (112.5, 118.0),
+)  # fmt: skip
+
+
+def fips_difference(runs: Runs) -> float:
+    """Largest |tpm_default - FIPS| over S, C, U, W and KSS (in 1-9), per minute, 4.7 days."""
+    start = 7.0  # near epoch 0, where the simulator's recurrences are exact to 1e-9
+    times = start + np.arange(int(4.7 * 24 * 60)) / 60.0
+    ref = fips.fips_tpm(start, times.tolist(), FIPS_SLEEPS)
+    timeline = model.CrewTimeline(
+        start=[start],
+        s_start=[fips.PVEC["S0"]],
+        phase_start=[0.0],
+        sleep_start=[[a for a, _ in FIPS_SLEEPS]],
+        sleep_end=[[b for _, b in FIPS_SLEEPS]],
+        sleep_quality=[[1.0] * len(FIPS_SLEEPS)],
+        zone_time=[[0.0]],
+        zone_offset=[[0.0]],
+    )
+    state = model.simulate(timeline, times[None, :], model.TPM_DEFAULT)
+    kss = model.final_kss(state.alertness, 0.0, model.TPM_DEFAULT)[0]
+    ours = (state.homeostatic[0], state.circadian[0], state.ultradian[0], state.inertia[0])
+    worst = max(float(np.max(np.abs(a - b))) for a, b in zip(ours, ref[:4], strict=True))
+    inside = (ref[4] >= 1.0) & (ref[4] <= 9.0)
+    return max(worst, float(np.max(np.abs(kss[inside] - ref[4][inside]))))
+
+
 def relative_error_over_speed(kss: float) -> float:
     """Errors' relative increase over response time's at ``kss`` (preset A, from KSS 3).
 
@@ -270,10 +309,11 @@ def _case(
     compute: Callable[[Runs], float],
     unit: str = "",
     decimals: int = 2,
+    fmt: str = "",
 ) -> Case:
-    return Case(
-        key, source, measure, published, band[0], band[1], tolerance, why, compute, unit, decimals
-    )
+    low, high = band
+    return Case(key, source, measure, published, low, high, tolerance, why, compute, unit,
+                decimals, fmt)  # fmt: skip
 
 
 _ROACH_WHY = "issue 12's band (±0.6 h), about one sleep cycle"
@@ -451,6 +491,17 @@ CASES: tuple[Case, ...] = (
         lambda runs: float(runs["REFDUTY"].duties[0].risk or math.nan),
         "",
         3,
+    ),
+    _case(
+        "fips-tpm",
+        WILSON_2020,
+        "tpm_default vs FIPS's TPM, given sleep, max |difference| of S, C, U, W, KSS",
+        "identical (same published equations)",
+        (0.0, 1e-9),
+        "≤ 1e-9",
+        "reference §9.3: the closed forms are exact, so only rounding may differ",
+        fips_difference,
+        fmt=".1e",
     ),
     _case(
         "tpm-s-wake",

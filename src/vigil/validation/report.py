@@ -39,7 +39,8 @@ def _value(row: Row) -> str:
     if math.isnan(row.value):
         return "n/a"
     unit = f" {row.case.unit}" if row.case.unit and row.case.unit != "×" else row.case.unit
-    return f"{row.value:.{row.case.decimals}f}{unit}"
+    spec = row.case.fmt or f".{row.case.decimals}f"
+    return f"{row.value:{spec}}{unit}"
 
 
 def _result(row: Row) -> str:
