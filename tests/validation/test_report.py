@@ -75,3 +75,14 @@ def test_command_writes_markdown_and_figures(tmp_path: Path) -> None:
     for name in ("report-time", "inflight", "layover", "early-week", "long-haul"):
         png = out / f"{name}.png"
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
+
+
+def test_fips_row_can_fail(runs: Runs) -> None:
+    # the FIPS transcription is independent of vigil.model: the default preset, which
+    # departs from FIPS by design (short-sleep inertia scaling, KSS 9.68 - 0.46 X), is far
+    # outside the 1e-9 band while tpm_default is inside it
+    from vigil.model import DEFAULT
+    from vigil.validation.cases import fips_difference
+
+    assert fips_difference(runs) <= 1e-9
+    assert fips_difference(runs, DEFAULT) > 0.1

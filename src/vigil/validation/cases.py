@@ -261,23 +261,24 @@ FIPS_SLEEPS: tuple[tuple[float, float], ...] = (
 )  # fmt: skip
 
 
-def fips_difference(runs: Runs) -> float:
-    """Largest |tpm_default - FIPS| over S, C, U, W and KSS (in 1-9), per minute, 4.7 days."""
+def fips_difference(runs: Runs, params: model.Parameters = model.TPM_DEFAULT) -> float:
+    """Largest |preset - FIPS| over S, C, U, W and KSS (in 1-9), per minute, 4.7 days."""
     start = 7.0  # near epoch 0, where the simulator's recurrences are exact to 1e-9
     times = start + np.arange(int(4.7 * 24 * 60)) / 60.0
     ref = fips.fips_tpm(start, times.tolist(), FIPS_SLEEPS)
+    onsets = np.asarray([[a for a, _ in FIPS_SLEEPS]])
     timeline = model.CrewTimeline(
-        start=[start],
-        s_start=[fips.PVEC["S0"]],
-        phase_start=[0.0],
-        sleep_start=[[a for a, _ in FIPS_SLEEPS]],
-        sleep_end=[[b for _, b in FIPS_SLEEPS]],
-        sleep_quality=[[1.0] * len(FIPS_SLEEPS)],
-        zone_time=[[0.0]],
-        zone_offset=[[0.0]],
+        start=np.array([start]),
+        s_start=np.array([fips.PVEC["S0"]]),
+        phase_start=np.zeros(1),
+        sleep_start=onsets,
+        sleep_end=np.asarray([[b for _, b in FIPS_SLEEPS]]),
+        sleep_quality=np.ones_like(onsets),
+        zone_time=np.zeros((1, 1)),
+        zone_offset=np.zeros((1, 1)),
     )
-    state = model.simulate(timeline, times[None, :], model.TPM_DEFAULT)
-    kss = model.final_kss(state.alertness, 0.0, model.TPM_DEFAULT)[0]
+    state = model.simulate(timeline, times[None, :], params)
+    kss = model.final_kss(state.alertness, 0.0, params)[0]
     ours = (state.homeostatic[0], state.circadian[0], state.ultradian[0], state.inertia[0])
     worst = max(float(np.max(np.abs(a - b))) for a, b in zip(ours, ref[:4], strict=True))
     inside = (ref[4] >= 1.0) & (ref[4] <= 9.0)
