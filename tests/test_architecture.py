@@ -9,6 +9,9 @@ import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "vigil"
 
+#: layers 4-5 (worker, validation, web, cli): nothing below imports them
+_UPPER = ("vigil.worker", "vigil.validation", "vigil.web", "vigil.cli")
+
 #: package -> prefixes its modules must not import
 FORBIDDEN: dict[str, tuple[str, ...]] = {
     "model": (
@@ -18,47 +21,14 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
         "vigil.scoring",
         "vigil.auth",
         "vigil.store",
-        "vigil.worker",
-        "vigil.web",
-        "vigil.cli",
-        "vigil.validation",
+        *_UPPER,
         "datetime",
         "zoneinfo",
     ),
-    "roster": (
-        "vigil.scoring",
-        "vigil.validation",
-        "vigil.auth",
-        "vigil.store",
-        "vigil.worker",
-        "vigil.web",
-        "vigil.cli",
-    ),
-    "scoring": (
-        "vigil.auth",
-        "vigil.store",
-        "vigil.worker",
-        "vigil.web",
-        "vigil.cli",
-        "vigil.validation",
-    ),
-    "auth": (
-        "vigil.scoring",
-        "vigil.store",
-        "vigil.worker",
-        "vigil.web",
-        "vigil.cli",
-        "vigil.validation",
-        "fastapi",
-    ),
-    "store": (
-        "vigil.scoring",
-        "vigil.worker",
-        "vigil.web",
-        "vigil.cli",
-        "vigil.validation",
-        "fastapi",
-    ),
+    "roster": ("vigil.scoring", "vigil.auth", "vigil.store", *_UPPER),
+    "scoring": ("vigil.auth", "vigil.store", *_UPPER),
+    "auth": ("vigil.scoring", "vigil.store", *_UPPER, "fastapi"),
+    "store": ("vigil.scoring", *_UPPER, "fastapi"),
     "worker": ("vigil.web", "vigil.cli", "vigil.validation"),
     # the validation report scores scenarios through scoring (layer 4, beside worker);
     # only the CLI imports it

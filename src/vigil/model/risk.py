@@ -113,14 +113,8 @@ def cumulative_multiplier(
 ) -> FloatArray:
     """M_cum per duty from runs of consecutive night or early duties (reference §8).
 
-    Parameters
-    ----------
-    report, off : array_like, shape (n, d)
-        Duties of each person in time order, NaN-padded. [epoch h]
-    kind : array_like of int, shape (n, d)
-        From :func:`classify_duty`.
-    params : Parameters
-        ``night_multiplier``, ``early_multiplier`` (k = 1, 2, 3, >= 4), ``consecutive_gap``.
+    Parameters are those of :func:`run_positions`; ``params`` also gives
+    ``night_multiplier`` and ``early_multiplier`` (k = 1, 2, 3, >= 4).
 
     Returns
     -------

@@ -72,6 +72,9 @@ class SyntheticDuty:
     time_reference: int = 0
     fleet: str = ""
     rank: str = ""
+    duty_type: int = 1  #: seed §2.2 col 28 (3 = standby)
+    crew_prep_minutes: int = 60
+    commute_minutes: int = 60
 
     @property
     def interval_count(self) -> int:
@@ -279,12 +282,12 @@ def render_roster(
             *rest,
             ",,,",  # second rest: 4 blank cells
             "1",
-            "1",
+            str(duty.duty_type),
             duty.fleet,
             duty.rank,
             "",
-            "60",
-            "60",
+            str(duty.crew_prep_minutes),
+            str(duty.commute_minutes),
             "0",
         ]
         out.append(",".join([*required, *optional]))

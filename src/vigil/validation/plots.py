@@ -55,15 +55,11 @@ def report_time(runs: Runs, path: Path) -> None:
         capsize=4,
         label="Roach 2012 (actigraphy)",
     )
-    ax.set_xlabel("report time (local = UTC, ACC)")
-    ax.set_ylabel("sleep in the 12 h before report [h]")
     ax.set_xticks(range(4, 11))
     ax.set_xticklabels([f"{h:02d}:00" for h in range(4, 11)])
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc="upper left")
-    fig.tight_layout()
-    fig.savefig(path, **_SAVE)
-    plt.close(fig)
+    _finish(
+        plt, fig, ax, path, "report time (local = UTC, ACC)", "sleep in the 12 h before report [h]"
+    )
 
 
 def inflight(runs: Runs, path: Path) -> None:
@@ -98,8 +94,13 @@ def inflight(runs: Runs, path: Path) -> None:
         lw=1,
         label="Gander 2013 slope, 12.3 min/h",
     )
-    ax.set_xlabel("flight time [h]")
-    ax.set_ylabel("in-flight sleep [h]")
+    _finish(plt, fig, ax, path, "flight time [h]", "in-flight sleep [h]")
+
+
+def _finish(plt: Any, fig: Any, ax: Any, path: Path, xlabel: str, ylabel: str) -> None:
+    """Label, grid, legend, save (no metadata) and close a one-axis figure."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="upper left")
     fig.tight_layout()

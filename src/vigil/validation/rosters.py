@@ -11,11 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
-from vigil.roster import columns as roster_columns
-
-#: seed §2.2 column order (all 34 columns: "if any optional column is sent, all are")
-COLUMNS: tuple[str, ...] = tuple(column.name for column in roster_columns.COLUMNS)
+from vigil.roster.synthetic import SyntheticDuty, render_roster
 
 #: First day of every scenario (a Monday; 00:00 UTC). Warm-up runs before it.
 DAY0 = datetime(2026, 1, 12, tzinfo=UTC)
@@ -26,53 +24,13 @@ def at(day: int, hour: float) -> datetime:
     return DAY0 + timedelta(days=day, hours=hour)
 
 
-@dataclass(frozen=True, slots=True)
-class DutyRow:
-    """One roster row (seed §2.2); times are UTC instants."""
-
-    reference: str
-    on: datetime
-    off: datetime
-    start: str
-    end: str
-    home: str
-    sectors: int = 1
-    crew: int = 2
-    sleep_count: int = 0
-    sleep_order: int = 1
-    sleep_class: int = 1
-    prep_minutes: int = 60
-    commute_minutes: int = 60
-    duty_type: int = 1
-
-    def csv(self) -> str:
-        """The row as 34 CSV fields."""
-        values = {name: "" for name in COLUMNS}
-        values.update(
-            Reference=self.reference,
-            OnDutyDate=f"{self.on:%d/%m/%Y}",
-            OnDutyTime=f"{self.on:%H:%M}",
-            StartAirport=self.start,
-            OffDutyDate=f"{self.off:%d/%m/%Y}",
-            OffDutyTime=f"{self.off:%H:%M}",
-            EndAirport=self.end,
-            Sectors=str(self.sectors),
-            CrewComposition=str(self.crew),
-            SleepCount=str(self.sleep_count),
-            SleepOrder=str(self.sleep_order),
-            SleepClass=str(self.sleep_class),
-            HomeBase=self.home,
-            TimeReference="0",
-            SplitShift="1",
-            DutyType=str(self.duty_type),
-            Fleet="B788" if self.crew > 2 else "A320",
-            Rank="CPT",
-            Workload="0",
-            CrewPrepTime=str(self.prep_minutes),
-            DutyCommuteTime=str(self.commute_minutes),
-            CabinCrewSleepPattern="0",
-        )
-        return ",".join(values[name] for name in COLUMNS)
+def duty(
+    reference: str, on: datetime, off: datetime, start: str, end: str, home: str, **extra: Any
+) -> SyntheticDuty:
+    """One roster row (seed §2.2; times UTC, TimeReference 0), written by the roster's own
+    CSV writer :func:`vigil.roster.synthetic.render_roster`."""
+    fleet = "B788" if extra.get("crew_composition", 2) > 2 else "A320"
+    return SyntheticDuty(reference, on, off, start, end, home, fleet=fleet, rank="CPT", **extra)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,12 +38,13 @@ class Scenario:
     """A roster (and optional SleepData) plus what the report reads from it."""
 
     name: str
-    rows: tuple[DutyRow, ...]
+    rows: tuple[SyntheticDuty, ...]
     sleep: tuple[dict[str, str], ...] = field(default=())
 
-    def roster_text(self) -> str:
-        """RosterData CSV with a header line, rows joined by CRLF (seed §2.1)."""
-        return "\r\n".join([",".join(COLUMNS), *(row.csv() for row in self.rows)])
+
+def roster_text(scenarios: Sequence[Scenario]) -> str:
+    """RosterData CSV (34 columns, header, CRLF rows) holding every scenario's rows."""
+    return render_roster([row for s in scenarios for row in s.rows])
 
 
 def zulu(instant: datetime) -> str:
@@ -98,28 +57,28 @@ def sleep_record(reference: str, start: datetime, end: datetime) -> dict[str, st
     return {"ScheduleName": reference, "SleepStart": zulu(start), "SleepEnd": zulu(end)}
 
 
-def report_time_rows(hours: Sequence[float], length: float = 8.0) -> tuple[DutyRow, ...]:
+def report_time_rows(hours: Sequence[float], length: float = 8.0) -> tuple[SyntheticDuty, ...]:
     """Roach et al. 2012: one isolated short-haul duty per schedule, reported at ``hours``.
 
     Each schedule is an ACC-based pilot with days off before, one 2-sector duty of
     ``length`` hours on day 3, reported at the given local (= UTC) hour.
     """
     return tuple(
-        DutyRow(f"R{h:05.2f}", at(3, h), at(3, h + length), "ACC", "ACC", "ACC", sectors=2)
+        duty(f"R{h:05.2f}", at(3, h), at(3, h + length), "ACC", "ACC", "ACC", sectors=2)
         for h in hours
     )
 
 
 def block_rows(
     reference: str, report_hour: float, length: float, *, days: int = 4, sectors: int = 3
-) -> tuple[DutyRow, ...]:
+) -> tuple[SyntheticDuty, ...]:
     """A block of ``days`` identical ACC duties from day 3, reported at ``report_hour``.
 
     Arsintescu et al. 2021 flew blocks of four early-starting or four late-finishing
     duties; a week of early starts is five.
     """
     return tuple(
-        DutyRow(
+        duty(
             reference,
             at(3 + k, report_hour),
             at(3 + k, report_hour + length),
@@ -132,18 +91,18 @@ def block_rows(
     )
 
 
-def break_rows(reference: str, first_off: float, gap: float) -> tuple[DutyRow, ...]:
+def break_rows(reference: str, first_off: float, gap: float) -> tuple[SyntheticDuty, ...]:
     """Roach et al. 2016: two 8-h duties separated by a ``gap``-hour break.
 
     The first duty ends at ``first_off`` hours after day 3's midnight.
     """
-    first = DutyRow(reference, at(3, first_off - 8.0), at(3, first_off), "ACC", "ACC", "ACC")
+    first = duty(reference, at(3, first_off - 8.0), at(3, first_off), "ACC", "ACC", "ACC")
     second_on = at(3, first_off + gap)
-    second = DutyRow(reference, second_on, second_on + timedelta(hours=8), "ACC", "ACC", "ACC")
+    second = duty(reference, second_on, second_on + timedelta(hours=8), "ACC", "ACC", "ACC")
     return (first, second)
 
 
-def long_range_row(reference: str, flight_hours: float, departure_hour: float) -> DutyRow:
+def long_range_row(reference: str, flight_hours: float, departure_hour: float) -> SyntheticDuty:
     """Gander et al. 2013: one augmented flight (4 pilots, 2 rests each, bunk), ACC based.
 
     Report 1 h before departure, off 30 min after landing (reference §5.1); the person
@@ -151,17 +110,19 @@ def long_range_row(reference: str, flight_hours: float, departure_hour: float) -
     """
     on = at(3, departure_hour - 1.0)
     off = on + timedelta(hours=flight_hours + 1.5)
-    return DutyRow(reference, on, off, "ACC", "JNB", "ACC", crew=4, sleep_count=2, sleep_order=1)
+    return duty(
+        reference, on, off, "ACC", "JNB", "ACC", crew_composition=4, sleep_count=2, sleep_order=1
+    )
 
 
 def layover_rows(
     reference: str, home: str, away: str, out_on: datetime, flight: float, layover: float
-) -> tuple[DutyRow, ...]:
+) -> tuple[SyntheticDuty, ...]:
     """A there-and-back trip: outbound flight, ``layover`` hours off away, return flight."""
     out_off = out_on + timedelta(hours=flight + 1.5)
     back_on = out_off + timedelta(hours=layover)
     back_off = back_on + timedelta(hours=flight + 1.5)
     return (
-        DutyRow(reference, out_on, out_off, home, away, home, crew=3, sleep_count=1),
-        DutyRow(reference, back_on, back_off, away, home, home, crew=3, sleep_count=1),
+        duty(reference, out_on, out_off, home, away, home, crew_composition=3, sleep_count=1),
+        duty(reference, back_on, back_off, away, home, home, crew_composition=3, sleep_count=1),
     )

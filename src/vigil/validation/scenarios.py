@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from vigil.roster.synthetic import SyntheticDuty
 from vigil.scoring.service import ScheduleResult, ScoreReport, ScoreRequest, score
 from vigil.validation import rosters as r
 
@@ -49,7 +50,7 @@ def _night_run() -> r.Scenario:
     """Four identical 22:00-06:00 nights (ACC), given 7-h day sleeps (issue 12)."""
     ref = "NIGHTS"
     rows = tuple(
-        r.DutyRow(ref, r.at(3 + k, 22.0), r.at(4 + k, 6.0), "ACC", "ACC", "ACC") for k in range(4)
+        r.duty(ref, r.at(3 + k, 22.0), r.at(4 + k, 6.0), "ACC", "ACC", "ACC") for k in range(4)
     )
     sleep = [r.sleep_record(ref, r.at(d, NIGHT[0]), r.at(d, NIGHT[1])) for d in range(-1, 3)]
     sleep += [r.sleep_record(ref, r.at(4 + k, 7.5), r.at(4 + k, 14.5)) for k in range(4)]
@@ -59,12 +60,12 @@ def _night_run() -> r.Scenario:
 def _reference_duty() -> r.Scenario:
     """Reference §8's standard duty: 10:00-20:00, 2 sectors, habitual sleep before (ACC)."""
     ref = "REFDUTY"
-    row = r.DutyRow(ref, r.at(3, 10.0), r.at(3, 20.0), "ACC", "ACC", "ACC", sectors=2)
+    row = r.duty(ref, r.at(3, 10.0), r.at(3, 20.0), "ACC", "ACC", "ACC", sectors=2)
     sleep = [r.sleep_record(ref, r.at(d, NIGHT[0]), r.at(d, NIGHT[1])) for d in range(-1, 3)]
     return r.Scenario(ref, (row,), tuple(sleep))
 
 
-def _bedtime_rows(bedtime: float) -> tuple[r.DutyRow, ...]:
+def _bedtime_rows(bedtime: float) -> tuple[SyntheticDuty, ...]:
     """Awake from 07:00 on day 3 until ``bedtime`` h after day 3's midnight, then free.
 
     Reference §4.2 check: back-to-back duties with no commute and no preparation keep
@@ -72,11 +73,11 @@ def _bedtime_rows(bedtime: float) -> tuple[r.DutyRow, ...]:
     """
     ref = f"B{bedtime:05.2f}"
     start, end = r.at(3, 7.0), r.at(3, bedtime - 0.5)
-    rows: list[r.DutyRow] = []
+    rows: list[SyntheticDuty] = []
     while start < end:
         stop = min(start + timedelta(hours=20), end)
         rows.append(
-            r.DutyRow(
+            r.duty(
                 ref,
                 start,
                 stop,
@@ -84,7 +85,7 @@ def _bedtime_rows(bedtime: float) -> tuple[r.DutyRow, ...]:
                 "ACC",
                 "ACC",
                 duty_type=3,
-                prep_minutes=0,
+                crew_prep_minutes=0,
                 commute_minutes=0,
             )
         )
@@ -133,19 +134,19 @@ class Runs:
         return self.by_name[name]
 
 
-def combined_roster(items: Sequence[r.Scenario]) -> tuple[str, list[dict[str, str]]]:
-    """One RosterData text and one SleepData list holding every scenario."""
-    header = ",".join(r.COLUMNS)
-    lines = [header] + [row.csv() for s in items for row in s.rows]
-    sleep = [rec for s in items for rec in s.sleep]
-    return "\r\n".join(lines), sleep
+def combined_sleep(items: Sequence[r.Scenario]) -> list[dict[str, str]]:
+    """One SleepData list holding every scenario's given sleep."""
+    return [rec for s in items for rec in s.sleep]
 
 
 @functools.lru_cache(maxsize=1)
 def run_all() -> Runs:
     """Score every scenario (default preset, KSS, risk and sleep included); cached."""
-    text, sleep = combined_roster(scenarios())
-    report = score(ScoreRequest(text, sleep_data=sleep, risk=True, include_sleep=True))
+    items = scenarios()
+    request = ScoreRequest(
+        r.roster_text(items), sleep_data=combined_sleep(items), risk=True, include_sleep=True
+    )
+    report = score(request)
     if report.errors:
         raise RuntimeError(f"validation rosters have data errors: {report.errors}")
     return Runs(report, {s.reference: s for s in report.schedules})
