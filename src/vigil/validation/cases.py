@@ -86,7 +86,7 @@ ARSINTESCU_2021 = Source(
     "Arsintescu et al. 2021",
     "Arsintescu L, Pradhan S, Chachad RG, Gregory KB, Mulligan JB, Flynn-Evans EE. Early "
     "starts and late finishes both reduce alertness and performance among short-haul airline "
-    "pilots. J Sleep Res 2022;31(3):e13521 (online 2021). doi:10.1111/jsr.13521",
+    "pilots. J Sleep Res 2022;31:e13521 (epub 2021). doi:10.1111/jsr.13521",
 )
 ROACH_2016 = Source(
     "Roach et al. 2016",
@@ -96,9 +96,9 @@ ROACH_2016 = Source(
 )
 GANDER_2013 = Source(
     "Gander et al. 2013",
-    "Gander PH, Signal TL, van den Berg MJ, Mulrine HM, Jay SM, Mangie J. In-flight sleep, "
-    "pilot fatigue and Psychomotor Vigilance Task performance on ultra-long range versus long "
-    "range flights. J Sleep Res 2013;22(6):697-706. doi:10.1111/jsr.12071",
+    "Gander PH et al. In-flight sleep, pilot fatigue and Psychomotor Vigilance Task "
+    "performance on ultra-long range versus long range flights. J Sleep Res "
+    "2013;22(6):697-706",
 )
 HOLMES_2012 = Source(
     "Holmes et al. 2012",
@@ -109,7 +109,7 @@ HOLMES_2012 = Source(
 DARWENT_2010 = Source(
     "Darwent et al. 2010",
     "Darwent D, Dawson D, Roach GD. Prediction of probabilistic sleep distributions following "
-    "travel across multiple time zones. Sleep 2010;33(2):185-195. doi:10.1093/sleep/33.2.185",
+    "travel across multiple time zones. Sleep 2010;33(2):185-195. PMCID PMC2816963",
 )
 FOLKARD_TUCKER_2003 = Source(
     "Folkard & Tucker 2003",
@@ -125,15 +125,14 @@ AKERSTEDT_FOLKARD_1997 = Source(
 AKERSTEDT_FOLKARD_1996 = Source(
     "Åkerstedt & Folkard 1996",
     "Åkerstedt T, Folkard S. Predicting duration of sleep from the three process model of "
-    "regulation of alertness. Occup Environ Med 1996;53(2):136-141. doi:10.1136/oem.53.2.136 "
-    "(values: reference §4.2 [D])",
+    "regulation of alertness. Occup Environ Med 1996;53:136-141 (values: reference §4.2 [D], "
+    "derived from the TPM gates)",
 )
 ASCHOFF_1975 = Source(
     "Aschoff et al. 1975; Waterhouse et al. 2007",
     "Aschoff J, Hoffmann K, Pohl H, Wever R. Re-entrainment of circadian rhythms after "
     "phase-shifts of the Zeitgeber. Chronobiologia 1975;2:23-78; Waterhouse J, Reilly T, "
-    "Atkinson G, Edwards B. Jet lag: trends and coping strategies. Lancet 2007;369:1117-1129. "
-    "doi:10.1016/S0140-6736(07)60529-7",
+    "Atkinson G, Edwards B. Jet lag: trends and coping strategies. Lancet 2007;369:1117-1129",
 )
 GANDER_1991 = Source(
     "Gander et al. 1991 (reference §3)",
@@ -155,7 +154,7 @@ WILSON_2020 = Source(
 BELYAVIN_2004 = Source(
     "Belyavin & Spencer 2004",
     "Belyavin AJ, Spencer MB. Modeling performance and alertness: the QinetiQ approach. "
-    "Aviat Space Environ Med 2004;75(3 Suppl):A93-A103 (PMID 15018270)",
+    "Aviat Space Environ Med 2004;75(3 Suppl):A93-A103",
 )
 
 
@@ -465,7 +464,7 @@ CASES: tuple[Case, ...] = (
         "layover sleep moves toward the local night",
         (0.25, math.inf),
         "≥ +0.25 h",
-        "a direction check; 0.25 h is one score interval's worth of change",
+        "a direction check; a change under one 15-min score interval is not a move",
         local_night_drift,
         "h",
     ),
