@@ -123,6 +123,8 @@ SCENARIO_NOTES: tuple[str, ...] = (
     "  Darwent 2010: ACC-HKG-ACC, 72-h layover.",
     "- Folkard & Tucker 2003: four 22:00-06:00 nights at ACC with given 7-h day sleeps",
     "  (07:30-14:30) and habitual 23:00-07:00 nights before.",
+    "- Shift-type risk (Smith 1994, Folkard & Åkerstedt 2004): one 8-h ground shift each",
+    "  (no sectors, Workload 0) at 06:00, 14:00 and 22:00 after days off, predicted sleep.",
     "- Model rows (S asymptotes, body-clock rates) use the public `vigil.model` functions;",
     "  the sleep-length rows keep a person awake from 07:00 with back-to-back standby rows",
     "  (no commute, no preparation) and read the first predicted sleep after them.",

@@ -93,6 +93,9 @@ def _bedtime_rows(bedtime: float) -> tuple[SyntheticDuty, ...]:
     return tuple(rows)
 
 
+#: 8-h ground shifts of a rotating three-shift system (no sectors), by report hour (ACC).
+SHIFTS: dict[str, float] = {"SHIFT-M": 6.0, "SHIFT-A": 14.0, "SHIFT-N": 22.0}
+
 #: Bedtimes of reference §4.2's sleep-length table, hours after day 3's midnight.
 BEDTIMES: tuple[float, ...] = (27.0, 31.5, 35.0, 39.0)
 
@@ -120,6 +123,12 @@ def scenarios() -> list[r.Scenario]:
         _reference_duty(),
     ]
     out += [r.Scenario(f"B{b:05.2f}", _bedtime_rows(b)) for b in BEDTIMES]
+    out += [
+        r.Scenario(
+            name, (r.duty(name, r.at(3, h), r.at(3, h + 8.0), "ACC", "ACC", "ACC", sectors=0),)
+        )
+        for name, h in SHIFTS.items()
+    ]
     return out
 
 
