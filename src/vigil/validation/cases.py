@@ -255,10 +255,10 @@ def local_night_drift(runs: Runs) -> float:
     return (fractions[-1] - fractions[0]) * 8.0 if len(fractions) >= 2 else math.nan
 
 
-def night_run_ratio(runs: Runs) -> float:
-    """Risk of the 4th of four identical nights over the 2nd (given 7-h day sleeps)."""
+def night_run_ratio(runs: Runs, over: int = 2) -> float:
+    """Risk of the 4th of four identical nights over the ``over``-th (7-h day sleeps)."""
     risks = [math.nan if d.risk is None else d.risk for d in runs["NIGHTS"].duties]
-    return risks[3] / risks[1]
+    return risks[3] / risks[over - 1]
 
 
 def shift_risk_ratio(runs: Runs, name: str) -> float:
@@ -512,6 +512,17 @@ CASES: tuple[Case, ...] = (
         night_run_ratio,
         "",
         2,
+    ),
+    _case(
+        "folkard2003-nights-first",
+        FOLKARD_TUCKER_2003,
+        "risk of the 4th of the same four nights / the 1st",
+        "1.36",
+        (1.27, 1.45),
+        "±0.09",
+        "half the gap to the 3rd night's 1.17",
+        functools.partial(night_run_ratio, over=1),
+        "",
     ),
     _case(
         "smith1994-night",
