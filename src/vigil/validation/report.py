@@ -76,6 +76,11 @@ def render_markdown(rows: Sequence[Row], model_version: str, image_dir: str) -> 
         "vigil report validation --out docs/validation/",
         "```",
         "",
+        "After any change to the model, the sleep rules or the cases: regenerate, then move",
+        "rows that now pass out of `KNOWN_FAILURES` (or add rows that now fail, with a",
+        "one-line reason). The command exits 1 while a row disagrees with that list, and",
+        "`tests/validation/` fails while this file differs from a fresh rendering.",
+        "",
         "| # | Source | Measure | Published | Vigil | Tolerance | Result |",
         "|---|---|---|---|---|---|---|",
     ]
