@@ -46,8 +46,9 @@ def test_sleep_between_counts_only_the_overlap() -> None:
 
 
 def test_layover_night_fractions_use_local_time() -> None:
-    # away at UTC+8 (HKG): arrive 12:00 UTC day 0 (20:00 local), leave at 60 h UTC (20:00 local day 2);
-    # sleep the whole first local night (15:00-23:00 UTC) and half the second
+    # away at UTC+8 (HKG): arrive 12:00 UTC day 0 (20:00 local), leave at 60 h UTC
+    # (20:00 local day 2); sleep the whole first local night (15:00-23:00 UTC) and
+    # half the second
     result = _schedule("TRIP", [(0.0, 12.0), (60.0, 73.0)], [(15.0, 23.0), (43.0, 47.0)])
     fractions = cases.layover_night_fractions(_runs(result), "TRIP", "HKG")
     assert fractions == [1.0, 0.5]

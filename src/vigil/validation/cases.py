@@ -113,9 +113,13 @@ HOLMES_2012 = Source(
     "Prev 2012;45 Suppl:27-31. doi:10.1016/j.aap.2011.09.021",
 )
 DARWENT_2010 = Source(
-    "Darwent et al. 2010",
+    "Darwent et al. 2010; Lamp et al. 2019",
     "Darwent D, Dawson D, Roach GD. Prediction of probabilistic sleep distributions following "
-    "travel across multiple time zones. Sleep 2010;33(2):185-195. PMCID PMC2816963",
+    "travel across multiple time zones. Sleep 2010;33(2):185-195. PMCID PMC2816963 "
+    "(mixture of domicile- and local-time sleepers with re-synchronisation); Lamp A, "
+    "McCullough D, Chen JMC, Brown RE, Belenky G. Pilot sleep in long-range and "
+    "ultra-long-range commercial flights. Aerosp Med Hum Perform 2019;90(2):109-115 "
+    "('layover sleep appearing to shift toward the local night')",
 )
 FOLKARD_TUCKER_2003 = Source(
     "Folkard & Tucker 2003",
@@ -505,7 +509,7 @@ CASES: tuple[Case, ...] = (
         "folkard2003-nights",
         FOLKARD_TUCKER_2003,
         "risk of the 4th of four 22:00-06:00 nights / the 2nd (given 7-h day sleeps)",
-        "1.36 / 1.06 = 1.28",
+        "1.36 / 1.06 = 1.28 (ref §8 table; abstract: safety declines over successive nights)",
         (1.19, 1.37),
         "±0.09",
         "half the gap to the 3rd-night ratio (1.17/1.06 = 1.10): the row tells 4th from 3rd",
@@ -584,7 +588,7 @@ CASES: tuple[Case, ...] = (
         "tpm-s-wake",
         AKERSTEDT_FOLKARD_1997,
         "S at waking after habitual 23:00-07:00 sleep",
-        "13.82",
+        "13.82 (ref §2.1, from the published parameters)",
         (13.815, 13.825),
         "±0.005",
         "published to 2 decimals",
@@ -596,7 +600,7 @@ CASES: tuple[Case, ...] = (
         "tpm-s-bed",
         AKERSTEDT_FOLKARD_1997,
         "S at 23:00 after habitual sleep",
-        "8.89",
+        "8.89 (ref §2.1, from the published parameters)",
         (8.885, 8.895),
         "±0.005",
         "published to 2 decimals",
@@ -623,7 +627,7 @@ CASES: tuple[Case, ...] = (
         "clock-west",
         ASCHOFF_1975,
         "body-clock delay rate after a westward shift",
-        "1.5 h/day (Aschoff: 92 min/day)",
+        "1.5 h/day (Aschoff: 92 min/day, as quoted by ref §3)",
         (1.4, 1.6),
         "±0.1 h/day",
         "covers both cited figures (1.5 and 1.53 h/day)",
@@ -634,7 +638,7 @@ CASES: tuple[Case, ...] = (
         "clock-east",
         ASCHOFF_1975,
         "body-clock advance rate after an eastward shift",
-        "1.0 h/day (Aschoff: 57 min/day)",
+        "1.0 h/day (Aschoff: 57 min/day, as quoted by ref §3)",
         (0.9, 1.1),
         "±0.1 h/day",
         "covers both cited figures (1.0 and 0.95 h/day)",
