@@ -28,7 +28,6 @@ References
 from __future__ import annotations
 
 import re
-
 from collections.abc import Mapping
 from datetime import UTC, date, datetime, timedelta
 from functools import cache, lru_cache

@@ -20,6 +20,7 @@ from fastapi import APIRouter, FastAPI
 
 from vigil.web._limits import BodySizeLimitMiddleware
 from vigil.web._observability import RequestContextMiddleware
+from vigil.web._preauth import PreAuthMiddleware
 from vigil.web._runtime import Runtime, start_runtime
 from vigil.web.problems import install_handlers
 from vigil.web.routes import discovery, health, token
@@ -78,6 +79,12 @@ def make_surface_app(
 
     app = FastAPI(title=title, version=_version(), lifespan=lifespan)
     install_handlers(app)
+    # innermost: 401/403 from the headers before a protected body is read (issue 13)
+    app.add_middleware(
+        PreAuthMiddleware,
+        routes=[route for router in routers for route in router.routes],
+        spool_paths=("/api/UploadRoster",),
+    )
     app.add_middleware(
         BodySizeLimitMiddleware,
         max_bytes=settings.max_body_bytes,
