@@ -74,6 +74,11 @@ class Settings(BaseSettings):
     #: upload path (issue 7, docs/upload.md): Dask scheduler address (``tcp://host:8786``);
     #: unset means every roster is scored on this machine
     dask_scheduler: str | None = None
+    #: mutual TLS to the Dask scheduler (issue 13, docs/deployment.md): CA, client certificate
+    #: and key (PEM files; all three, with a ``tls://`` scheduler address); unset: Dask's config
+    dask_tls_ca: Path | None = None
+    dask_tls_cert: Path | None = None
+    dask_tls_key: Path | None = None
     #: schedules per chunk when a roster is split for processes or Dask (ours)
     dask_chunk_size: int = Field(default=500, ge=1)
     #: delete finished rosters this many days after they finished; 0 keeps them (ours)
