@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import httpx
 from sqlalchemy.orm import Session, sessionmaker
 
 from vigil.store import uploads
@@ -63,3 +66,30 @@ def test_single_operator_stays_fifo(sessions: sessionmaker[Session]) -> None:
         got.append(job.id)
         finish(sessions, job)
     assert got == ids
+
+
+def test_operator_quota_is_429_and_frees_up(tmp_path: Path, sqlite_url: str) -> None:
+    """VIGIL_MAX_QUEUED_PER_OPERATOR: one operator cannot queue without bound."""
+    from conftest import live_service
+    from vigil.web.routes import upload
+
+    with live_service(
+        tmp_path, sqlite_url, routers=[upload.router], worker_threads=0, max_queued_per_operator=2
+    ) as svc:
+        greedy = svc.create_client(operator="greedy", scopes="upload")
+        other = svc.create_client(operator="other", scopes="upload")
+        url = f"{svc.base_url}/api/UploadRoster"
+        tokens = [httpx.post(url, json={"RosterData": ROSTER}, auth=greedy) for _ in range(2)]
+        assert [t.status_code for t in tokens] == [200, 200]
+        refused = httpx.post(url, json={"RosterData": ROSTER}, auth=greedy)
+        assert refused.status_code == 429
+        assert refused.headers["content-type"] == "application/problem+json"
+        assert "2 rosters queued or processing" in refused.json()["detail"]
+        assert refused.headers["retry-after"] == "60"
+        assert httpx.post(url, json={"RosterData": ROSTER}, auth=other).status_code == 200
+        token = tokens[0].json()["rosterToken"]
+        deleted = httpx.delete(
+            f"{svc.base_url}/api/DeleteRoster", params={"rosterToken": token}, auth=greedy
+        )
+        assert deleted.status_code == 204
+        assert httpx.post(url, json={"RosterData": ROSTER}, auth=greedy).status_code == 200

@@ -74,6 +74,9 @@ class Settings(BaseSettings):
     #: upload path (issue 7, docs/upload.md): Dask scheduler address (``tcp://host:8786``);
     #: unset means every roster is scored on this machine
     dask_scheduler: str | None = None
+    #: most rosters one operator may have queued or processing; more → 429 (issue 13); 0: no
+    #: limit. With fair claims (docs/upload.md) this bounds the queue one tenant can build
+    max_queued_per_operator: int = Field(default=500, ge=0)
     #: mutual TLS to the Dask scheduler (issue 13, docs/deployment.md): CA, client certificate
     #: and key (PEM files; all three, with a ``tls://`` scheduler address); unset: Dask's config
     dask_tls_ca: Path | None = None
