@@ -11,8 +11,9 @@ httptools protocol, passed as ``http=``:
 - **header size**: more than ``max_header_bytes`` before the end of the request head
   answers ``431 Request Header Fields Too Large`` and closes the connection;
 - **header read timeout**: the whole request head must arrive within
-  ``header_timeout`` seconds of the connection opening (or of the previous response
-  ending); otherwise ``408 Request Timeout`` and the connection is closed;
+  ``header_timeout`` seconds of the connection opening (first request) or of its first
+  byte (later requests on a kept-alive connection, which uvicorn's keep-alive timeout
+  closes when idle); otherwise ``408 Request Timeout`` and the connection is closed;
 - **body read timeout**: while a body is being received, each ``body_timeout`` window
   must bring at least ``body_min_rate * body_timeout`` bytes (or the rest of the body);
   otherwise ``408`` (if no response started) and the connection is closed. Time during
@@ -139,7 +140,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
     # parser callbacks
     def on_message_begin(self) -> None:
         super().on_message_begin()
-        if not self._in_head:
+        if self._head_timer is None:  # the first byte of a new head (not the connection's)
             self._start_head()
 
     def on_headers_complete(self) -> None:
@@ -166,11 +167,6 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         self._body_timer = None
         if self.cycle is not None and not self.transport.is_closing():
             super().on_message_complete()
-
-    def on_response_complete(self) -> None:
-        super().on_response_complete()
-        if not self.transport.is_closing() and self._body_timer is None:
-            self._start_head()
 
     # timers
     def _start_head(self) -> None:
