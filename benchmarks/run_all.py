@@ -132,6 +132,14 @@ def read_load(out: str) -> Figures:
     )
 
 
+def read_upload_dos(out: str) -> Figures:
+    r = _last_json(out)
+    return (
+        f"{r['clients']} anonymous x {r['mib']} MiB UploadRoster, vigil serve",
+        f"RSS +{r['growth_mib']:.1f} MiB (median of {len(r['runs'])} runs)",
+    )
+
+
 def read_fuzz(out: str) -> Figures:
     r = _last_json(out)
     return (
@@ -200,6 +208,15 @@ BENCHES: tuple[Bench, ...] = (
         ("--json", "--seconds", "15"),
         "zero errors (50 users, 60 s)",
         read_load,
+        json=True,
+    ),
+    Bench(
+        "upload_dos",
+        "bench_upload_dos.py",
+        ("--json",),
+        ("--json", "--runs", "1"),
+        "RSS within 100 MiB of idle (issue 13)",
+        read_upload_dos,
         json=True,
     ),
     Bench(

@@ -35,6 +35,14 @@ def test_airport_resolution(code: str, zone: str, icao: str) -> None:
     assert (found.tz, found.icao, found.code) == (zone, icao, code.strip().upper())
 
 
+@pytest.mark.parametrize(
+    "code", ["\u017ffo", "\u0131st", "\ufb02l", "\uff2c\uff28\uff32", "LH\u0280"]
+)
+def test_non_ascii_look_alikes_are_unknown(code: str) -> None:
+    """``str.upper`` maps these onto SFO, IST, FLL, LHR (issue 13); only ASCII is a code."""
+    assert tz.airport(code) is None
+
+
 def test_four_character_lid_is_found_after_icao() -> None:
     # 37AK is an FAA LID (Alaska) that is no ICAO code
     found = tz.airport("37AK")

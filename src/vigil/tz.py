@@ -27,6 +27,7 @@ References
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from datetime import UTC, date, datetime, timedelta
 from functools import cache, lru_cache
@@ -67,6 +68,10 @@ def _make_airport(code: str, entry: Mapping[str, Any]) -> Airport:
     )
 
 
+#: the characters an airport code may hold (ICAO, IATA, FAA LID), ASCII only
+_ASCII_CODE = re.compile(r"[A-Za-z0-9]{3,4}")
+
+
 @lru_cache(maxsize=1 << 16)
 def airport(code: str) -> Airport | None:
     """Resolve an airport code written in a roster (contract §3.1).
@@ -75,7 +80,10 @@ def airport(code: str) -> Airport | None:
     ----------
     code : str
         ICAO (4 characters), IATA (3 characters) or FAA LID (3 or 4 characters,
-        digits allowed). Surrounding whitespace and letter case are ignored.
+        digits allowed). Surrounding whitespace and ASCII letter case are ignored;
+        any character outside ASCII ``[A-Za-z0-9]`` makes the code unknown
+        (``str.upper`` would turn look-alikes into real codes: ``ſfo`` → ``SFO``,
+        ``ıst`` → ``IST``, ``ﬂl`` → ``FLL``; issue 13).
 
     Returns
     -------
@@ -88,7 +96,10 @@ def airport(code: str) -> Airport | None:
     Order: 4 characters → ICAO then LID; 3 characters → IATA then LID; other
     lengths never match.
     """
-    key = code.strip().upper()
+    stripped = code.strip()
+    if not _ASCII_CODE.fullmatch(stripped):
+        return None
+    key = stripped.upper()
     if key != code:
         return airport(key)
     icao, iata, lid = _tables()

@@ -147,7 +147,8 @@ def test_operator_round_trip(browser: Any, service: LiveService) -> None:
     # delete: gone from the list and from the API
     page.goto(f"/console/rosters/{roster_token}")
     page.click("[data-action=delete]")
-    page.wait_for_url("**/console/rosters?deleted=march")
+    page.wait_for_url("**/console/rosters")
+    assert page.locator("p.notice").inner_text() == "Roster march deleted."
     assert page.locator("tr[data-name=march]").count() == 0
     gone = httpx.get(
         f"{service.base_url}/api/GetResults",

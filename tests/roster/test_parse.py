@@ -52,6 +52,23 @@ def test_blank_rows_are_ignored_but_counted_in_row_numbers() -> None:
     assert parse_roster(text).rows == 1
 
 
+@pytest.mark.parametrize(
+    ("column", "code"),
+    [
+        ("StartAirport", "\u017ffo"),  # long s: str.upper() gives SFO
+        ("EndAirport", "\u0131st"),  # dotless i: IST
+        ("StartAirport", "\ufb02l"),  # fl ligature: FLL
+        ("HomeBase", "LHR/\uff2a\uff26\uff2b"),  # full-width JFK as a second home base
+    ],
+)
+def test_look_alike_airport_codes_are_row_errors(column: str, code: str) -> None:
+    """Only ASCII letters and digits name an airport (issue 13): Unicode case mapping must
+    not turn look-alikes into real codes that the feedback would show differently."""
+    errors = triples(f"{HEADER_9}\n{row9(**{column: code})}")
+    bad = code.split("/")[-1]
+    assert errors == [("2", "P1", f"Unknown airport code '{bad}' in {column}")]
+
+
 def test_quoted_reference_may_hold_a_comma_and_doubled_quotes() -> None:
     row = '"Smith, J ""Jo""",01/03/2026,06:00,LHR,01/03/2026,14:30,JFK,LHR,0'
     parsed = parse_roster(f"{HEADER_9}\r\n{row}\r\n")

@@ -63,6 +63,7 @@ def serve_command(
     import uvicorn
 
     from vigil.web.entry import SURFACES
+    from vigil.web.server import uvicorn_options
     from vigil.web.settings import Settings
 
     if only not in SURFACES:
@@ -94,6 +95,7 @@ def serve_command(
         access_log=False,  # ours (vigil.access) never logs query strings or credentials
         proxy_headers=False,
         timeout_graceful_shutdown=30,
+        **uvicorn_options(settings),  # header/body timeouts, sizes, keep-alive, concurrency
     )
 
 

@@ -12,7 +12,7 @@ import secrets
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session, load_only
 
 from vigil.store.repo import AlreadyExistsError
@@ -114,6 +114,21 @@ def get_upload(*, session: Session, operator: str, token: str) -> RosterUpload |
         select(RosterUpload)
         .options(load_only(*_LIGHT))
         .where(RosterUpload.token == token, RosterUpload.operator == operator)
+    )
+
+
+def count_unfinished(*, session: Session, operator: str) -> int:
+    """The operator's rosters waiting or being processed (the per-operator quota)."""
+    return int(
+        session.scalar(
+            select(func.count())
+            .select_from(RosterUpload)
+            .where(
+                RosterUpload.operator == operator,
+                RosterUpload.status.in_(("queued", "processing")),
+            )
+        )
+        or 0
     )
 
 

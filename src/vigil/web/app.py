@@ -18,8 +18,10 @@ from contextlib import asynccontextmanager
 
 from fastapi import APIRouter, FastAPI
 
+from vigil.web import docs_ui
 from vigil.web._limits import BodySizeLimitMiddleware
 from vigil.web._observability import RequestContextMiddleware
+from vigil.web._preauth import PreAuthMiddleware
 from vigil.web._runtime import Runtime, start_runtime
 from vigil.web.problems import install_handlers
 from vigil.web.routes import discovery, health, token
@@ -76,8 +78,22 @@ def make_surface_app(
         finally:
             runtime.close()
 
-    app = FastAPI(title=title, version=_version(), lifespan=lifespan)
+    # /docs from the package (vigil.web.docs_ui), never a CDN; no ReDoc, no OAuth2 redirect
+    app = FastAPI(
+        title=title,
+        version=_version(),
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+        swagger_ui_oauth2_redirect_url=None,
+    )
     install_handlers(app)
+    # innermost: 401/403 from the headers before a protected body is read (issue 13)
+    app.add_middleware(
+        PreAuthMiddleware,
+        routes=[route for router in routers for route in router.routes],
+        spool_paths=("/api/UploadRoster",),
+    )
     app.add_middleware(
         BodySizeLimitMiddleware,
         max_bytes=settings.max_body_bytes,
@@ -85,6 +101,8 @@ def make_surface_app(
     )
     app.add_middleware(RequestContextMiddleware)  # outermost: every answer gets an ID
     app.include_router(health.router)
+    app.include_router(docs_ui.router)
+    app.add_api_route("/docs", lambda: docs_ui.docs_page(title), include_in_schema=False)
     for router in routers:
         app.include_router(router)
     return app

@@ -29,6 +29,7 @@ from sqlalchemy.orm import Session
 
 from vigil.auth.errors import InsufficientScopeError, InvalidTokenError, MissingTokenError
 from vigil.auth.scopes import ScopeKind
+from vigil.web._preauth import PRINCIPAL_STATE, SCOPE_KIND_ATTRIBUTE
 from vigil.web._runtime import Runtime
 
 
@@ -136,9 +137,15 @@ def RequireScope(kind: ScopeKind | str) -> Any:  # noqa: N802 - reads as a marke
         _oauth: Annotated[Any, Depends(_oauth_doc)],
         _basic: Annotated[Any, Depends(_basic_doc)],
     ) -> Principal:
-        return authenticate(request, runtime, runtime.scopes.name(scope_kind))
+        needed = runtime.scopes.name(scope_kind)
+        # PreAuthMiddleware already checked the header (before the body was read)
+        checked = request.scope.get("state", {}).get(PRINCIPAL_STATE)
+        if isinstance(checked, Principal) and needed in checked.scopes:
+            return checked
+        return authenticate(request, runtime, needed)
 
     require.__name__ = f"require_{scope_kind.value}_scope"
+    setattr(require, SCOPE_KIND_ATTRIBUTE, scope_kind)
     return Depends(require)
 
 

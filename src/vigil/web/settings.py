@@ -50,6 +50,18 @@ class Settings(BaseSettings):
     #: largest UploadRoster body [bytes] (ours: bulk rosters, e.g. 10,000 crew x 28 days
     #: is 16 MiB of JSON; contract §3's 10 MiB is for synchronous calls)
     max_upload_bytes: int = Field(default=128 * 1024 * 1024, ge=1024)
+    #: connection limits of ``vigil serve`` (issue 13, docs/deployment.md): largest request
+    #: head [bytes] (431 beyond), time for a whole request head [s] (408 beyond), body
+    #: progress window [s] and least body rate over it [bytes/s] (408 and close below),
+    #: idle keep-alive [s], most concurrent connections/requests per process (503 beyond),
+    #: listen backlog
+    max_header_bytes: int = Field(default=64 * 1024, ge=1024)
+    header_timeout: float = Field(default=10.0, gt=0)
+    body_timeout: float = Field(default=10.0, gt=0)
+    body_min_rate: int = Field(default=1024, ge=0)
+    keep_alive_timeout: int = Field(default=5, ge=1)
+    limit_concurrency: int = Field(default=1024, ge=1)
+    backlog: int = Field(default=2048, ge=1)
     #: most roster rows on a synchronous scoring call (contract §3)
     sync_row_limit: int = Field(default=50_000, ge=1)
     #: brute-force protection (contract §8)
@@ -62,6 +74,14 @@ class Settings(BaseSettings):
     #: upload path (issue 7, docs/upload.md): Dask scheduler address (``tcp://host:8786``);
     #: unset means every roster is scored on this machine
     dask_scheduler: str | None = None
+    #: most rosters one operator may have queued or processing; more → 429 (issue 13); 0: no
+    #: limit. With fair claims (docs/upload.md) this bounds the queue one tenant can build
+    max_queued_per_operator: int = Field(default=500, ge=0)
+    #: mutual TLS to the Dask scheduler (issue 13, docs/deployment.md): CA, client certificate
+    #: and key (PEM files; all three, with a ``tls://`` scheduler address); unset: Dask's config
+    dask_tls_ca: Path | None = None
+    dask_tls_cert: Path | None = None
+    dask_tls_key: Path | None = None
     #: schedules per chunk when a roster is split for processes or Dask (ours)
     dask_chunk_size: int = Field(default=500, ge=1)
     #: delete finished rosters this many days after they finished; 0 keeps them (ours)

@@ -9,21 +9,58 @@ schedule order, so the stored blob is byte-identical to local processing.
 The cluster's workers need this package installed (same version: the result carries
 ``modelVersion``). Schedules are sent as pickled domain objects; the roster text stays
 with the worker that parsed it (row numbers and errors need the whole roster).
+
+Security (issue 13, docs/deployment.md): Dask exchanges pickles, so whoever can talk to
+the scheduler can run code on the cluster. :func:`tls_security` builds a
+``distributed.security.Security`` with mutual TLS (``VIGIL_DASK_TLS_CA``,
+``VIGIL_DASK_TLS_CERT``, ``VIGIL_DASK_TLS_KEY``; ``require_encryption``), so only holders
+of a certificate signed by the cluster's CA connect, and the traffic is encrypted. Without
+those settings the client uses Dask's own configuration (``distributed.comm.tls.*`` in a
+Dask config file or ``DASK_DISTRIBUTED__COMM__TLS__...`` variables).
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 from vigil.domain import Schedule
 from vigil.worker.compact import CompactChunk
 
-__all__ = ["DaskScorer"]
+__all__ = ["DaskScorer", "tls_security"]
 
 #: chunks in flight per cluster thread: bounds what the submitting worker holds
 _IN_FLIGHT_PER_THREAD = 2
+
+
+def tls_security(ca_file: Path | str, cert_file: Path | str, key_file: Path | str) -> Any:
+    """A ``distributed.security.Security`` for a client of a mutual-TLS Dask cluster.
+
+    Parameters
+    ----------
+    ca_file : path
+        PEM certificate(s) of the CA that signed the scheduler's and workers' certificates.
+    cert_file, key_file : path
+        This client's PEM certificate and private key (signed by a CA the cluster trusts).
+
+    Raises
+    ------
+    FileNotFoundError
+        When one of the files does not exist (said at start, not at the first roster).
+    """
+    from distributed.security import Security
+
+    for path in (ca_file, cert_file, key_file):
+        if not Path(path).is_file():
+            raise FileNotFoundError(f"Dask TLS file {path} does not exist")
+    return Security(  # type: ignore[no-untyped-call]
+        tls_ca_file=str(ca_file),
+        tls_client_cert=str(cert_file),
+        tls_client_key=str(key_file),
+        require_encryption=True,
+    )
 
 
 class DaskScorer:
@@ -32,12 +69,17 @@ class DaskScorer:
     Parameters
     ----------
     address : str or distributed.Client
-        Scheduler address (``tcp://10.0.0.5:8786``) or an existing client (tests). The
-        client is created on first use and shared by a pool's threads.
+        Scheduler address (``tcp://10.0.0.5:8786``, ``tls://…`` with ``security``) or an
+        existing client (tests). The client is created on first use and shared by a
+        pool's threads.
+    security : distributed.security.Security, optional
+        TLS settings for the connection (:func:`tls_security`); ``None`` uses Dask's
+        configuration.
     """
 
-    def __init__(self, address: Any) -> None:
+    def __init__(self, address: Any, security: Any = None) -> None:
         self._address = address
+        self._security = security
         self._client: Any = None if isinstance(address, str) else address
         self._owns_client = isinstance(address, str)
         self._lock = threading.Lock()
@@ -48,7 +90,9 @@ class DaskScorer:
                 from distributed import Client
 
                 # distributed leaves Client.__init__ unannotated
-                self._client = Client(self._address, set_as_default=False)  # type: ignore[no-untyped-call]
+                self._client = Client(  # type: ignore[no-untyped-call]
+                    self._address, security=self._security, set_as_default=False
+                )
             return self._client
 
     def map(

@@ -9,11 +9,12 @@ A roster row is its own job. Transitions (contract §5)::
                           └──▶ failed (3rd attempt ended by a fault or a lapsed lease)
 
 Claiming is one ``UPDATE ... WHERE id = (SELECT ... LIMIT 1) AND status = 'queued'
-RETURNING``: on PostgreSQL the sub-select is ``FOR UPDATE SKIP LOCKED`` (concurrent
-claimers skip each other's rows); on SQLite the single statement takes the write lock,
-and the ``status = 'queued'`` guard makes a lost race claim nothing. Every later write
-by a worker is guarded by ``lease_owner = <me> AND status = 'processing'``, so a worker
-whose lease lapsed (and whose roster was claimed again) can never store a result.
+RETURNING``, the sub-select choosing fairly across operators (:func:`claim`): on
+PostgreSQL the sub-select is ``FOR UPDATE SKIP LOCKED`` (concurrent claimers skip each
+other's rows); on SQLite the single statement takes the write lock, and the ``status =
+'queued'`` guard makes a lost race claim nothing. Every later write by a worker is
+guarded by ``lease_owner = <me> AND status = 'processing'``, so a worker whose lease
+lapsed (and whose roster was claimed again) can never store a result.
 
 Times come from the worker's clock (aware UTC); machines sharing a database must keep
 their clocks synchronised (NTP) to well within the lease.
@@ -26,8 +27,8 @@ import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import ColumnElement, func, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy import ColumnElement, case, func, select, update
+from sqlalchemy.orm import Session, aliased
 
 from vigil.store.tables import RosterResult, RosterUpload, utcnow
 
@@ -90,19 +91,52 @@ class ClaimedJob:
 def claim(
     *, session: Session, owner: str, lease_seconds: float, now: datetime | None = None
 ) -> ClaimedJob | None:
-    """Claim the oldest queued roster for ``owner``, or ``None`` when none is queued.
+    """Claim the next queued roster, fairly across operators; ``None`` when none is queued.
+
+    Fairness (issue 13, docs/upload.md "Fairness"): the roster claimed is the oldest queued
+    one of the operator that (1) has the fewest rosters in ``processing`` and then (2) was
+    served least recently (the latest ``updated_at`` of its rosters that left the queue;
+    never served comes first). One operator's huge roster, or hundreds of its rosters,
+    therefore delays another operator's roster by at most one roster per worker, whatever
+    the submission order. Derived from existing columns only (no schema change).
 
     The caller commits right after, so the claim is visible to other workers.
     """
     now = now or utcnow()
+    if (
+        session.scalar(
+            select(RosterUpload.id).where(RosterUpload.status == JobStatus.QUEUED).limit(1)
+        )
+        is None
+    ):
+        return None  # the common idle poll: no per-operator aggregate
+    seen = aliased(RosterUpload, name="seen")
+    served = (
+        select(
+            seen.operator.label("operator"),
+            func.sum(case((seen.status == JobStatus.PROCESSING, 1), else_=0)).label("busy"),
+            func.max(seen.updated_at).label("last"),
+        )
+        .where(seen.status != JobStatus.QUEUED)
+        .group_by(seen.operator)
+        .subquery("served")
+    )
+    queued = aliased(RosterUpload, name="queued")
     candidate = (
-        select(RosterUpload.id)
-        .where(RosterUpload.status == JobStatus.QUEUED)
-        .order_by(RosterUpload.submitted_at, RosterUpload.id)
+        select(queued.id)
+        .outerjoin(served, served.c.operator == queued.operator)
+        .where(queued.status == JobStatus.QUEUED)
+        .order_by(
+            func.coalesce(served.c.busy, 0),
+            served.c.last.is_not(None),  # never served first
+            served.c.last,
+            queued.submitted_at,
+            queued.id,
+        )
         .limit(1)
     )
     if session.get_bind().dialect.name == "postgresql":
-        candidate = candidate.with_for_update(skip_locked=True)
+        candidate = candidate.with_for_update(skip_locked=True, of=queued)
     claimed = session.execute(
         update(RosterUpload)
         .where(

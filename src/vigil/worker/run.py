@@ -27,7 +27,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
 from datetime import timedelta
 from itertools import repeat
-from typing import Protocol
+from typing import Any, Protocol
 
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -374,6 +374,7 @@ class WorkerPool:
         chunk_size: int = 500,
         retention_days: int = 0,
         dask_scheduler: str | None = None,
+        dask_security: Any = None,
         on_processed: Callable[[jobs.ClaimedJob, jobs.JobStatus | None], None] | None = None,
     ) -> None:
         count = (os.cpu_count() or 1) if processes is None else processes
@@ -382,7 +383,7 @@ class WorkerPool:
         if dask_scheduler:
             from vigil.worker.dask import DaskScorer
 
-            self.remote = DaskScorer(dask_scheduler)
+            self.remote = DaskScorer(dask_scheduler, security=dask_security)
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._poll = poll_interval
@@ -467,4 +468,18 @@ class WorkerPool:
             chunk_size=getattr(settings, "dask_chunk_size", 500),
             retention_days=getattr(settings, "retention_days", 0),
             dask_scheduler=getattr(settings, "dask_scheduler", None),
+            dask_security=_dask_security(settings),
         )
+
+
+def _dask_security(settings: object) -> Any:
+    """Mutual-TLS settings from ``VIGIL_DASK_TLS_CA/CERT/KEY`` (all three), else ``None``."""
+    files = [getattr(settings, f"dask_tls_{name}", None) for name in ("ca", "cert", "key")]
+    if not any(files) or not getattr(settings, "dask_scheduler", None):
+        return None
+    ca, cert, key = files
+    if ca is None or cert is None or key is None:
+        raise ValueError("set VIGIL_DASK_TLS_CA, _CERT and _KEY together (all three)")
+    from vigil.worker.dask import tls_security
+
+    return tls_security(ca, cert, key)

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import PurePath
 from typing import Annotated, Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
-from fastapi import APIRouter, File, Form, UploadFile
+from fastapi import APIRouter, File, Form, Request, UploadFile
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 
 from vigil.domain import DateFormat
@@ -106,10 +106,20 @@ def _list_page(
     )
 
 
+#: one-shot cookie naming the roster just deleted (issue 13): the list page shows it once.
+#: The name never travels in the URL, so a link cannot make the page say anything.
+DELETED_COOKIE = "vigil_deleted"
+_ROSTERS_PATH = f"{PREFIX}/rosters"
+
+
 @router.get("")
-def list_rosters(console: UserConsole, deleted: str | None = None) -> Response:
-    notice = f"Roster {deleted} deleted." if deleted else None
-    return _list_page(console, notice=notice)
+def list_rosters(console: UserConsole, request: Request) -> Response:
+    deleted = request.cookies.get(DELETED_COOKIE)
+    notice = f"Roster {unquote(deleted)} deleted." if deleted else None
+    response = _list_page(console, notice=notice)
+    if deleted:
+        response.delete_cookie(DELETED_COOKIE, path=_ROSTERS_PATH)
+    return response
 
 
 @router.get("/status")
@@ -355,5 +365,14 @@ def delete_roster(console: PostConsole, token: str) -> Response:
     name = upload.roster_name
     uploads.delete_upload(session=console.db, operator=console.operator, token=token)
     console.db.commit()
-    target = f"{PREFIX}/rosters?deleted={quote(name)}"
-    return console.finish(RedirectResponse(target, status_code=303))
+    response = RedirectResponse(_ROSTERS_PATH, status_code=303)
+    response.set_cookie(
+        DELETED_COOKIE,
+        quote(name),
+        max_age=60,
+        path=_ROSTERS_PATH,
+        httponly=True,
+        samesite="strict",
+        secure=console.runtime.settings.public_base_url.startswith("https://"),
+    )
+    return console.finish(response)

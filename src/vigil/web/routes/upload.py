@@ -129,6 +129,7 @@ def _status_body(upload: RosterUpload) -> dict[str, Any]:
         200: {"description": "Stored durably: `{rosterToken, rosterName}`."},
         400: {"description": "Not the JSON shape of contract §5 (problem+json)."},
         409: {"description": "The operator already has this RosterName (without Overwrite)."},
+        429: {"description": "The operator has too many rosters waiting (problem+json)."},
     },
 )
 def upload_roster(
@@ -139,6 +140,15 @@ def upload_roster(
 ) -> JSONResponse:
     """Store the roster, ``queued``; the token is returned only after the commit."""
     name = body.RosterName or default_roster_name()
+    quota = request.app.state.vigil.settings.max_queued_per_operator
+    if quota and uploads.count_unfinished(session=session, operator=principal.operator) >= quota:
+        return problem(
+            429,
+            f"Your operator already has {quota} rosters queued or processing, the most"
+            " allowed at once; retry when some have finished (GetResults dataKey=status).",
+            title="Too many rosters waiting",
+            headers={"Retry-After": "60"},
+        )
     try:
         upload = uploads.create_upload(
             session=session,
