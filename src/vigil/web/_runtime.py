@@ -7,6 +7,7 @@ database to the auth core's injected callables: :class:`DbKeyStorage` is a
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
@@ -106,6 +107,10 @@ class KeyRing:
     """The identity surface's keys, reloaded from storage every ``reload_interval`` s.
 
     Reloading lets ``vigil keys rotate`` (another process) take effect without a restart.
+    A reload that finds the same keys (same ``kid`` and retirement) keeps the key set it
+    had, with its parsed keys and its JWKS document; a changed key set carries the
+    parsed keys it shares with the old one over, so each PEM is parsed once per process
+    (issue 13). :meth:`jwks_body` is the serialised document the JWKS route sends.
     """
 
     def __init__(
@@ -117,24 +122,41 @@ class KeyRing:
         self._lock = threading.Lock()
         self._loaded_at = float("-inf")
         self._key_set: KeySet | None = None
+        self._body: bytes = b""
+        #: how many times a key set with different keys was installed (tests, metrics)
+        self.changes = 0
 
     def key_set(self, *, force: bool = False) -> KeySet:
         with self._lock:
             now = time.monotonic()
             if force or self._key_set is None or now - self._loaded_at >= self._interval:
                 try:
-                    self._key_set = ensure_key_set(self._storage, token_lifetime=self._lifetime)
+                    fresh = ensure_key_set(self._storage, token_lifetime=self._lifetime)
                 except SQLAlchemyError as exc:
                     if self._key_set is None:
                         raise
                     # database away for a while: keep verifying with the keys already
                     # loaded, so scoring does not depend on the database (issue 9)
                     logger.warning("reloading signing keys failed, using loaded ones: %s", exc)
+                else:
+                    if self._key_set is None or fresh.state != self._key_set.state:
+                        fresh = fresh.reuse_loaded(self._key_set)
+                        for key in fresh.keys:
+                            key.private_key  # noqa: B018 - parse now, once, not per request
+                        self._body = json.dumps(fresh.jwks(), separators=(",", ":")).encode()
+                        self._key_set = fresh
+                        self.changes += 1
                 self._loaded_at = now
+            assert self._key_set is not None
             return self._key_set
 
     def jwks(self) -> Mapping[str, Any]:
         return self.key_set().jwks()
+
+    def jwks_body(self) -> bytes:
+        """The JWKS as compact JSON bytes, serialised once per key-set change."""
+        self.key_set()
+        return self._body
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +186,8 @@ class Runtime:
     grant: ClientCredentialsGrant | None = None
     limiter: FailureLimiter | None = None
     closers: list[Callable[[], None]] = field(default_factory=list)
+    #: documents built once per runtime (discovery), by name
+    cache: dict[str, Any] = field(default_factory=dict)
 
     def close(self) -> None:
         for close in reversed(self.closers):

@@ -6,11 +6,13 @@ configured ``public_base_url``, never from the request's ``Host`` header.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from fastapi import APIRouter, Request
-from starlette.responses import JSONResponse
+from starlette.responses import Response
 
+from vigil.web._runtime import Runtime
 from vigil.web.deps import get_runtime
 
 router = APIRouter(tags=["identity"])
@@ -19,9 +21,11 @@ router = APIRouter(tags=["identity"])
 MAX_AGE = 300
 
 
-@router.get("/.well-known/openid-configuration", summary="Authorization server metadata")
-def openid_configuration(request: Request) -> JSONResponse:
-    runtime = get_runtime(request)
+def _discovery_body(runtime: Runtime) -> bytes:
+    """The discovery document, serialised once per runtime (it changes only on restart)."""
+    cached = runtime.cache.get("discovery")
+    if isinstance(cached, bytes):
+        return cached
     settings = runtime.settings
     base = settings.public_base_url
     body: dict[str, Any] = {
@@ -36,15 +40,28 @@ def openid_configuration(request: Request) -> JSONResponse:
         ],
         "access_token_signing_alg_values_supported": ["RS256"],
     }  # fmt: skip
-    return JSONResponse(body, headers={"Cache-Control": f"public, max-age={MAX_AGE}"})
+    encoded = json.dumps(body, separators=(",", ":")).encode()
+    runtime.cache["discovery"] = encoded
+    return encoded
+
+
+@router.get("/.well-known/openid-configuration", summary="Authorization server metadata")
+async def openid_configuration(request: Request) -> Response:
+    # async and prebuilt: an anonymous request costs no thread hop and no work (issue 13)
+    return Response(
+        _discovery_body(get_runtime(request)),
+        headers={"Cache-Control": f"public, max-age={MAX_AGE}"},
+        media_type="application/json",
+    )
 
 
 @router.get("/.well-known/openid-configuration/jwks", summary="Token signing keys (JWKS)")
-def jwks(request: Request) -> JSONResponse:
+def jwks(request: Request) -> Response:
+    # sync (thread pool): every reload_interval the key ring reads the database
     keyring = get_runtime(request).keyring
     assert keyring is not None
-    return JSONResponse(
-        dict(keyring.jwks()),
+    return Response(
+        keyring.jwks_body(),
         headers={"Cache-Control": f"public, max-age={MAX_AGE}"},
         media_type="application/jwk-set+json",
     )
