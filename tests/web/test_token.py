@@ -148,9 +148,12 @@ def test_seed_encoding_success_body_and_headers(identity: LiveService) -> None:
     header = jwt.get_unverified_header(body["access_token"])
     assert header["alg"] == "RS256" and header["typ"] == "at+jwt" and header["kid"]
     claims = claims_of(identity, body["access_token"])
+    # contract §1's claims plus ours, cver (the client's version; issue 13 revocation)
     assert set(claims) == {
-        "iss", "aud", "sub", "client_id", "scope", "operator", "iat", "nbf", "exp", "jti"
+        "iss", "aud", "sub", "client_id", "scope", "operator", "iat", "nbf", "exp", "jti",
+        "cver",
     }  # fmt: skip
+    assert claims["cver"] == 0  # a client never rotated nor disabled
     assert claims["sub"] == claims["client_id"] == client_id
     assert claims["exp"] - claims["iat"] == 3600  # type: ignore[operator]
 

@@ -12,6 +12,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
+from vigil.auth.revocation import DOCUMENT_MAX_AGE, REVOCATIONS_PATH
 from vigil.web._runtime import Runtime
 from vigil.web.deps import get_runtime
 
@@ -36,7 +37,8 @@ def _discovery_body(runtime: Runtime) -> bytes:
         "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
         "scopes_supported": list(runtime.scopes.names()),
         "claims_supported": [
-            "iss", "aud", "sub", "client_id", "scope", "operator", "iat", "nbf", "exp", "jti"
+            "iss", "aud", "sub", "client_id", "scope", "operator", "iat", "nbf", "exp", "jti",
+            "cver",
         ],
         "access_token_signing_alg_values_supported": ["RS256"],
     }  # fmt: skip
@@ -64,4 +66,20 @@ def jwks(request: Request) -> Response:
         keyring.jwks_body(),
         headers={"Cache-Control": f"public, max-age={MAX_AGE}"},
         media_type="application/jwk-set+json",
+    )
+
+
+@router.get(REVOCATIONS_PATH, summary="Revocation list for resource servers (ours)")
+def revocations(request: Request) -> Response:
+    """Versions of rotated or disabled clients (by SHA-256 of the ID) and the live key IDs.
+
+    Standalone scoring and upload surfaces poll this to refuse revoked tokens
+    (docs/identity.md "Revocation"); rebuilt at most every 5 s.
+    """
+    source = get_runtime(request).revocations
+    assert source is not None
+    return Response(
+        json.dumps(source(), separators=(",", ":")).encode(),
+        headers={"Cache-Control": f"public, max-age={DOCUMENT_MAX_AGE}"},
+        media_type="application/json",
     )
