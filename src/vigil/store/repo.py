@@ -253,6 +253,17 @@ def retire_signing_key(*, session: Session, kid: str, retired_at: datetime) -> N
     session.flush()
 
 
+def delete_signing_key(*, session: Session, kid: str) -> None:
+    """Delete a retired signing key (withdrawal); the current key cannot be deleted."""
+    row = session.get(SigningKey, kid)
+    if row is None:
+        raise NotFoundError(f"no signing key {kid!r}")
+    if row.retired_at is None:
+        raise RepoError(f"key {kid!r} is the current key: run `vigil keys rotate` first")
+    session.delete(row)
+    session.flush()
+
+
 # --- console users -----------------------------------------------------------------------
 
 
