@@ -1,6 +1,6 @@
 """Server-side console sessions, shared failure counters, client version (issue 13).
 
-Revision ID: 0003_sessions_throttle_revocation
+Revision ID: 0003_identity_hardening
 Revises: 0002_roster_upload
 Create Date: 2026-11-23 20:30:00
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0003_sessions_throttle_revocation"
+revision = "0003_identity_hardening"
 down_revision = "0002_roster_upload"
 branch_labels = None
 depends_on = None
