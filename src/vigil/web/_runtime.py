@@ -187,6 +187,13 @@ class KeyRing:
         self.key_set()
         return self._body
 
+    def fresh_jwks_body(self) -> bytes | None:
+        """The JWKS bytes when no reload is due (no I/O: safe on the event loop), else
+        ``None`` (call :meth:`jwks_body` in a thread)."""
+        if self._key_set is None or time.monotonic() - self._loaded_at >= self._interval:
+            return None
+        return self._body
+
 
 @dataclass(frozen=True, slots=True)
 class BasicIdentity:

@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from fastapi import APIRouter, Request
+from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from vigil.auth.revocation import DOCUMENT_MAX_AGE, REVOCATIONS_PATH
@@ -58,12 +59,14 @@ async def openid_configuration(request: Request) -> Response:
 
 
 @router.get("/.well-known/openid-configuration/jwks", summary="Token signing keys (JWKS)")
-def jwks(request: Request) -> Response:
-    # sync (thread pool): every reload_interval the key ring reads the database
+async def jwks(request: Request) -> Response:
     keyring = get_runtime(request).keyring
     assert keyring is not None
+    body = keyring.fresh_jwks_body()
+    if body is None:  # a reload is due: it reads the database, so off the event loop
+        body = await run_in_threadpool(keyring.jwks_body)
     return Response(
-        keyring.jwks_body(),
+        body,
         headers={"Cache-Control": f"public, max-age={MAX_AGE}"},
         media_type="application/jwk-set+json",
     )
