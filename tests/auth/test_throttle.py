@@ -12,6 +12,7 @@ import statistics
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -173,3 +174,26 @@ def test_unknown_and_known_ids_take_the_same_time(identity_sqlite: LiveService) 
         unknown.append(reject(f"U{i:023d}"))
     ratio = statistics.median(known) / statistics.median(unknown)
     assert 0.8 < ratio < 1.25, f"known/unknown median rejection time {ratio:.2f}"
+
+
+def test_redis_outage_falls_back_to_process_memory(caplog: pytest.LogCaptureFixture) -> None:
+    """Redis away: failures are still counted (per process) and nothing raises a 500."""
+    pytest.importorskip("redis")
+    with socket_closed_port() as port:
+        store = RedisFailureStore(f"redis://127.0.0.1:{port}/0", horizon=60)
+        limiter = FailureLimiter(max_failures=2, window=60, store=store)
+        with caplog.at_level(logging.WARNING):
+            limiter.record_failure(["k"])
+            limiter.record_failure(["k"])
+            assert limiter.retry_after(["k"]) is not None
+    assert "Redis unreachable" in caplog.text
+
+
+@contextmanager
+def socket_closed_port() -> Iterator[int]:
+    """A loopback port nobody listens on (bound, never listening)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield int(sock.getsockname()[1])

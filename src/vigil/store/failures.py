@@ -9,22 +9,29 @@ Two :class:`vigil.auth.ratelimit.FailureStore` implementations:
     :data:`PURGE_EVERY` additions.
 :class:`RedisFailureStore`
     When ``VIGIL_REDIS_URL`` is set: one sorted set per key (member: a unique ID, score:
-    the instant), trimmed and given an expiry on every addition.
+    the instant), trimmed and given an expiry on every addition. While Redis cannot be
+    reached the counts go to process memory (a warning is logged): sign-ins and token
+    requests keep working, throttled per process, instead of failing with 500.
 
 Keys arrive already hashed (:func:`vigil.auth.ratelimit.hashed`).
 """
 
 from __future__ import annotations
 
+import logging
 import secrets
 import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import delete, insert, select
 from sqlalchemy.orm import Session, sessionmaker
 
+from vigil.auth.ratelimit import MemoryFailureStore
 from vigil.store.tables import AuthFailure
+
+logger = logging.getLogger(__name__)
 
 #: delete expired rows after this many additions (per process)
 PURGE_EVERY = 200
@@ -84,14 +91,25 @@ class RedisFailureStore:
     """
 
     PREFIX = "vigil:authfail:"
+    #: seconds between two "Redis unreachable" warnings
+    WARN_EVERY = 60.0
 
     def __init__(self, url: str, *, horizon: float, client: Any = None) -> None:
-        if client is None:
-            import redis
+        import redis
 
+        if client is None:
             client = redis.Redis.from_url(url, socket_timeout=2.0, socket_connect_timeout=2.0)
         self._redis = client
+        self._errors: tuple[type[Exception], ...] = (redis.RedisError, OSError)
         self._horizon = horizon
+        self._fallback = MemoryFailureStore(horizon=horizon)
+        self._warned_at = float("-inf")
+
+    def _unreachable(self, exc: Exception) -> None:
+        now = time.monotonic()
+        if now - self._warned_at >= self.WARN_EVERY:
+            self._warned_at = now
+            logger.warning("Redis unreachable, counting failures in memory: %s", exc)
 
     def add(self, keys: Sequence[str], at: float) -> None:
         pipe = self._redis.pipeline(transaction=False)
@@ -101,10 +119,18 @@ class RedisFailureStore:
             pipe.zadd(name, {f"{at:.6f}:{secrets.token_hex(4)}": at})
             pipe.zremrangebyscore(name, "-inf", at - self._horizon)
             pipe.expire(name, ttl)
-        pipe.execute()
+        try:
+            pipe.execute()
+        except self._errors as exc:
+            self._unreachable(exc)
+            self._fallback.add(keys, at)
 
     def recent(self, key: str, since: float, limit: int) -> list[float]:
-        rows = self._redis.zrevrangebyscore(
-            self.PREFIX + key, "+inf", f"({since}", start=0, num=limit, withscores=True
-        )
+        try:
+            rows = self._redis.zrevrangebyscore(
+                self.PREFIX + key, "+inf", f"({since}", start=0, num=limit, withscores=True
+            )
+        except self._errors as exc:
+            self._unreachable(exc)
+            return self._fallback.recent(key, since, limit)
         return [float(score) for _member, score in rows]
