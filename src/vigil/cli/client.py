@@ -20,6 +20,18 @@ client_app = typer.Typer(help="Manage OAuth API clients.", no_args_is_help=True)
 user_app = typer.Typer(help="Manage operator console users.", no_args_is_help=True)
 
 DbUrl = Annotated[str | None, DatabaseUrlOption]
+OperatorFilter = Annotated[str | None, typer.Option("--operator", help="Only this operator.")]
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+
+
+def _print_rows(rows: list[dict[str, Any]], as_json: bool, *columns: str) -> None:
+    """Rows as one JSON array, or one line each: the columns, then enabled/disabled."""
+    if as_json:
+        typer.echo(json.dumps(rows))
+        return
+    for row in rows:
+        cells = [",".join(v) if isinstance(v := row[c], list) else str(v) for c in columns]
+        typer.echo("  ".join([*cells, "disabled" if row["disabled"] else "enabled"]))
 
 
 def _fail(message: str) -> None:
@@ -34,7 +46,7 @@ def create(
         str, typer.Option("--scopes", help="'all' or a comma list of fatigue,risk,upload.")
     ] = "all",
     name: Annotated[str, typer.Option("--name", help="Label for listings.")] = "",
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: JsonFlag = False,
     database_url: DbUrl = None,
 ) -> None:
     """Register a client and print its ID and secret."""
@@ -77,9 +89,7 @@ def create(
 
 @client_app.command("list")
 def list_clients(
-    operator: Annotated[str | None, typer.Option("--operator", help="Only this operator.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-    database_url: DbUrl = None,
+    operator: OperatorFilter = None, as_json: JsonFlag = False, database_url: DbUrl = None
 ) -> None:
     """List clients (never their secrets)."""
     from vigil.store import repo
@@ -97,18 +107,13 @@ def list_clients(
             }
             for c in repo.list_api_clients(session=ctx.session, operator=operator)
         ]
-    if as_json:
-        typer.echo(json.dumps(rows))
-        return
-    for row in rows:
-        state = "disabled" if row["disabled"] else "enabled"
-        typer.echo(f"{row['client_id']}  {row['operator']}  {','.join(row['scopes'])}  {state}")
+    _print_rows(rows, as_json, "client_id", "operator", "scopes")
 
 
 @client_app.command("rotate")
 def rotate(
     client_id: Annotated[str, typer.Argument(help="Client ID.")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: JsonFlag = False,
     database_url: DbUrl = None,
 ) -> None:
     """Give a client a new secret; the old one stops working at once, and tokens issued
@@ -194,9 +199,7 @@ def create_user(
 
 @user_app.command("list")
 def list_users(
-    operator: Annotated[str | None, typer.Option("--operator", help="Only this operator.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-    database_url: DbUrl = None,
+    operator: OperatorFilter = None, as_json: JsonFlag = False, database_url: DbUrl = None
 ) -> None:
     """List console users (never their password hashes)."""
     from vigil.store import repo
@@ -211,12 +214,7 @@ def list_users(
             }
             for u in repo.list_console_users(session=ctx.session, operator=operator)
         ]
-    if as_json:
-        typer.echo(json.dumps(rows))
-        return
-    for row in rows:
-        state = "disabled" if row["disabled"] else "enabled"
-        typer.echo(f"{row['username']}  {row['operator']}  {state}")
+    _print_rows(rows, as_json, "username", "operator")
 
 
 def _user_change(username: str, database_url: str | None, change: Any, done: str) -> None:
