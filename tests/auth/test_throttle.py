@@ -197,3 +197,21 @@ def socket_closed_port() -> Iterator[int]:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         yield int(sock.getsockname()[1])
+
+
+def test_failed_answers_slow_down_correct_ones_do_not(
+    tmp_path: Path, sqlite_url: str, attacker: httpx.Client
+) -> None:
+    """``VIGIL_AUTH_FAILURE_DELAY`` × failures of the client ID (max 2 s) on failures only."""
+    with live_service(tmp_path, sqlite_url, auth_failure_delay=0.5) as service:
+        client_id, secret = service.create_client()
+        url = f"{service.base_url}/connect/token"
+        for _ in range(4):
+            attacker.post(url, data=TOKEN_FORM, auth=(client_id, "bad"))
+        started = time.perf_counter()
+        assert attacker.post(url, data=TOKEN_FORM, auth=(client_id, "bad")).status_code == 401
+        assert time.perf_counter() - started >= 2.0  # 5 failures x 0.5 s, capped at 2 s
+        with client_from("127.0.0.1") as owner:
+            started = time.perf_counter()
+            assert owner.post(url, data=TOKEN_FORM, auth=(client_id, secret)).status_code == 200
+            assert time.perf_counter() - started < 1.5

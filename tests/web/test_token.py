@@ -270,7 +270,8 @@ def test_brute_force_429_after_ten_failures(identity: LiveService) -> None:
     bystander, bystander_secret = identity.create_client()
     for _ in range(10):  # contract §8: 10 failures within 5 minutes
         assert post_token(identity, auth=basic(victim, "guess")).status_code == 401
-    refused = post_token(identity, auth=basic(victim, secret))  # even the right secret
+    # from the same address, even the right secret (issue 13: keyed by source and client)
+    refused = post_token(identity, auth=basic(victim, secret))
     assert refused.status_code == 429
     assert 1 <= int(refused.headers["retry-after"]) <= 300
     ok = post_token(identity, auth=basic(bystander, bystander_secret))
