@@ -368,13 +368,15 @@ def start_runtime(settings: Settings, *, identity: bool, needs_db: bool | None =
             source_limiter=source_limiter,
         )
         revocations = revocations_from_db(sessions, keyring)
+        checker = RevocationChecker(revocations, ttl=settings.revocation_ttl)
+        checker.current()  # loaded now: scoring goes on if the database goes away (issue 9)
         verifier = TokenVerifier(
             lambda: keyring.key_set(force=True).jwks(),
             issuer=issuer,
             audience=settings.audience,
             cache_ttl=30.0,
             min_refresh_interval=1.0,
-            revocations=RevocationChecker(revocations, ttl=settings.revocation_ttl),
+            revocations=checker,
         )
         return Runtime(
             settings=settings,
