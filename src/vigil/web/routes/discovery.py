@@ -79,10 +79,15 @@ def revocations(request: Request) -> Response:
     Standalone scoring and upload surfaces poll this to refuse revoked tokens
     (docs/identity.md "Revocation"); rebuilt at most every 5 s.
     """
-    source = get_runtime(request).revocations
-    assert source is not None
+    runtime = get_runtime(request)
+    assert runtime.revocations is not None
+    document = runtime.revocations()
+    cached = runtime.cache.get("revocations")
+    if cached is None or cached[0] is not document:  # serialise once per rebuilt document
+        cached = (document, json.dumps(document, separators=(",", ":")).encode())
+        runtime.cache["revocations"] = cached
     return Response(
-        json.dumps(source(), separators=(",", ":")).encode(),
+        cached[1],
         headers={"Cache-Control": f"public, max-age={DOCUMENT_MAX_AGE}"},
         media_type="application/json",
     )
