@@ -111,6 +111,16 @@ def read_api(out: str) -> Figures:
     )
 
 
+def read_jwks(out: str) -> Figures:
+    r = _last_json(out)
+    return (
+        f"JWKS, {r['clients']} anonymous clients, {r['published_keys']} keys, "
+        f"serve --workers {r['workers']}",
+        f"{r['jwks_rps']:.0f} req/s; /healthz median {r['healthz_p50_ms']:.1f} ms, "
+        f"max {r['healthz_max_ms']:.0f} ms; {r['errors']} errors",
+    )
+
+
 def read_upload(out: str) -> Figures:
     head = _find(r"^roster: (\d+) crew x (\d+) days, (\d+) rows", out)
     modes = re.findall(
@@ -129,16 +139,6 @@ def read_load(out: str) -> Figures:
         "upload, GetResults",
         f"{r['requests']:,} requests, {r['errors']} errors, {r['rps']} req/s, "
         f"p50 {r['p50_ms']} ms, p99 {r['p99_ms']} ms",
-    )
-
-
-def read_jwks(out: str) -> Figures:
-    r = _last_json(out)
-    return (
-        f"JWKS, {r['clients']} anonymous clients, {r['published_keys']} keys, "
-        f"serve --workers {r['workers']}",
-        f"{r['jwks_rps']:.0f} req/s; /healthz median {r['healthz_p50_ms']:.1f} ms, "
-        f"max {r['healthz_max_ms']:.0f} ms; {r['errors']} errors",
     )
 
 
