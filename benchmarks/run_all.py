@@ -111,6 +111,16 @@ def read_api(out: str) -> Figures:
     )
 
 
+def read_jwks(out: str) -> Figures:
+    r = _last_json(out)
+    return (
+        f"JWKS, {r['clients']} anonymous clients, {r['published_keys']} keys, "
+        f"serve --workers {r['workers']}",
+        f"{r['jwks_rps']:.0f} req/s; /healthz median {r['healthz_p50_ms']:.1f} ms, "
+        f"max {r['healthz_max_ms']:.0f} ms; {r['errors']} errors",
+    )
+
+
 def read_upload(out: str) -> Figures:
     head = _find(r"^roster: (\d+) crew x (\d+) days, (\d+) rows", out)
     modes = re.findall(
@@ -191,6 +201,15 @@ BENCHES: tuple[Bench, ...] = (
         ("--json", "--seconds", "3"),
         ">= 200 req/s, p99 < 100 ms at 50 clients",
         read_api,
+        json=True,
+    ),
+    Bench(
+        "jwks",
+        "bench_jwks.py",
+        ("--json",),
+        ("--json", "--seconds", "3", "--runs", "1"),
+        ">= 200 req/s, /healthz median < 50 ms (8 anonymous clients)",
+        read_jwks,
         json=True,
     ),
     Bench(

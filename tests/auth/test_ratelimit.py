@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from vigil.auth.ratelimit import FailureLimiter
+from vigil.auth.ratelimit import FailureLimiter, MemoryFailureStore
 
 
 class Clock:
@@ -32,4 +32,4 @@ def test_memory_bounded() -> None:
     limiter = FailureLimiter(max_keys=50)
     for i in range(500):
         limiter.record_failure([f"id{i}"])
-    assert len(limiter._failures) <= 50
+    assert isinstance(limiter.store, MemoryFailureStore) and len(limiter.store) <= 50

@@ -56,12 +56,15 @@ def test_wrong_password_and_open_redirects_are_refused(service: LiveService) -> 
             "/console/login", data={"username": "alice", "password": "nope", "csrf_token": token}
         )
         assert bad.status_code == 401 and "wrong password" in bad.text
+        # issue 13: each failure issues a new CSRF token (the form carries it)
+        fresh = csrf_of(bad.text)
+        assert fresh != token
         good = client.post(
             "/console/login",
             data={
                 "username": "alice",
                 "password": PASSWORD,
-                "csrf_token": token,
+                "csrf_token": fresh,
                 "next": "https://evil.example/",
             },
         )

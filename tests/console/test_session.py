@@ -11,14 +11,14 @@ KEY = b"k" * 32
 
 
 def test_round_trip() -> None:
-    session = s.new_session(7, now=1_000)
+    session = s.new_session("sid-7", now=1_000)
     assert s.decode(s.encode(session, KEY), KEY, now=1_000 + 60) == session
 
 
 def test_tampering_and_other_keys_are_rejected() -> None:
-    value = s.encode(s.new_session(7, now=1_000), KEY)
+    value = s.encode(s.new_session("sid-7", now=1_000), KEY)
     payload, tag = value.split(".")
-    forged_payload = s.encode(s.new_session(8, now=1_000), KEY).split(".")[0]
+    forged_payload = s.encode(s.new_session("sid-8", now=1_000), KEY).split(".")[0]
     assert s.decode(f"{forged_payload}.{tag}", KEY, now=1_000) is None
     assert s.decode(value, b"x" * 32, now=1_000) is None
     for junk in ("", "abc", "a.b.c", "!!!.???", None):
@@ -26,7 +26,7 @@ def test_tampering_and_other_keys_are_rejected() -> None:
 
 
 def test_signed_in_sessions_expire_anonymous_do_not() -> None:
-    user = s.new_session(7, now=0)
+    user = s.new_session("sid-7", now=0)
     anon = s.new_session(None, now=0)
     late = s.MAX_AGE + 1
     assert s.decode(s.encode(user, KEY), KEY, now=late) is None

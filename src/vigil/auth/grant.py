@@ -18,6 +18,8 @@ either returns an :class:`~vigil.auth.tokens.IssuedToken` or raises an
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import logging
 import secrets
 from collections.abc import Callable, Mapping
@@ -45,6 +47,15 @@ MAX_FORM_FIELDS = 20
 GRANT_TYPE = "client_credentials"
 #: compared against when the client ID is unknown, so timing does not reveal existence
 _DUMMY_SECRET = secrets.token_urlsafe(32)
+#: per-process key for log labels of unknown client IDs (issue 13: never log what a
+#: caller typed; the label still lets one process's log lines be correlated)
+_LABEL_KEY = secrets.token_bytes(32)
+
+
+def unknown_label(client_id: str) -> str:
+    """A log-safe stand-in for a client ID that matched no client (it may be a secret)."""
+    digest = hmac.new(_LABEL_KEY, client_id.encode("utf-8", "replace"), hashlib.sha256)
+    return f"<unknown client id #{digest.hexdigest()[:12]}>"
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +67,8 @@ class ClientRecord:
     operator: str
     scopes: frozenset[ScopeKind]
     disabled: bool = False
+    #: raised on every rotation and disable; tokens carry it as ``cver`` (revocation)
+    version: int = 0
 
 
 ClientLookup = Callable[[str], ClientRecord | None]
@@ -97,15 +110,20 @@ class ClientCredentialsGrant:
     scope_table : ScopeTable
         The deployment's scope names.
     limiter : FailureLimiter
-        Brute-force protection keyed by client ID.
+        Failures keyed by source address and client ID (contract §8's 10 in 5 min,
+        issue 13: a caller can block only itself), and by client ID alone (counted
+        for the slow-down of failed answers, never a refusal).
     issue : callable
         ``(client, granted_scopes) -> IssuedToken``; signs the token.
+    source_limiter : FailureLimiter, optional
+        Failures keyed by source address alone (many client IDs from one address).
     """
 
     query_client: ClientLookup
     scope_table: ScopeTable
     limiter: FailureLimiter
     issue: TokenIssuer
+    source_limiter: FailureLimiter | None = None
 
     def credentials(self, authorization: str | None, form: Mapping[str, str]) -> ClientCredentials:
         """The client's credentials from the header or the body (exactly one method)."""
@@ -118,38 +136,54 @@ class ClientCredentialsGrant:
             raise InvalidClientError("client authentication is required (HTTP Basic)")
         return found
 
-    def authenticate(self, credentials: ClientCredentials) -> ClientRecord:
-        """Check the secret; count failures; refuse blocked client IDs.
+    def authenticate(self, credentials: ClientCredentials, source: str = "") -> ClientRecord:
+        """Check the secret; count failures; refuse sources that failed too often.
+
+        Parameters
+        ----------
+        credentials : ClientCredentials
+        source : str
+            The caller's address (``""`` when unknown).
 
         Raises
         ------
         TooManyFailuresError
-            The client ID is blocked (429).
+            This source failed too often for this client ID, or for any (429).
         InvalidClientError
             Unknown client, wrong secret or disabled client (401).
         """
-        ids = credentials.client_ids
-        retry = self.limiter.retry_after(ids)
+        ids = sorted(credentials.client_ids)
+        pair_keys = [f"pair:{source}|{cid}" for cid in ids]
+        source_keys = [f"source:{source}"]
+        retry = self.limiter.retry_after(pair_keys)
+        if self.source_limiter is not None:
+            wait = self.source_limiter.retry_after(source_keys)
+            if wait is not None:
+                retry = max(retry or 0, wait)
         if retry is not None:
-            logger.warning(
-                "token request refused: client %r is rate limited", credentials.client_id
-            )
+            logger.warning("token request refused: source %s is rate limited", source or "?")
             raise TooManyFailuresError(retry)
         matched: ClientRecord | None = None
+        known: ClientRecord | None = None
         for client_id, secret in credentials.candidates:
             record = self.query_client(client_id)
             stored = record.secret if record is not None else _DUMMY_SECRET
             # always compare, so an unknown ID costs the same time as a known one
             if secrets_equal(secret, stored) and record is not None and matched is None:
                 matched = record
+            known = known or record
         if matched is None or matched.disabled:
-            self.limiter.record_failure(ids)
+            self.limiter.record_failure([*pair_keys, *(f"id:{cid}" for cid in ids)])
+            if self.source_limiter is not None:
+                self.source_limiter.record_failure(source_keys)
+            label = repr(known.client_id) if known else unknown_label(credentials.client_id)
             logger.info(
-                "client authentication failed for %r (%s)",
-                credentials.client_id,
+                "client authentication failed for %s from %s (%s)",
+                label,
+                source or "?",
                 "disabled" if matched is not None else "unknown client or wrong secret",
             )
-            failures = self.limiter.failures(credentials.client_id)
+            failures = self.limiter.failures(f"id:{credentials.client_id}")
             if matched is not None:
                 raise InvalidClientError("the client is disabled", failures=failures)
             raise InvalidClientError("client authentication failed", failures=failures)
@@ -179,7 +213,9 @@ class ClientCredentialsGrant:
             granted.append(name)
         return tuple(granted)
 
-    def handle(self, *, authorization: str | None, form: Mapping[str, str]) -> IssuedToken:
+    def handle(
+        self, *, authorization: str | None, form: Mapping[str, str], source: str = ""
+    ) -> IssuedToken:
         """Process one token request (RFC 6749 §4.4.2) and return the issued token."""
         credentials = self.credentials(authorization, form)
         grant_type = form.get("grant_type")
@@ -188,7 +224,7 @@ class ClientCredentialsGrant:
         scope = form.get("scope")
         if scope is not None and len(scope) > MAX_SCOPE_LENGTH:
             raise InvalidRequestError(f"scope must be at most {MAX_SCOPE_LENGTH} characters")
-        client = self.authenticate(credentials)
+        client = self.authenticate(credentials, source)
         if grant_type != GRANT_TYPE:
             raise UnsupportedGrantTypeError(
                 f"grant_type {grant_type[:40]!r} is not supported; use client_credentials"

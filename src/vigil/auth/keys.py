@@ -8,6 +8,11 @@ verified until it expires (ours: no extra grace beyond the token lifetime plus a
 60 s clock-skew margin).
 
 The ``kid`` is the RFC 7638 JWK thumbprint (SHA-256, base64url) of the public key.
+
+Loading an RSA private key from PEM validates it (about 60 ms for 2048 bits), so a
+:class:`SigningKey` parses its PEM once and keeps the loaded key, and a :class:`KeySet`
+builds its JWKS document once (issue 13: JWKS was a CPU lever). Callers that reload
+keys from storage carry parsed keys over with :meth:`KeySet.reuse_loaded`.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import base64
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
@@ -66,13 +71,23 @@ class SigningKey:
     private_pem: bytes = field(repr=False)
     created_at: datetime
     retired_at: datetime | None = None
+    _loaded: rsa.RSAPrivateKey | None = field(default=None, repr=False, compare=False)
 
     @property
     def private_key(self) -> rsa.RSAPrivateKey:
-        key = serialization.load_pem_private_key(self.private_pem, password=None)
-        if not isinstance(key, rsa.RSAPrivateKey):
-            raise TypeError("signing key is not an RSA key")
-        return key
+        """The parsed private key; the PEM is parsed (and validated) on first use only."""
+        if self._loaded is None:
+            key = serialization.load_pem_private_key(self.private_pem, password=None)
+            if not isinstance(key, rsa.RSAPrivateKey):
+                raise TypeError("signing key is not an RSA key")
+            object.__setattr__(self, "_loaded", key)
+        assert self._loaded is not None
+        return self._loaded
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the PEM has been parsed already."""
+        return self._loaded is not None
 
     @property
     def public_key(self) -> rsa.RSAPublicKey:
@@ -96,7 +111,9 @@ def generate_key(*, now: datetime | None = None, key_size: int = KEY_SIZE) -> Si
         serialization.PrivateFormat.PKCS8,
         serialization.NoEncryption(),
     )
-    return SigningKey(thumbprint(private.public_key()), pem, now or datetime.now(UTC))
+    return SigningKey(
+        thumbprint(private.public_key()), pem, now or datetime.now(UTC), None, private
+    )
 
 
 class KeyStorage(Protocol):
@@ -129,10 +146,36 @@ class KeySet:
 
     current: SigningKey
     previous: tuple[SigningKey, ...] = ()
+    _jwks: dict[str, list[dict[str, Any]]] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def keys(self) -> tuple[SigningKey, ...]:
+        """Every published key, current first."""
+        return (self.current, *self.previous)
+
+    @property
+    def state(self) -> tuple[tuple[str, datetime | None], ...]:
+        """``(kid, retired_at)`` of every published key: equal states publish equal JWKS."""
+        return tuple((k.kid, k.retired_at) for k in self.keys)
 
     def jwks(self) -> dict[str, list[dict[str, Any]]]:
-        """RFC 7517 §5 JWK Set of the published public keys."""
-        return {"keys": [k.public_jwk() for k in (self.current, *self.previous)]}
+        """RFC 7517 §5 JWK Set of the published public keys (built once per key set)."""
+        if self._jwks is None:
+            object.__setattr__(self, "_jwks", {"keys": [k.public_jwk() for k in self.keys]})
+        assert self._jwks is not None
+        return self._jwks
+
+    def reuse_loaded(self, older: KeySet | None) -> KeySet:
+        """This key set, with the parsed keys of ``older`` carried over by ``kid``."""
+        if older is None:
+            return self
+        parsed = {k.kid: k._loaded for k in older.keys if k._loaded is not None}
+
+        def carry(key: SigningKey) -> SigningKey:
+            loaded = parsed.get(key.kid)
+            return key if loaded is None or key.loaded else replace(key, _loaded=loaded)
+
+        return KeySet(carry(self.current), tuple(carry(k) for k in self.previous))
 
 
 def published_keys(

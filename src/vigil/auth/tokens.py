@@ -2,8 +2,10 @@
 
 Header ``{"alg": "RS256", "typ": "at+jwt", "kid": ...}``; claims ``iss``, ``aud``,
 ``client_id``, ``sub`` (= client ID, RFC 9068 §2.2 for client-credentials tokens),
-``scope`` (space-separated), ``iat``, ``nbf``, ``exp``, ``jti`` and ``operator`` (the
-tenant, ours).
+``scope`` (space-separated), ``iat``, ``nbf``, ``exp``, ``jti``, ``operator`` (the
+tenant, ours) and ``cver`` (ours: the client's version when the token was issued; a
+rotation or a disable raises the version and so revokes the token, see
+:mod:`vigil.auth.revocation`).
 
 Verification (:func:`verify_access_token`) accepts RS256 only, whatever the header
 says, so ``alg: none`` and HS256-with-the-public-key forgeries fail (RFC 8725 §3.1),
@@ -47,6 +49,8 @@ class AccessTokenClaims:
         ``iat``, ``nbf``, ``exp`` [s since the Unix epoch].
     token_id : str
         ``jti``.
+    client_version : int
+        ``cver``; 0 for tokens issued before versions existed.
     """
 
     issuer: str
@@ -59,6 +63,7 @@ class AccessTokenClaims:
     not_before: int
     expires_at: int
     token_id: str
+    client_version: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +95,7 @@ def issue_access_token(
     scopes: Sequence[str],
     lifetime: int,
     now: float | None = None,
+    client_version: int = 0,
 ) -> IssuedToken:
     """Sign an access token.
 
@@ -107,6 +113,8 @@ def issue_access_token(
         Token lifetime [s].
     now : float, optional
         Issue instant [s since the Unix epoch]; defaults to the clock.
+    client_version : int
+        The client's version (``cver``).
     """
     issued = int(time.time() if now is None else now)
     scope = " ".join(scopes)
@@ -121,6 +129,7 @@ def issue_access_token(
         not_before=issued,
         expires_at=issued + lifetime,
         token_id=secrets.token_urlsafe(16),
+        client_version=client_version,
     )
     payload = {
         "iss": issuer,
@@ -133,6 +142,7 @@ def issue_access_token(
         "nbf": claims.not_before,
         "exp": claims.expires_at,
         "jti": claims.token_id,
+        "cver": client_version,
     }
     token = jwt.encode(
         payload,
@@ -238,8 +248,11 @@ def verify_access_token(
     aud = payload["aud"]
     scope = payload["scope"]
     operator = payload.get("operator", "")
+    version = payload.get("cver", 0)
     if not isinstance(scope, str) or not isinstance(operator, str) or not operator:
         raise InvalidTokenError("the access token lacks scope or operator")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
+        raise InvalidTokenError("the access token has a malformed cver")
     return AccessTokenClaims(
         issuer=payload["iss"],
         audience=aud if isinstance(aud, str) else audience,
@@ -251,4 +264,5 @@ def verify_access_token(
         not_before=int(payload["nbf"]),
         expires_at=int(payload["exp"]),
         token_id=str(payload["jti"]),
+        client_version=version,
     )

@@ -7,6 +7,10 @@ or in process from a callable or a fixed key set (:meth:`TokenVerifier.from_jwks
 are cached for ``cache_ttl`` seconds and refetched early when a token names an unknown
 ``kid`` (after a rotation), at most once per ``min_refresh_interval`` seconds so forged
 ``kid`` values cannot make us hammer the identity server.
+
+With a :class:`~vigil.auth.revocation.RevocationChecker` every verified token is also
+checked against the revocation list (issue 13: disabled or rotated clients, withdrawn
+keys).
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 from cryptography.hazmat.primitives.asymmetric import rsa
@@ -23,6 +27,9 @@ from jwt.algorithms import RSAAlgorithm
 
 from vigil.auth.errors import InvalidTokenError
 from vigil.auth.tokens import AccessTokenClaims, unverified_kid, verify_access_token
+
+if TYPE_CHECKING:
+    from vigil.auth.revocation import RevocationChecker
 
 logger = logging.getLogger(__name__)
 
@@ -90,6 +97,8 @@ class TokenVerifier:
         Shortest time between two fetches triggered by unknown ``kid`` values [s].
     clock : callable
         Monotonic clock [s].
+    revocations : RevocationChecker, optional
+        Refuse revoked tokens (docs/identity.md "Revocation").
     """
 
     def __init__(
@@ -102,8 +111,10 @@ class TokenVerifier:
         cache_ttl: float = 300.0,
         min_refresh_interval: float = 10.0,
         clock: Callable[[], float] = time.monotonic,
+        revocations: RevocationChecker | None = None,
     ) -> None:
         self._source = source
+        self.revocations = revocations
         self.issuer = issuer
         self.audience = audience
         self.leeway = leeway
@@ -174,6 +185,9 @@ class TokenVerifier:
             raise InvalidTokenError("the access token is malformed")
         kid = unverified_kid(token)
         keys = self.keys(want_kid=kid)
-        return verify_access_token(
+        claims = verify_access_token(
             token, keys=keys, issuer=self.issuer, audience=self.audience, leeway=self.leeway
         )
+        if self.revocations is not None:
+            self.revocations.check(claims, kid)
+        return claims

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import typer
 from sqlalchemy.orm import Session, sessionmaker
 
-from vigil.store.crypto import SecretBox
+from vigil.store.crypto import SecretBox, SecretBoxError
 from vigil.store.db import make_engine, make_session_factory, upgrade
 from vigil.web.settings import Settings
 
@@ -38,7 +38,11 @@ def identity_context(database_url: str | None) -> Iterator[IdentityContext]:
     try:
         upgrade(engine)
         secret = settings.secret_key.get_secret_value() if settings.secret_key else None
-        box = SecretBox.from_config(secret, settings.effective_secret_key_file)
+        try:
+            box = SecretBox.from_config(secret, settings.effective_secret_key_file)
+        except SecretBoxError as exc:  # e.g. a key file others can read (issue 13)
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(code=1) from None
         sessions = make_session_factory(engine)
         with sessions.begin() as session:
             yield IdentityContext(settings, session, box, sessions)

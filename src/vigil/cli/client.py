@@ -1,6 +1,9 @@
-"""``vigil client create|list|rotate|disable|enable`` and ``vigil user create`` (contract §7).
+"""``vigil client create|list|rotate|disable|enable`` and
+``vigil user create|list|disable|enable|delete|reset-password`` (contract §7, issue 13).
 
 Secrets are printed once on create/rotate (and can be shown again in the console).
+Passwords are read from a hidden prompt or standard input, never from the command line
+(argv is visible to every local user in ``ps``).
 """
 
 from __future__ import annotations
@@ -17,6 +20,18 @@ client_app = typer.Typer(help="Manage OAuth API clients.", no_args_is_help=True)
 user_app = typer.Typer(help="Manage operator console users.", no_args_is_help=True)
 
 DbUrl = Annotated[str | None, DatabaseUrlOption]
+OperatorFilter = Annotated[str | None, typer.Option("--operator", help="Only this operator.")]
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+
+
+def _print_rows(rows: list[dict[str, Any]], as_json: bool, *columns: str) -> None:
+    """Rows as one JSON array, or one line each: the columns, then enabled/disabled."""
+    if as_json:
+        typer.echo(json.dumps(rows))
+        return
+    for row in rows:
+        cells = [",".join(v) if isinstance(v := row[c], list) else str(v) for c in columns]
+        typer.echo("  ".join([*cells, "disabled" if row["disabled"] else "enabled"]))
 
 
 def _fail(message: str) -> None:
@@ -31,7 +46,7 @@ def create(
         str, typer.Option("--scopes", help="'all' or a comma list of fatigue,risk,upload.")
     ] = "all",
     name: Annotated[str, typer.Option("--name", help="Label for listings.")] = "",
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: JsonFlag = False,
     database_url: DbUrl = None,
 ) -> None:
     """Register a client and print its ID and secret."""
@@ -74,9 +89,7 @@ def create(
 
 @client_app.command("list")
 def list_clients(
-    operator: Annotated[str | None, typer.Option("--operator", help="Only this operator.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-    database_url: DbUrl = None,
+    operator: OperatorFilter = None, as_json: JsonFlag = False, database_url: DbUrl = None
 ) -> None:
     """List clients (never their secrets)."""
     from vigil.store import repo
@@ -94,21 +107,17 @@ def list_clients(
             }
             for c in repo.list_api_clients(session=ctx.session, operator=operator)
         ]
-    if as_json:
-        typer.echo(json.dumps(rows))
-        return
-    for row in rows:
-        state = "disabled" if row["disabled"] else "enabled"
-        typer.echo(f"{row['client_id']}  {row['operator']}  {','.join(row['scopes'])}  {state}")
+    _print_rows(rows, as_json, "client_id", "operator", "scopes")
 
 
 @client_app.command("rotate")
 def rotate(
     client_id: Annotated[str, typer.Argument(help="Client ID.")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: JsonFlag = False,
     database_url: DbUrl = None,
 ) -> None:
-    """Give a client a new secret; the old one stops working at once."""
+    """Give a client a new secret; the old one stops working at once, and tokens issued
+    under it stop verifying within the revocation bound (20 s by default)."""
     from vigil.store import repo
 
     with identity_context(database_url) as ctx:
@@ -140,7 +149,8 @@ def _set_disabled(client_id: str, disabled: bool, database_url: str | None) -> N
 def disable(
     client_id: Annotated[str, typer.Argument(help="Client ID.")], database_url: DbUrl = None
 ) -> None:
-    """Disable a client: it gets no new tokens (issued tokens live until they expire)."""
+    """Disable a client: no new tokens, and its issued tokens stop verifying within the
+    revocation bound (20 s by default; docs/identity.md)."""
     _set_disabled(client_id, True, database_url)
 
 
@@ -152,24 +162,31 @@ def enable(
     _set_disabled(client_id, False, database_url)
 
 
+def _read_password(password_stdin: bool) -> str:
+    if password_stdin:
+        return sys.stdin.readline().rstrip("\r\n")
+    return str(typer.prompt("Password", hide_input=True, confirmation_prompt=True))
+
+
+PasswordStdin = Annotated[
+    bool, typer.Option("--password-stdin", help="Read the password from standard input.")
+]
+UsernameArg = Annotated[str, typer.Argument(help="Sign-in name.")]
+
+
 @user_app.command("create")
 def create_user(
     operator: Annotated[str, typer.Option("--operator", help="Operator (tenant) name.")],
     username: Annotated[
         str, typer.Option("--username", "--email", help="Sign-in name (an e-mail address works).")
     ],
-    password_stdin: Annotated[
-        bool, typer.Option("--password-stdin", help="Read the password from standard input.")
-    ] = False,
+    password_stdin: PasswordStdin = False,
     database_url: DbUrl = None,
 ) -> None:
     """Create an operator console user (password hashed with argon2id)."""
     from vigil.store import repo
 
-    if password_stdin:
-        password = sys.stdin.readline().rstrip("\r\n")
-    else:
-        password = typer.prompt("Password", hide_input=True, confirmation_prompt=True)
+    password = _read_password(password_stdin)
     with identity_context(database_url) as ctx:
         try:
             repo.create_console_user(
@@ -178,6 +195,88 @@ def create_user(
         except repo.RepoError as exc:
             _fail(str(exc))
     typer.echo(f"user {username} created for operator {operator}")
+
+
+@user_app.command("list")
+def list_users(
+    operator: OperatorFilter = None, as_json: JsonFlag = False, database_url: DbUrl = None
+) -> None:
+    """List console users (never their password hashes)."""
+    from vigil.store import repo
+
+    with identity_context(database_url) as ctx:
+        rows: list[dict[str, Any]] = [
+            {
+                "username": u.username,
+                "operator": u.operator.name,
+                "disabled": u.disabled,
+                "created_at": u.created_at.isoformat(),
+            }
+            for u in repo.list_console_users(session=ctx.session, operator=operator)
+        ]
+    _print_rows(rows, as_json, "username", "operator")
+
+
+def _user_change(username: str, database_url: str | None, change: Any, done: str) -> None:
+    from vigil.store import repo
+
+    with identity_context(database_url) as ctx:
+        try:
+            change(repo, ctx.session)
+        except repo.RepoError as exc:
+            _fail(str(exc))
+    typer.echo(f"user {username} {done}")
+
+
+@user_app.command("disable")
+def disable_user(username: UsernameArg, database_url: DbUrl = None) -> None:
+    """Disable a user: signed out at once (sessions deleted), no new sign-in."""
+    _user_change(
+        username,
+        database_url,
+        lambda repo, s: repo.set_console_user_disabled(session=s, username=username),
+        "disabled",
+    )
+
+
+@user_app.command("enable")
+def enable_user(username: UsernameArg, database_url: DbUrl = None) -> None:
+    """Re-enable a disabled user."""
+    _user_change(
+        username,
+        database_url,
+        lambda repo, s: repo.set_console_user_disabled(
+            session=s, username=username, disabled=False
+        ),
+        "enabled",
+    )
+
+
+@user_app.command("delete")
+def delete_user(username: UsernameArg, database_url: DbUrl = None) -> None:
+    """Delete a user and their sessions (the operator's clients and rosters stay)."""
+    _user_change(
+        username,
+        database_url,
+        lambda repo, s: repo.delete_console_user(session=s, username=username),
+        "deleted",
+    )
+
+
+@user_app.command("reset-password")
+def reset_password(
+    username: UsernameArg, password_stdin: PasswordStdin = False, database_url: DbUrl = None
+) -> None:
+    """Set a new password (hidden prompt or --password-stdin); ends the user's sessions."""
+    password = _read_password(password_stdin)
+    _user_change(
+        username,
+        database_url,
+        lambda repo, s: repo.reset_console_password(
+            session=s, username=username, password=password
+        ),
+        "has a new password; their sessions were ended",
+    )
 
 
 def register(app: typer.Typer) -> None:

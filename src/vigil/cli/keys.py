@@ -1,4 +1,4 @@
-"""``vigil keys rotate|list``: token signing keys (contract §1)."""
+"""``vigil keys rotate|list|withdraw``: token signing keys (contract §1, issue 13)."""
 
 from __future__ import annotations
 
@@ -29,6 +29,25 @@ def rotate(database_url: DbUrl = None) -> None:
     typer.echo(f"current key: {key_set.current.kid}")
     for key in key_set.previous:
         typer.echo(f"still published: {key.kid}")
+
+
+@keys_app.command("withdraw")
+def withdraw(
+    kid: Annotated[str, typer.Argument(help="Key ID of a retired key (see `vigil keys list`).")],
+    database_url: DbUrl = None,
+) -> None:
+    """Withdraw a retired key at once (e.g. after a compromise): it leaves the JWKS and
+    every token it signed stops verifying within 50 s. Rotate first to retire the current
+    key."""
+    from vigil.store import repo
+
+    with identity_context(database_url) as ctx:
+        try:
+            repo.delete_signing_key(session=ctx.session, kid=kid)
+        except repo.RepoError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(code=1) from None
+    typer.echo(f"withdrawn: {kid}")
 
 
 @keys_app.command("list")

@@ -76,7 +76,13 @@ def serve_command(
     os.environ.setdefault("VIGIL_PUBLIC_BASE_URL", f"http://{host}:{port}")
     settings = Settings.from_env(env_file)
     if only in ("all", "identity"):
-        created = _bootstrap(settings, bootstrap_operator)
+        from vigil.store.crypto import SecretBoxError
+
+        try:
+            created = _bootstrap(settings, bootstrap_operator)
+        except SecretBoxError as exc:  # e.g. a key file others can read (issue 13)
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(code=1) from None
         if created is not None:
             client_id, secret = created
             typer.echo("First start: created an API client holding every scope.")

@@ -6,7 +6,8 @@ HMAC-SHA256, authenticated) from ``cryptography``. The key comes from configurat
 (``VIGIL_SECRET_KEY``, a urlsafe-base64 32-byte Fernet key; several keys separated by
 commas decrypt with any and encrypt with the first, for key rotation) or from a key file
 created on first start with mode 0600 (``VIGIL_SECRET_KEY_FILE``, default
-``{data_dir}/secret.key``).
+``{data_dir}/secret.key``). A key file that its group or other users can read is refused
+with a message naming the fix (issue 13).
 """
 
 from __future__ import annotations
@@ -86,7 +87,29 @@ def load_or_create_key_file(path: Path) -> bytes:
     return key
 
 
+class KeyFilePermissionError(SecretBoxError):
+    """The key file can be read by other users (issue 13): refuse to start."""
+
+
+def check_private_file(path: Path) -> None:
+    """Refuse a key file that its group or other users can read or write.
+
+    Raises
+    ------
+    KeyFilePermissionError
+        The message names the file, its mode and the fix.
+    """
+    mode = path.stat().st_mode & 0o777
+    if os.name == "posix" and mode & 0o077:
+        raise KeyFilePermissionError(
+            f"secret key file {path} has mode {mode:04o}: other users can read the key that "
+            f"encrypts every client secret and signing key. Run `chmod 600 {path}` "
+            "(and check who has read it), then start again."
+        )
+
+
 def _read_key(path: Path) -> bytes:
+    check_private_file(path)
     key = path.read_bytes().strip()
     if not key:
         raise SecretBoxError(f"secret key file {path} is empty")

@@ -4,7 +4,10 @@
 is an in-memory database shared by every session of the engine) and PostgreSQL
 (``postgresql://`` and ``postgres://`` are rewritten to ``postgresql+psycopg://``,
 psycopg 3). SQLite connections get ``journal_mode=WAL`` (file databases),
-``foreign_keys=ON`` and a 5 s ``busy_timeout``.
+``foreign_keys=ON`` and a 5 s ``busy_timeout``. A SQLite file holds rosters, password
+hashes and encrypted secrets, so it is created with mode 0600 before SQLite opens it
+(SQLite gives its ``-wal`` and ``-shm`` files the database file's mode), and an existing
+file readable by others is narrowed to 0600 with a warning (issue 13).
 
 The schema is owned by Alembic. The migration scripts ship inside the package
 (``vigil/store/migrations``) so an installed service can run them; :func:`upgrade` does
@@ -14,6 +17,7 @@ so programmatically and every entry point calls it at start.
 from __future__ import annotations
 
 import logging
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -86,6 +90,29 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
         cursor.close()
 
 
+def private_sqlite_file(database: str) -> None:
+    """Create the SQLite file ``database`` with mode 0600, or narrow an existing one."""
+    if os.name != "posix" or database.startswith("file:"):
+        return
+    path = Path(database)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        return
+    except FileExistsError:
+        pass
+    for file in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        try:
+            mode = file.stat().st_mode & 0o777
+            if mode & 0o077:
+                os.chmod(file, 0o600)
+                logger.warning("%s had mode %04o; narrowed to 0600", file, mode)
+        except FileNotFoundError:
+            continue
+        except PermissionError:
+            logger.warning("%s is readable by other users and not ours to chmod", file)
+
+
 def make_engine(url: str | URL, **kwargs: Any) -> Engine:
     """Create an engine for ``url`` with the pragmas and pool this service needs.
 
@@ -103,6 +130,8 @@ def make_engine(url: str | URL, **kwargs: Any) -> Engine:
     if parsed.get_backend_name() == "sqlite":
         if parsed.database in (None, "", ":memory:"):
             kwargs.setdefault("poolclass", StaticPool)
+        else:
+            private_sqlite_file(parsed.database)
         kwargs.setdefault("connect_args", {"check_same_thread": False})
         engine = create_engine(parsed, **kwargs)
         event.listen(engine, "connect", _sqlite_pragmas)

@@ -5,18 +5,26 @@ The caller owns the transaction: functions ``flush`` but never ``commit``.
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import string
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import select
+from sqlalchemy import delete, or_, select
 from sqlalchemy.orm import Session
 
 from vigil.store.crypto import SecretBox
-from vigil.store.tables import ApiClient, ConsoleUser, Operator, SigningKey, utcnow
+from vigil.store.tables import (
+    ApiClient,
+    ConsoleSession,
+    ConsoleUser,
+    Operator,
+    SigningKey,
+    utcnow,
+)
 
 _ALNUM = string.ascii_letters + string.digits
 _hasher = PasswordHasher()
@@ -125,6 +133,31 @@ def require_api_client(*, session: Session, client_id: str) -> ApiClient:
     return client
 
 
+def client_credentials(
+    *, session: Session, client_id: str
+) -> tuple[str, bytes, str, bool, int, str] | None:
+    """``(client_id, secret_encrypted, scopes, disabled, version, operator)`` or ``None``.
+
+    One query and no ORM objects, so a known and an unknown ID cost about the same.
+    """
+    row = session.execute(
+        select(
+            ApiClient.client_id,
+            ApiClient.secret_encrypted,
+            ApiClient.scopes,
+            ApiClient.disabled,
+            ApiClient.version,
+            Operator.name,
+        )
+        .join(Operator, ApiClient.operator_id == Operator.id)
+        .where(ApiClient.client_id == client_id)
+    ).first()
+    if row is None:
+        return None
+    cid, secret, scopes, disabled, version, operator = row
+    return str(cid), bytes(secret), str(scopes), bool(disabled), int(version), str(operator)
+
+
 def list_api_clients(*, session: Session, operator: str | None = None) -> Sequence[ApiClient]:
     """Clients, oldest first, optionally of one operator."""
     query = select(ApiClient).join(ApiClient.operator).order_by(ApiClient.id)
@@ -146,16 +179,38 @@ def rotate_client_secret(
     secret = secret if secret is not None else new_client_secret()
     client.secret_encrypted = box.encrypt(secret)
     client.rotated_at = utcnow()
+    client.version += 1  # tokens issued under the old secret stop verifying (issue 13)
     session.flush()
     return secret
 
 
 def set_client_disabled(*, session: Session, client_id: str, disabled: bool = True) -> ApiClient:
-    """Disable (or re-enable) a client; a disabled client gets no new tokens."""
+    """Disable (or re-enable) a client.
+
+    A disabled client gets no new tokens, and disabling raises its ``version``, so its
+    issued tokens stop verifying (within the revocation bound, docs/identity.md) and do
+    not come back when the client is enabled again.
+    """
     client = require_api_client(session=session, client_id=client_id)
+    if disabled and not client.disabled:
+        client.version += 1
     client.disabled = disabled
     session.flush()
     return client
+
+
+def client_states(*, session: Session) -> list[tuple[str, int, bool]]:
+    """``(client_id, version, disabled)`` of every client with revoked tokens.
+
+    Clients never rotated nor disabled (version 0, enabled) are left out: their tokens
+    all verify. This is the revocation list the identity server publishes.
+    """
+    rows = session.execute(
+        select(ApiClient.client_id, ApiClient.version, ApiClient.disabled).where(
+            or_(ApiClient.version != 0, ApiClient.disabled.is_(True))
+        )
+    )
+    return [(cid, int(version), bool(disabled)) for cid, version, disabled in rows]
 
 
 def ensure_bootstrap_client(
@@ -198,6 +253,17 @@ def retire_signing_key(*, session: Session, kid: str, retired_at: datetime) -> N
     session.flush()
 
 
+def delete_signing_key(*, session: Session, kid: str) -> None:
+    """Delete a retired signing key (withdrawal); the current key cannot be deleted."""
+    row = session.get(SigningKey, kid)
+    if row is None:
+        raise NotFoundError(f"no signing key {kid!r}")
+    if row.retired_at is None:
+        raise RepoError(f"key {kid!r} is the current key: run `vigil keys rotate` first")
+    session.delete(row)
+    session.flush()
+
+
 # --- console users -----------------------------------------------------------------------
 
 
@@ -219,6 +285,106 @@ def create_console_user(
     session.add(user)
     session.flush()
     return user
+
+
+def get_console_user(*, session: Session, username: str) -> ConsoleUser | None:
+    """The console user called ``username``, or ``None``."""
+    return session.scalar(select(ConsoleUser).where(ConsoleUser.username == username.strip()))
+
+
+def require_console_user(*, session: Session, username: str) -> ConsoleUser:
+    """The console user called ``username``; :class:`NotFoundError` when missing."""
+    user = get_console_user(session=session, username=username)
+    if user is None:
+        raise NotFoundError(f"no user {username!r}")
+    return user
+
+
+def list_console_users(*, session: Session, operator: str | None = None) -> Sequence[ConsoleUser]:
+    """Console users, oldest first, optionally of one operator."""
+    query = select(ConsoleUser).join(ConsoleUser.operator).order_by(ConsoleUser.id)
+    if operator is not None:
+        query = query.where(Operator.name == operator)
+    return session.scalars(query).all()
+
+
+def set_console_user_disabled(
+    *, session: Session, username: str, disabled: bool = True
+) -> ConsoleUser:
+    """Disable (or enable) a console user; disabling ends every session of theirs."""
+    user = require_console_user(session=session, username=username)
+    user.disabled = disabled
+    if disabled:
+        end_console_sessions(session=session, user_id=user.id)
+    session.flush()
+    return user
+
+
+def delete_console_user(*, session: Session, username: str) -> None:
+    """Delete a console user and their sessions."""
+    user = require_console_user(session=session, username=username)
+    end_console_sessions(session=session, user_id=user.id)
+    session.delete(user)
+    session.flush()
+
+
+def reset_console_password(*, session: Session, username: str, password: str) -> ConsoleUser:
+    """Set a new password (argon2id) and end every session of the user."""
+    if len(password) < 8:
+        raise RepoError("password must be at least 8 characters")
+    user = require_console_user(session=session, username=username)
+    user.password_hash = _hasher.hash(password)
+    end_console_sessions(session=session, user_id=user.id)
+    session.flush()
+    return user
+
+
+# --- console sessions (server side, issue 13) ---------------------------------------------
+
+
+def _session_id(secret: str) -> str:
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+def start_console_session(*, session: Session, user_id: int, lifetime: float) -> str:
+    """Record a signed-in session and return its secret (for the cookie; only its hash
+    is stored). Expired sessions are purged at the same time."""
+    now = utcnow()
+    session.execute(delete(ConsoleSession).where(ConsoleSession.expires_at <= now))
+    secret = secrets.token_urlsafe(32)
+    session.add(
+        ConsoleSession(
+            id=_session_id(secret),
+            user_id=user_id,
+            created_at=now,
+            expires_at=now + timedelta(seconds=lifetime),
+        )
+    )
+    session.flush()
+    return secret
+
+
+def console_session_user(*, session: Session, secret: str) -> ConsoleUser | None:
+    """The enabled user of a live session, or ``None`` (unknown, ended or expired)."""
+    if not secret or len(secret) > 100:
+        return None
+    row = session.get(ConsoleSession, _session_id(secret))
+    if row is None or row.expires_at <= utcnow():
+        return None
+    user = session.get(ConsoleUser, row.user_id)
+    if user is None or user.disabled:
+        return None
+    return user
+
+
+def end_console_session(*, session: Session, secret: str) -> None:
+    """Delete one session (sign-out)."""
+    session.execute(delete(ConsoleSession).where(ConsoleSession.id == _session_id(secret)))
+
+
+def end_console_sessions(*, session: Session, user_id: int) -> None:
+    """Delete every session of one user."""
+    session.execute(delete(ConsoleSession).where(ConsoleSession.user_id == user_id))
 
 
 def authenticate_console_user(

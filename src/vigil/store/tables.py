@@ -3,7 +3,9 @@
 Singular snake_case table names; datetime columns end in ``_at`` and hold aware UTC.
 
 Identity tables (issue 5): ``operator`` (a tenant: an airline), ``api_client``,
-``signing_key``, ``console_user``. Upload/job tables (``roster_upload``, ``job``) are
+``signing_key``, ``console_user``; issue 13 added ``console_session`` (server-side
+console sign-ins), ``auth_failure`` (failed-credential counters shared by every server
+process) and ``api_client.version`` (revocation). Upload/job tables (``roster_upload``, ``job``) are
 added below by the upload engineer, each with its own Alembic revision in
 ``vigil/store/migrations/versions``.
 """
@@ -12,14 +14,26 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import Boolean, ForeignKey, Integer, LargeBinary, String, Text, UniqueConstraint
+from sqlalchemy import (
+    Boolean,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from vigil.store.db import Base, UTCDateTime
 
 __all__ = [
     "ApiClient",
+    "AuthFailure",
     "Base",
+    "ConsoleSession",
     "ConsoleUser",
     "Operator",
     "RosterResult",
@@ -51,6 +65,9 @@ class ApiClient(Base):
     ``secret_encrypted`` is the client secret encrypted with :mod:`vigil.store.crypto`
     (seed §5.2: the console shows it again). ``scopes`` holds scope *kinds*
     (``"fatigue risk upload"``), not wire names, so the deployment prefix can change.
+    ``version`` goes up on every secret rotation and every disable; tokens carry the
+    version they were issued under (claim ``cver``) and stop verifying when it changes
+    (issue 13 revocation, docs/identity.md).
     """
 
     __tablename__ = "api_client"
@@ -66,6 +83,7 @@ class ApiClient(Base):
     disabled: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     rotated_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
     operator: Mapped[Operator] = relationship(back_populates="clients", lazy="joined")
 
@@ -105,6 +123,37 @@ class ConsoleUser(Base):
 
     def __repr__(self) -> str:
         return f"ConsoleUser(username={self.username!r})"
+
+
+class ConsoleSession(Base):
+    """A signed-in console session (issue 13): the cookie carries a random secret, the
+    table its SHA-256 (``id``). Sign-out, disabling or deleting the user and a password
+    reset delete the rows, so a copied cookie stops working at once."""
+
+    __tablename__ = "console_session"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("console_user.id", ondelete="CASCADE"), index=True
+    )
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
+
+
+class AuthFailure(Base):
+    """One failed credential check, counted against a throttle key (issue 13).
+
+    ``key`` is the SHA-256 of the throttle key (source address, client ID, username), so
+    nothing a caller typed, which may be a secret pasted in the wrong field, is stored.
+    ``at`` is seconds since the Unix epoch. Rows older than the window are deleted.
+    """
+
+    __tablename__ = "auth_failure"
+    __table_args__ = (Index("ix_auth_failure_key_at", "key", "at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    key: Mapped[str] = mapped_column(String(64))
+    at: Mapped[float] = mapped_column(Float, index=True)
 
 
 # --- upload / job tables (roster_upload, job) go below this line -------------------------

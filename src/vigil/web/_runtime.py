@@ -7,7 +7,9 @@ database to the auth core's injected callables: :class:`DbKeyStorage` is a
 
 from __future__ import annotations
 
+import json
 import logging
+import secrets
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -23,13 +25,22 @@ from vigil.auth.credentials import parse_basic
 from vigil.auth.errors import InvalidTokenError, OAuthError, TooManyFailuresError
 from vigil.auth.grant import ClientCredentialsGrant, ClientLookup, ClientRecord
 from vigil.auth.keys import KeySet, SigningKey, ensure_key_set
-from vigil.auth.ratelimit import FailureLimiter
+from vigil.auth.ratelimit import FailureLimiter, FailureStore
+from vigil.auth.revocation import (
+    DOCUMENT_MAX_AGE,
+    REVOCATIONS_PATH,
+    RevocationChecker,
+    RevocationSource,
+    revocation_document,
+)
 from vigil.auth.scopes import ScopeKind, ScopeTable
 from vigil.auth.tokens import AccessTokenClaims, IssuedToken, issue_access_token
-from vigil.auth.verify import TokenVerifier
+from vigil.auth.verify import TokenVerifier, http_jwks_source
 from vigil.store import repo
 from vigil.store.crypto import SecretBox
 from vigil.store.db import make_engine, make_session_factory, upgrade
+from vigil.store.failures import RedisFailureStore, SqlFailureStore
+from vigil.web._source import SOURCE_ADDRESS
 from vigil.web.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -82,30 +93,53 @@ class DbKeyStorage:
 
 
 def client_lookup(sessions: sessionmaker[Session], box: SecretBox) -> ClientLookup:
-    """A ``ClientLookup`` reading ``api_client`` and decrypting the secret."""
+    """A ``ClientLookup`` reading ``api_client`` and decrypting the secret.
+
+    An unknown ID runs the same query and decrypts a dummy secret of a real secret's
+    length, so rejecting it takes as long as rejecting a known ID (issue 13).
+    """
+    dummy = box.encrypt(secrets.token_urlsafe(32))
 
     def query(client_id: str) -> ClientRecord | None:
         if "\x00" in client_id:  # no client has one; PostgreSQL refuses NUL in text (a 500)
-            return None
+            client_id = ""
         with sessions() as session:
-            row = repo.get_api_client(session=session, client_id=client_id)
-            if row is None:
-                return None
-            return ClientRecord(
-                client_id=row.client_id,
-                secret=repo.reveal_client_secret(box=box, client=row),
-                operator=row.operator.name,
-                scopes=kinds_of(row.scopes),
-                disabled=row.disabled,
-            )
+            row = repo.client_credentials(session=session, client_id=client_id)
+        if row is None:
+            box.decrypt(dummy)
+            return None
+        cid, encrypted, scopes, disabled, version, operator = row
+        return ClientRecord(
+            client_id=cid,
+            secret=box.decrypt(encrypted),
+            operator=operator,
+            scopes=kinds_of(scopes),
+            disabled=disabled,
+            version=version,
+        )
 
     return query
+
+
+def revocations_from_db(sessions: sessionmaker[Session], keyring: KeyRing) -> RevocationSource:
+    """The revocation document, built from ``api_client`` and the key ring."""
+
+    def build() -> Mapping[str, Any]:
+        with sessions() as session:
+            states = repo.client_states(session=session)
+        return revocation_document(states, (k.kid for k in keyring.key_set().keys))
+
+    return build
 
 
 class KeyRing:
     """The identity surface's keys, reloaded from storage every ``reload_interval`` s.
 
     Reloading lets ``vigil keys rotate`` (another process) take effect without a restart.
+    A reload that finds the same keys (same ``kid`` and retirement) keeps the key set it
+    had, with its parsed keys and its JWKS document; a changed key set carries the
+    parsed keys it shares with the old one over, so each PEM is parsed once per process
+    (issue 13). :meth:`jwks_body` is the serialised document the JWKS route sends.
     """
 
     def __init__(
@@ -117,24 +151,48 @@ class KeyRing:
         self._lock = threading.Lock()
         self._loaded_at = float("-inf")
         self._key_set: KeySet | None = None
+        self._body: bytes = b""
+        #: how many times a key set with different keys was installed (tests, metrics)
+        self.changes = 0
 
     def key_set(self, *, force: bool = False) -> KeySet:
         with self._lock:
             now = time.monotonic()
             if force or self._key_set is None or now - self._loaded_at >= self._interval:
                 try:
-                    self._key_set = ensure_key_set(self._storage, token_lifetime=self._lifetime)
+                    fresh = ensure_key_set(self._storage, token_lifetime=self._lifetime)
                 except SQLAlchemyError as exc:
                     if self._key_set is None:
                         raise
                     # database away for a while: keep verifying with the keys already
                     # loaded, so scoring does not depend on the database (issue 9)
                     logger.warning("reloading signing keys failed, using loaded ones: %s", exc)
+                else:
+                    if self._key_set is None or fresh.state != self._key_set.state:
+                        fresh = fresh.reuse_loaded(self._key_set)
+                        for key in fresh.keys:
+                            key.private_key  # noqa: B018 - parse now, once, not per request
+                        self._body = json.dumps(fresh.jwks(), separators=(",", ":")).encode()
+                        self._key_set = fresh
+                        self.changes += 1
                 self._loaded_at = now
+            assert self._key_set is not None
             return self._key_set
 
     def jwks(self) -> Mapping[str, Any]:
         return self.key_set().jwks()
+
+    def jwks_body(self) -> bytes:
+        """The JWKS as compact JSON bytes, serialised once per key-set change."""
+        self.key_set()
+        return self._body
+
+    def fresh_jwks_body(self) -> bytes | None:
+        """The JWKS bytes when no reload is due (no I/O: safe on the event loop), else
+        ``None`` (call :meth:`jwks_body` in a thread)."""
+        if self._key_set is None or time.monotonic() - self._loaded_at >= self._interval:
+            return None
+        return self._body
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +221,13 @@ class Runtime:
     keyring: KeyRing | None = None
     grant: ClientCredentialsGrant | None = None
     limiter: FailureLimiter | None = None
+    #: where failed-credential counts live (database or Redis), shared by processes
+    failures: FailureStore | None = None
+    #: the identity server's revocation document (``/connect/revocations``)
+    revocations: RevocationSource | None = None
     closers: list[Callable[[], None]] = field(default_factory=list)
+    #: documents built once per runtime (discovery), by name
+    cache: dict[str, Any] = field(default_factory=dict)
 
     def close(self) -> None:
         for close in reversed(self.closers):
@@ -176,7 +240,7 @@ def _in_process_basic(grant: ClientCredentialsGrant) -> BasicAuthenticator:
             credentials = parse_basic(authorization)
             if credentials is None:
                 raise InvalidTokenError("unsupported authorization scheme")
-            client = grant.authenticate(credentials)
+            client = grant.authenticate(credentials, SOURCE_ADDRESS.get())
         except TooManyFailuresError:
             raise
         except OAuthError:
@@ -217,6 +281,31 @@ def _remote_basic(
     return authenticate
 
 
+def failure_store(settings: Settings, sessions: sessionmaker[Session]) -> FailureStore:
+    """Redis when ``VIGIL_REDIS_URL`` is set, else the database (shared by processes)."""
+    horizon = max(settings.auth_failure_window, settings.console_failure_window)
+    if settings.redis_url:
+        return RedisFailureStore(settings.redis_url, horizon=horizon)
+    return SqlFailureStore(sessions, horizon=horizon)
+
+
+def cached_document(source: RevocationSource, max_age: float) -> RevocationSource:
+    """``source``, rebuilt at most every ``max_age`` seconds (anonymous readers)."""
+    lock = threading.Lock()
+    state: dict[str, Any] = {"at": float("-inf"), "doc": None}
+
+    def get() -> Mapping[str, Any]:
+        with lock:
+            now = time.monotonic()
+            if state["doc"] is None or now - state["at"] >= max_age:
+                state["doc"] = source()
+                state["at"] = now
+            doc: Mapping[str, Any] = state["doc"]
+            return doc
+
+    return get
+
+
 def start_runtime(settings: Settings, *, identity: bool, needs_db: bool | None = None) -> Runtime:
     """Build a surface's runtime: engine, migrations, keys, verifier.
 
@@ -246,8 +335,16 @@ def start_runtime(settings: Settings, *, identity: bool, needs_db: bool | None =
         box = SecretBox.from_config(secret, settings.effective_secret_key_file)
         keyring = KeyRing(DbKeyStorage(sessions, box), token_lifetime=settings.token_lifetime)
         keyring.key_set()
+        failures = failure_store(settings, sessions)
         limiter = FailureLimiter(
-            max_failures=settings.auth_max_failures, window=settings.auth_failure_window
+            max_failures=settings.auth_max_failures,
+            window=settings.auth_failure_window,
+            store=failures,
+        )
+        source_limiter = FailureLimiter(
+            max_failures=settings.auth_source_max_failures,
+            window=settings.auth_failure_window,
+            store=failures,
         )
         issuer = settings.effective_issuer
 
@@ -260,6 +357,7 @@ def start_runtime(settings: Settings, *, identity: bool, needs_db: bool | None =
                 operator=client.operator,
                 scopes=granted,
                 lifetime=settings.token_lifetime,
+                client_version=client.version,
             )
 
         grant = ClientCredentialsGrant(
@@ -267,13 +365,18 @@ def start_runtime(settings: Settings, *, identity: bool, needs_db: bool | None =
             scope_table=scopes,
             limiter=limiter,
             issue=issue,
+            source_limiter=source_limiter,
         )
+        revocations = revocations_from_db(sessions, keyring)
+        checker = RevocationChecker(revocations, ttl=settings.revocation_ttl)
+        checker.current()  # loaded now: scoring goes on if the database goes away (issue 9)
         verifier = TokenVerifier(
             lambda: keyring.key_set(force=True).jwks(),
             issuer=issuer,
             audience=settings.audience,
             cache_ttl=30.0,
             min_refresh_interval=1.0,
+            revocations=checker,
         )
         return Runtime(
             settings=settings,
@@ -286,12 +389,22 @@ def start_runtime(settings: Settings, *, identity: bool, needs_db: bool | None =
             keyring=keyring,
             grant=grant,
             limiter=limiter,
+            failures=failures,
+            revocations=cached_document(revocations, DOCUMENT_MAX_AGE),
             closers=closers,
         )
     http = httpx.Client(timeout=10.0, follow_redirects=False)
     closers.append(http.close)
+    identity_base = settings.identity_url or settings.public_base_url
     verifier = TokenVerifier.from_url(
-        settings.jwks_url, issuer=settings.effective_issuer, audience=settings.audience, client=http
+        settings.jwks_url,
+        issuer=settings.effective_issuer,
+        audience=settings.audience,
+        client=http,
+        revocations=RevocationChecker(
+            http_jwks_source(identity_base + REVOCATIONS_PATH, client=http),
+            ttl=settings.revocation_ttl,
+        ),
     )
     basic = _remote_basic(settings, verifier, http)
     return Runtime(

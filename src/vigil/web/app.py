@@ -23,6 +23,7 @@ from vigil.web._limits import BodySizeLimitMiddleware
 from vigil.web._observability import RequestContextMiddleware
 from vigil.web._preauth import PreAuthMiddleware
 from vigil.web._runtime import Runtime, start_runtime
+from vigil.web._source import SourceAddressMiddleware
 from vigil.web.problems import install_handlers
 from vigil.web.routes import discovery, health, token
 from vigil.web.settings import Settings
@@ -99,6 +100,7 @@ def make_surface_app(
         max_bytes=settings.max_body_bytes,
         path_limits={"/api/UploadRoster": settings.max_upload_bytes},
     )
+    app.add_middleware(SourceAddressMiddleware)  # throttling keys failures by source
     app.add_middleware(RequestContextMiddleware)  # outermost: every answer gets an ID
     app.include_router(health.router)
     app.include_router(docs_ui.router)

@@ -69,6 +69,27 @@ class Settings(BaseSettings):
     auth_failure_window: float = Field(default=300.0, gt=0)
     #: delay added per recent failure before answering a failed token request [s] (ours)
     auth_failure_delay: float = Field(default=0.1, ge=0)
+    #: failed client authentications from one source address (any client ID) inside
+    #: ``auth_failure_window`` before that address is refused (issue 13)
+    auth_source_max_failures: int = Field(default=100, ge=1)
+    #: failed console sign-ins per source address and username, and per source address,
+    #: inside ``console_failure_window`` before that address is refused (issue 13)
+    console_max_failures: int = Field(default=10, ge=1)
+    console_source_max_failures: int = Field(default=20, ge=1)
+    console_failure_window: float = Field(default=300.0, gt=0)
+    #: password checks (argon2id, ~64 MiB and ~0.25 s each) running at once per process;
+    #: ``None``: one per CPU core (issue 13)
+    argon2_concurrency: int | None = Field(default=None, ge=1)
+    #: sign-ins allowed to wait for a password-check slot; more answer 503 (issue 13)
+    argon2_queue: int = Field(default=4, ge=0)
+    #: longest wait for a password-check slot before 503 [s]
+    argon2_wait: float = Field(default=2.0, gt=0)
+    #: how long a verifier uses one revocation list [s]; revocation reaches every
+    #: surface within this plus 5 s (issue 13, docs/identity.md)
+    revocation_ttl: float = Field(default=15.0, gt=0, le=55)
+    #: Redis for the failure counters shared by processes and hosts (``redis://…``);
+    #: unset: the database holds them
+    redis_url: str | None = None
     #: run Alembic migrations at start
     migrate_on_start: bool = True
     #: upload path (issue 7, docs/upload.md): Dask scheduler address (``tcp://host:8786``);

@@ -1,9 +1,10 @@
-"""Signed session cookies and CSRF tokens for the operator console (contract §6).
+"""Session cookies and CSRF tokens for the operator console (contract §6, issue 13).
 
-The session lives entirely in one cookie: a JSON payload, base64url-encoded, followed
-by an HMAC-SHA256 tag (``payload.tag``). The cookie is ``HttpOnly``, ``SameSite=Lax``,
-scoped to ``/console`` and ``Secure`` when the public base URL is ``https``. Ours, where
-the contract is silent:
+The cookie holds a JSON payload, base64url-encoded, followed by an HMAC-SHA256 tag
+(``payload.tag``): the CSRF token, the issue time and, once signed in, the secret of a
+server-side session record (``console_session``, only its SHA-256 stored). The cookie is
+``HttpOnly``, ``SameSite=Lax``, scoped to ``/console`` and ``Secure`` when the public
+base URL is ``https``. Ours, where the contract is silent:
 
 - **Key.** Derived from the deployment's secret key (``VIGIL_SECRET_KEY``, first key, or
   the key file that also encrypts client secrets): ``HMAC(key, "vigil console session
@@ -13,8 +14,9 @@ the contract is silent:
   a hidden ``csrf_token`` field of every POST form; compared with ``compare_digest``. An
   anonymous session (with its own token) is issued with the sign-in form, and the token
   is replaced at sign-in (no session fixation).
-- **Revocation.** Sign-out deletes the cookie; every request also reloads the user, so a
-  disabled user is out at once.
+- **Revocation.** Sign-out deletes the server-side record, so a copied cookie stops
+  working at once; so do disabling or deleting the user and a password reset (``vigil
+  user …``). Every request reloads the record and the user.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import hmac
 import json
 import secrets
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from vigil.store.crypto import load_or_create_key_file
 from vigil.web.settings import Settings
@@ -44,18 +46,19 @@ class ConsoleSession:
     """What the cookie carries."""
 
     csrf: str
-    user_id: int | None = None
+    #: secret naming the server-side session record; ``None`` when signed out
+    sid: str | None = field(default=None, repr=False)
     issued_at: int = 0
 
     @property
     def signed_in(self) -> bool:
-        return self.user_id is not None
+        return self.sid is not None
 
 
-def new_session(user_id: int | None = None, *, now: float | None = None) -> ConsoleSession:
-    """A fresh session with a new CSRF token."""
+def new_session(sid: str | None = None, *, now: float | None = None) -> ConsoleSession:
+    """A fresh session with a new CSRF token (signed in when ``sid`` is given)."""
     issued = int(time.time() if now is None else now)
-    return ConsoleSession(csrf=secrets.token_urlsafe(24), user_id=user_id, issued_at=issued)
+    return ConsoleSession(csrf=secrets.token_urlsafe(24), sid=sid, issued_at=issued)
 
 
 def session_key(settings: Settings) -> bytes:
@@ -77,7 +80,7 @@ def _unb64(text: str) -> bytes:
 
 def encode(session: ConsoleSession, key: bytes) -> str:
     """The cookie value for ``session``."""
-    body = {"c": session.csrf, "u": session.user_id, "t": session.issued_at}
+    body = {"c": session.csrf, "s": session.sid, "t": session.issued_at}
     payload = _b64(json.dumps(body, separators=(",", ":")).encode("utf-8"))
     tag = _b64(hmac.new(key, payload.encode("ascii"), hashlib.sha256).digest())
     return f"{payload}.{tag}"
@@ -95,7 +98,7 @@ def decode(value: str | None, key: bytes, *, now: float | None = None) -> Consol
         body = json.loads(_unb64(payload))
         session = ConsoleSession(
             csrf=str(body["c"]),
-            user_id=None if body["u"] is None else int(body["u"]),
+            sid=None if body["s"] is None else str(body["s"]),
             issued_at=int(body["t"]),
         )
     except (ValueError, KeyError, TypeError, binascii.Error):

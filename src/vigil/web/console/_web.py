@@ -18,6 +18,7 @@ from fastapi.responses import HTMLResponse, Response
 from fastapi.templating import Jinja2Templates
 from sqlalchemy.orm import Session
 
+from vigil.store import repo
 from vigil.store.tables import ConsoleUser
 from vigil.web.console import _session as cookies
 from vigil.web.console._session import ConsoleSession
@@ -120,10 +121,11 @@ def load_console(request: Request, runtime: RuntimeDep, db: SessionDep) -> Conso
     if session is None:
         session = cookies.new_session()
     user = None
-    if session.user_id is not None:
-        user = db.get(ConsoleUser, session.user_id)
-        if user is None or user.disabled:
-            user, session, dirty = None, cookies.new_session(), True
+    if session.sid is not None:
+        # the server-side record decides: signed out, disabled or deleted means out
+        user = repo.console_session_user(session=db, secret=session.sid)
+        if user is None:
+            session, dirty = cookies.new_session(), True
     return Console(request, runtime, db, session, user, dirty)
 
 

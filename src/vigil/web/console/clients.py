@@ -12,6 +12,7 @@ from typing import Annotated
 from fastapi import APIRouter, Form
 from fastapi.responses import RedirectResponse, Response
 
+from vigil.auth.revocation import DOCUMENT_MAX_AGE
 from vigil.auth.scopes import ALL_KINDS, ScopeKind, format_kinds
 from vigil.store import repo
 from vigil.store.tables import ApiClient
@@ -111,9 +112,12 @@ def rotate_secret(console: PostConsole, client_id: str) -> Response:
         session=console.db, box=console.runtime.box, client_id=client_id
     )
     console.db.commit()
-    return _page(
-        console, shown=(client_id, secret), notice="New secret issued; the old one is void."
+    bound = round(console.runtime.settings.revocation_ttl + DOCUMENT_MAX_AGE)
+    notice = (
+        "New secret issued; the old one is void, and tokens issued with it stop working "
+        f"within {bound} s."
     )
+    return _page(console, shown=(client_id, secret), notice=notice)
 
 
 def _set_disabled(console: Console, client_id: str, disabled: bool) -> Response:

@@ -8,12 +8,15 @@ package's static files (``/console/static/…``: CSS and the plain-SVG chart scr
 
 from __future__ import annotations
 
+import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
 from fastapi import APIRouter, Form, HTTPException
 from fastapi.responses import FileResponse, RedirectResponse, Response
 
+from vigil.auth.gate import WorkGate
 from vigil.auth.ratelimit import FailureLimiter
 from vigil.auth.scopes import ALL_KINDS
 from vigil.store import repo
@@ -33,9 +36,8 @@ pages = APIRouter()
 STATIC_DIR = HERE / "static"
 _STATIC_TYPES = {".css": "text/css", ".js": "text/javascript", ".svg": "image/svg+xml"}
 
-#: sign-in failures per username before a pause (ours; as the token endpoint's §8 rule)
-SIGN_IN_MAX_FAILURES = 10
-SIGN_IN_WINDOW = 300.0
+#: ``Retry-After`` when every password-check slot is busy [s]
+BUSY_RETRY_AFTER = 2
 
 
 @pages.get("/static/{name}")
@@ -56,13 +58,43 @@ def static_file(name: str) -> Response:
     )
 
 
-def _limiter(console: AnyConsole) -> FailureLimiter:
+@dataclass(frozen=True)
+class SignInGuard:
+    """The console's sign-in limits, one per runtime (docs/hardening.md, issue 13).
+
+    ``pair`` counts failures per source address and username, ``source`` per source
+    address (any username); both share the runtime's failure store, so every server
+    process sees the same counts. ``gate`` bounds the argon2 checks running at once.
+    """
+
+    pair: FailureLimiter
+    source: FailureLimiter
+    gate: WorkGate
+
+
+def _guard(console: AnyConsole) -> SignInGuard:
     runtime = console.runtime
-    limiter = getattr(runtime, "_console_limiter", None)
-    if limiter is None:
-        limiter = FailureLimiter(max_failures=SIGN_IN_MAX_FAILURES, window=SIGN_IN_WINDOW)
-        runtime._console_limiter = limiter
-    return limiter
+    guard = runtime.cache.get("sign_in_guard")
+    if guard is None:
+        settings = runtime.settings
+        window = settings.console_failure_window
+        store = runtime.failures
+        guard = SignInGuard(
+            pair=FailureLimiter(
+                max_failures=settings.console_max_failures, window=window, store=store
+            ),
+            source=FailureLimiter(
+                max_failures=settings.console_source_max_failures, window=window, store=store
+            ),
+            gate=WorkGate(
+                slots=settings.argon2_concurrency or os.cpu_count() or 1,
+                queue=settings.argon2_queue,
+                wait=settings.argon2_wait,
+            ),
+        )
+        runtime.cache["sign_in_guard"] = guard
+    assert isinstance(guard, SignInGuard)
+    return guard
 
 
 @pages.get("/login")
@@ -89,32 +121,52 @@ def login(
         return console.render(
             "login.html", status_code=403, next=target, error=error, username=username
         )
-    limiter = _limiter(console)
-    key = f"console:{username.strip().lower()}"
-    wait = limiter.retry_after([key])
-    if wait is not None:
+    guard = _guard(console)
+    request = console.request
+    source = request.client.host if request.client else ""
+    pair_key = f"console:{source}|{username.strip().lower()}"
+    source_key = f"console-source:{source}"
+    wait = max(guard.pair.retry_after([pair_key]) or 0, guard.source.retry_after([source_key]) or 0)
+    if wait:
         error = f"Too many failed attempts. Try again in {wait} s."
-        return console.render(
+        response = console.render(
             "login.html", status_code=429, next=target, error=error, username=username
         )
-    user = repo.authenticate_console_user(
-        session=console.db, username=username.strip(), password=password
-    )
+        response.headers["Retry-After"] = str(wait)
+        return response
+    with guard.gate.slot() as admitted:
+        if not admitted:
+            error = "The server is busy checking passwords. Please try again in a moment."
+            response = console.render(
+                "login.html", status_code=503, next=target, error=error, username=username
+            )
+            response.headers["Retry-After"] = str(BUSY_RETRY_AFTER)
+            return response
+        user = repo.authenticate_console_user(
+            session=console.db, username=username.strip(), password=password
+        )
     if user is None:
-        limiter.record_failure([key])
+        guard.pair.record_failure([pair_key])
+        guard.source.record_failure([source_key])
+        # a new CSRF token after every failure: a token seen once buys one attempt
+        console.replace_session(cookies.new_session())
         error = "Unknown user or wrong password."
         return console.render(
             "login.html", status_code=401, next=target, error=error, username=username
         )
-    console.replace_session(cookies.new_session(user.id))
+    sid = repo.start_console_session(session=console.db, user_id=user.id, lifetime=cookies.MAX_AGE)
+    console.replace_session(cookies.new_session(sid))
     return console.finish(RedirectResponse(target, status_code=303))
 
 
 @pages.post("/logout")
 def logout(console: AnyConsole, csrf_token: Annotated[str | None, Form()] = None) -> Response:
-    """Sign out (CSRF-checked, so another site cannot sign a user out)."""
+    """Sign out (CSRF-checked, so another site cannot sign a user out): the server-side
+    session is deleted, so a copy of the cookie stops working too."""
     if console.user is not None and not cookies.csrf_ok(console.session, csrf_token):
         raise HTTPException(403, "The form's CSRF token is missing or stale; reload the page.")
+    if console.session.sid is not None:
+        repo.end_console_session(session=console.db, secret=console.session.sid)
     console.replace_session(cookies.signed_out(console.session))
     return console.finish(RedirectResponse(f"{PREFIX}/login", status_code=303))
 

@@ -6,11 +6,15 @@ configured ``public_base_url``, never from the request's ``Host`` header.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from fastapi import APIRouter, Request
-from starlette.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
+from starlette.responses import Response
 
+from vigil.auth.revocation import DOCUMENT_MAX_AGE, REVOCATIONS_PATH
+from vigil.web._runtime import Runtime
 from vigil.web.deps import get_runtime
 
 router = APIRouter(tags=["identity"])
@@ -19,9 +23,11 @@ router = APIRouter(tags=["identity"])
 MAX_AGE = 300
 
 
-@router.get("/.well-known/openid-configuration", summary="Authorization server metadata")
-def openid_configuration(request: Request) -> JSONResponse:
-    runtime = get_runtime(request)
+def _discovery_body(runtime: Runtime) -> bytes:
+    """The discovery document, serialised once per runtime (it changes only on restart)."""
+    cached = runtime.cache.get("discovery")
+    if isinstance(cached, bytes):
+        return cached
     settings = runtime.settings
     base = settings.public_base_url
     body: dict[str, Any] = {
@@ -32,19 +38,56 @@ def openid_configuration(request: Request) -> JSONResponse:
         "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
         "scopes_supported": list(runtime.scopes.names()),
         "claims_supported": [
-            "iss", "aud", "sub", "client_id", "scope", "operator", "iat", "nbf", "exp", "jti"
+            "iss", "aud", "sub", "client_id", "scope", "operator", "iat", "nbf", "exp", "jti",
+            "cver",
         ],
         "access_token_signing_alg_values_supported": ["RS256"],
     }  # fmt: skip
-    return JSONResponse(body, headers={"Cache-Control": f"public, max-age={MAX_AGE}"})
+    encoded = json.dumps(body, separators=(",", ":")).encode()
+    runtime.cache["discovery"] = encoded
+    return encoded
+
+
+@router.get("/.well-known/openid-configuration", summary="Authorization server metadata")
+async def openid_configuration(request: Request) -> Response:
+    # async and prebuilt: an anonymous request costs no thread hop and no work (issue 13)
+    return Response(
+        _discovery_body(get_runtime(request)),
+        headers={"Cache-Control": f"public, max-age={MAX_AGE}"},
+        media_type="application/json",
+    )
 
 
 @router.get("/.well-known/openid-configuration/jwks", summary="Token signing keys (JWKS)")
-def jwks(request: Request) -> JSONResponse:
+async def jwks(request: Request) -> Response:
     keyring = get_runtime(request).keyring
     assert keyring is not None
-    return JSONResponse(
-        dict(keyring.jwks()),
+    body = keyring.fresh_jwks_body()
+    if body is None:  # a reload is due: it reads the database, so off the event loop
+        body = await run_in_threadpool(keyring.jwks_body)
+    return Response(
+        body,
         headers={"Cache-Control": f"public, max-age={MAX_AGE}"},
         media_type="application/jwk-set+json",
+    )
+
+
+@router.get(REVOCATIONS_PATH, summary="Revocation list for resource servers (ours)")
+def revocations(request: Request) -> Response:
+    """Versions of rotated or disabled clients (by SHA-256 of the ID) and the live key IDs.
+
+    Standalone scoring and upload surfaces poll this to refuse revoked tokens
+    (docs/identity.md "Revocation"); rebuilt at most every 5 s.
+    """
+    runtime = get_runtime(request)
+    assert runtime.revocations is not None
+    document = runtime.revocations()
+    cached = runtime.cache.get("revocations")
+    if cached is None or cached[0] is not document:  # serialise once per rebuilt document
+        cached = (document, json.dumps(document, separators=(",", ":")).encode())
+        runtime.cache["revocations"] = cached
+    return Response(
+        cached[1],
+        headers={"Cache-Control": f"public, max-age={DOCUMENT_MAX_AGE}"},
+        media_type="application/json",
     )

@@ -13,7 +13,9 @@ router = APIRouter(tags=["health"])
 
 
 @router.get("/healthz", summary="Liveness")
-def healthz() -> dict[str, str]:
+async def healthz() -> dict[str, str]:
+    # async: answered on the event loop, no thread-pool hop (issue 13: liveness must stay
+    # fast while anonymous clients load the server)
     return {"status": "ok"}
 
 

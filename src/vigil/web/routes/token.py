@@ -32,7 +32,7 @@ _TOKEN_DOC: dict[int | str, dict[str, Any]] = {
     200: {"description": "Access token (RFC 6749 §5.1)"},
     400: {"description": "invalid_request, unsupported_grant_type or invalid_scope"},
     401: {"description": "invalid_client (WWW-Authenticate: Basic)"},
-    429: {"description": "Too many failed authentications for this client ID (Retry-After)"},
+    429: {"description": "Too many failed authentications from this address (Retry-After)"},
 }
 
 
@@ -82,7 +82,10 @@ async def token(request: Request) -> Response:
                 raise InvalidRequestError("the request body is too large")
         form = parse_form(bytes(body))
         issued = await run_in_threadpool(
-            grant.handle, authorization=request.headers.get("authorization"), form=form
+            grant.handle,
+            authorization=request.headers.get("authorization"),
+            form=form,
+            source=request.client.host if request.client else "",
         )
     except InvalidClientError as exc:
         # contract §1: repeated failures are slowed, then refused with 429
