@@ -11,6 +11,7 @@ The one-line summaries that ``vigil --help`` lists are kept here for that reason
 from __future__ import annotations
 
 import importlib
+
 import click
 import typer
 from typer.core import TyperGroup
