@@ -11,10 +11,10 @@ The one-line summaries that ``vigil --help`` lists are kept here for that reason
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
-import click
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
 
 #: command -> (module defining ``register(app: typer.Typer) -> None``, summary), in help order
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -41,22 +41,26 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 
 class _LazyGroup(TyperGroup):
-    """A Typer group that imports a command's module only when the command is used."""
+    """A Typer group that imports a command's module only when the command is used.
+
+    Typer vendors Click privately (``typer._click``), so the Click types of these
+    overrides are not importable: contexts, formatters and commands are typed ``Any``.
+    """
 
     _listing = False  # True while the group's own help lists the commands
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
+    def list_commands(self, ctx: Any) -> list[str]:
         return list(COMMANDS)
 
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
         if cmd_name not in self.commands and cmd_name in COMMANDS:
             module, summary = COMMANDS[cmd_name]
             if self._listing:  # a stand-in with the summary: nothing imported
-                return click.Command(cmd_name, help=summary, short_help=summary)
+                return TyperCommand(cmd_name, help=summary, short_help=summary)
             load_commands(self, module)
         return self.commands.get(cmd_name)
 
-    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+    def format_help(self, ctx: Any, formatter: Any) -> None:
         self._listing = True
         try:
             super().format_help(ctx, formatter)
@@ -64,7 +68,7 @@ class _LazyGroup(TyperGroup):
             self._listing = False
 
 
-def load_commands(group: click.Group, module: str) -> None:
+def load_commands(group: TyperGroup, module: str) -> None:
     """Import ``module`` and add the commands its ``register`` defines to ``group``."""
     app = typer.Typer()
     importlib.import_module(module).register(app)
