@@ -95,7 +95,8 @@ class DutyColumns:
         bounds = self.offsets
         counts = bounds[schedules + 1] - bounds[schedules]
         duty = np.concatenate(
-            [np.arange(bounds[i], bounds[i + 1]) for i in schedules.tolist()] or [[]]
+            [np.arange(bounds[i], bounds[i + 1]) for i in schedules.tolist()]
+            or [np.zeros(0, dtype=np.int64)]
         ).astype(np.int64)
         picked: dict[str, object] = {}
         for f in fields(self):

@@ -91,12 +91,16 @@ def read_columns(
 
     ``reader`` is a fresh row reader (:class:`vigil.roster.parse._Reader`): its
     ``_header``, ``_cells`` and ``_row`` diagnose what needs it, into its ``errors``.
-    ``None`` when the row reader accepts a row this reader flagged: the caller then
-    reads the whole roster row by row (the two readers are tested to agree).
+    ``None`` when the row reader accepts a row this reader flagged, or when the text is
+    not valid UTF-8 (lone surrogates): the caller then reads the whole roster row by
+    row (the two readers are tested to agree).
     """
     if text.startswith("\ufeff"):
         text = text[1:]
-    lines = pl.Series("line", text.split("\n"), dtype=pl.String).str.strip_suffix("\r")
+    try:
+        lines = pl.Series("line", text.split("\n"), dtype=pl.String).str.strip_suffix("\r")
+    except UnicodeEncodeError:  # lone surrogates: Polars holds UTF-8 only
+        return None
     first = _first_nonblank(lines)
     mapping: list[int] | None = None
     skip = -1
@@ -351,10 +355,10 @@ def _decode(frame: pl.DataFrame, n_rows: int, reader: Any, fmt: DateFormat) -> C
     on_wall = _walls(frame, _ON_D, fmt)
     off_wall = _walls(frame, _OFF_D, fmt)
     bad |= (on_wall == _BAD) | (off_wall == _BAD)
-    period_walls: list[tuple[IntArray, IntArray, IntArray]] = []
+    period_walls: list[tuple[BoolArray, IntArray, IntArray]] = []
     for p in _PERIOD_POSITIONS:
         blank = np.stack([np.array(col(f"c{q}") == "", dtype=np.bool_) for q in range(p, p + 4)])
-        present = ~blank.any(axis=0)
+        present: BoolArray = np.logical_not(blank.any(axis=0))
         bad |= ~present & ~blank.all(axis=0)  # incomplete
         s, e = _walls(frame, p, fmt), _walls(frame, p + 2, fmt)
         bad |= present & ((s == _BAD) | (e == _BAD))
