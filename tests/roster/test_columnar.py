@@ -14,15 +14,14 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from hardening._fuzz import roster_texts
 from vigil.roster import ParsedRoster, parse_request
 from vigil.roster.arrays import NO_TIME
 from vigil.roster.columns import COLUMNS
 from vigil.roster.parse import parse_request_rows
 from vigil.roster.synthetic import generate_airline_duties, generate_duties, render_roster
 
-from hardening._fuzz import roster_texts
-
-_SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+_SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 #: Cell values that break one rule each, by column kind (contract §3.1, §8)
 _DAMAGE = {
