@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import polars as pl
@@ -68,6 +68,7 @@ _INT_POSITIONS = [c.number - 1 for c in COLUMNS if c.kind is Kind.INT]
 _HOME, _TIME_REF, _FLEET, _RANK, _WORKLOAD = 12, 13, 28, 29, 30
 _PERIOD_POSITIONS = (14, 18, 22)  # first cell of each 4-cell period group
 _MAX_DUTY_MINUTES = MAX_DUTY_HOURS * 60
+_T = TypeVar("_T")
 
 
 @dataclass
@@ -283,31 +284,28 @@ class _Tables:
     home_index: dict[tuple[Airport, ...], int] = field(default_factory=dict)
 
     def airport(self, found: Airport) -> int:
-        index = self.airport_index.get(found)
-        if index is None:
-            index = self.airport_index[found] = len(self.airports)
-            self.airports.append(found)
-        return index
+        return _index_of(found, self.airports, self.airport_index)
 
     def home(self, bases: tuple[Airport, ...]) -> int:
-        index = self.home_index.get(bases)
-        if index is None:
-            index = self.home_index[bases] = len(self.homes)
-            self.homes.append(bases)
-        return index
+        return _index_of(bases, self.homes, self.home_index)
 
     def zone(self, name: str) -> int:
-        index = self.zone_index.get(name)
-        if index is None:
-            index = self.zone_index[name] = len(self.zones)
-            self.zones.append(name)
-        return index
+        return _index_of(name, self.zones, self.zone_index)
 
     def airport_zones(self) -> IntArray:
         return np.array([self.zone(a.tz) for a in self.airports] or [0], dtype=np.int64)
 
     def home_zones(self) -> IntArray:
         return np.array([self.zone(h[0].tz) for h in self.homes] or [0], dtype=np.int64)
+
+
+def _index_of(value: _T, values: list[_T], index: dict[_T, int]) -> int:
+    """The position of ``value`` in ``values``, appending it the first time."""
+    found = index.get(value)
+    if found is None:
+        found = index[value] = len(values)
+        values.append(value)
+    return found
 
 
 def _home_bases(text: str) -> tuple[Airport, ...] | None:
