@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime, timedelta
+from enum import IntEnum
 
 import numpy as np
 import numpy.typing as npt
@@ -133,70 +134,65 @@ class DutyColumns:
         )
 
     def _duties(self) -> list[Duty]:
-        """One :class:`Duty` per element; equal instants share one datetime object."""
-        instants: dict[int, datetime] = {}
+        """One :class:`Duty` per element, every field mapped to objects by array lookups.
 
-        def at(minutes: int) -> datetime:
-            found = instants.get(minutes)
-            if found is None:
-                found = instants[minutes] = _EPOCH + timedelta(minutes=minutes)
-            return found
-
-        periods = [
-            [
-                None if start == NO_TIME else Period(at(start), at(end))
-                for start, end in zip(starts, ends, strict=True)
-            ]
-            for starts, ends in zip(
-                self.period_start.tolist(), self.period_end.tolist(), strict=True
-            )
+        Each distinct instant, enum value, airport and HomeBase list becomes one object,
+        then a NumPy ``take`` over an object array hands it to every duty that uses it:
+        the only per-duty Python work left is the constructors.
+        """
+        n = self.n_duties
+        times = np.concatenate([self.on_duty, self.off_duty, *self.period_start, *self.period_end])
+        present = times != NO_TIME
+        minutes, inverse = np.unique(times[present], return_inverse=True)
+        instants = np.empty(times.shape, dtype=object)
+        instants[present] = _objects([_EPOCH + timedelta(minutes=m) for m in minutes.tolist()])[
+            inverse.reshape(-1)
         ]
-        refs = np.repeat(np.arange(len(self.references)), np.diff(self.offsets)).tolist()
-        airports, homes = self.airports, self.home_bases
-        crew = {c.value: c for c in CrewComposition}
-        sleep_class = {c.value: c for c in SleepClass}
-        duty_type = {c.value: c for c in DutyType}
-        time_ref = {c.value: c for c in TimeReference}
-        return [
-            Duty(
-                row=row,
-                reference=self.references[ref],
-                on_duty=at(on),
-                off_duty=at(off),
-                start_airport=airports[start],
-                end_airport=airports[end],
-                home_base=homes[home],
-                time_reference=time_ref[tr],
-                sectors=sectors,
-                crew_composition=crew[comp],
-                sleep_count=count,
-                sleep_order=order,
-                sleep_class=sleep_class[klass],
-                partial_augment=augment,
-                first_rest=first,
-                second_rest=second,
-                split_shift=split == 0,  # seed §2.2 col 27: 0 means True
-                duty_type=duty_type[kind],
-                fleet=fleet,
-                rank=rank,
-                workload=workload,
-                crew_prep_minutes=prep,
-                commute_minutes=commute,
-                cabin_crew_sleep_pattern=pattern,
-            )
-            for (
-                row, ref, on, off, start, end, home, tr, sectors, comp, count, order, klass,
-                augment, first, second, split, kind, fleet, rank, workload, prep, commute,
-                pattern,
-            ) in zip(
-                self.row.tolist(), refs, self.on_duty.tolist(), self.off_duty.tolist(),
-                self.start_airport.tolist(), self.end_airport.tolist(),
-                self.home_base.tolist(), self.time_reference.tolist(), self.sectors.tolist(),
-                self.crew_composition.tolist(), self.sleep_count.tolist(),
-                self.sleep_order.tolist(), self.sleep_class.tolist(), *periods,
-                self.split_shift.tolist(), self.duty_type.tolist(), self.fleet, self.rank,
-                self.workload.tolist(), self.crew_prep_minutes.tolist(),
-                self.commute_minutes.tolist(), self.cabin_crew_sleep_pattern.tolist(),
-                strict=True,
-            )
-        ]  # fmt: skip
+        on, off, *ends = (instants[k * n : (k + 1) * n] for k in range(8))
+        periods = [
+            [None if a is None else Period(a, b) for a, b in zip(start, end, strict=True)]
+            for start, end in zip(ends[:3], ends[3:], strict=True)
+        ]
+        schedule = np.repeat(np.arange(len(self.references)), np.diff(self.offsets))
+        columns = (
+            self.row.tolist(),
+            _objects(self.references)[schedule].tolist(),
+            on.tolist(),
+            off.tolist(),
+            _objects(self.airports)[self.start_airport].tolist(),
+            _objects(self.airports)[self.end_airport].tolist(),
+            _objects(self.home_bases)[self.home_base].tolist(),
+            _enums(TimeReference, self.time_reference),
+            self.sectors.tolist(),
+            _enums(CrewComposition, self.crew_composition),
+            self.sleep_count.tolist(),
+            self.sleep_order.tolist(),
+            _enums(SleepClass, self.sleep_class),
+            *periods,
+            (self.split_shift == 0).tolist(),  # seed §2.2 col 27: 0 means True
+            _enums(DutyType, self.duty_type),
+            self.fleet,
+            self.rank,
+            self.workload.tolist(),
+            self.crew_prep_minutes.tolist(),
+            self.commute_minutes.tolist(),
+            self.cabin_crew_sleep_pattern.tolist(),
+        )
+        return [Duty(*fields) for fields in zip(*columns, strict=True)]
+
+
+def _objects(values: Sequence[object]) -> npt.NDArray[np.object_]:
+    """A 1-D object array of ``values`` (kept whole even when they are tuples)."""
+    out = np.empty(len(values), dtype=object)
+    for i, value in enumerate(values):  # one by one: NumPy would unpack tuples
+        out[i] = value
+    return out
+
+
+def _enums(kind: type[IntEnum], codes: IntArray) -> list[object]:
+    """Whole-number codes → members of ``kind``."""
+    table = np.empty(max(m.value for m in kind) + 1, dtype=object)
+    for member in kind:
+        table[member.value] = member
+    out: list[object] = table[codes].tolist()
+    return out
