@@ -8,13 +8,15 @@ converted once at parse time (seed §2.2, contract §3.1).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from enum import IntEnum, StrEnum
 
 INTERVAL = timedelta(minutes=15)  #: score interval, seed §8 / contract §4
 
 
 def _require_aware(name: str, value: datetime) -> None:
+    if value.tzinfo is UTC:  # the common case, without the cost of utcoffset()
+        return
     if value.utcoffset() is None:
         raise ValueError(f"{name} must be timezone-aware, got naive {value!r}")
 

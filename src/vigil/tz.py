@@ -55,7 +55,17 @@ def _tables() -> tuple[_AirportTable, _AirportTable, _AirportTable]:
     """The ICAO, IATA and LID tables of ``airportsdata``, loaded once."""
     import airportsdata  # imported lazily: loading takes ~0.3 s
 
-    return airportsdata.load("ICAO"), airportsdata.load("IATA"), airportsdata.load("LID")
+    icao = airportsdata.load("ICAO")  # keys unique: every airport once, in file order
+    return icao, _keyed_by(icao, "iata"), _keyed_by(icao, "lid")
+
+
+def _keyed_by(icao: _AirportTable, key: str) -> dict[str, Mapping[str, Any]]:
+    """The table ``airportsdata.load(key.upper())`` gives, from the ICAO table: the same
+    rows re-keyed in file order, last row winning, blank keys dropped (as its ``load``
+    does), without reading and parsing the CSV file twice more (~0.25 s each)."""
+    table = {str(row[key]): row for row in icao.values()}
+    table.pop("", None)
+    return table
 
 
 def _make_airport(code: str, entry: Mapping[str, Any]) -> Airport:

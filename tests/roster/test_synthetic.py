@@ -26,3 +26,47 @@ def test_mix_of_short_and_long_haul_across_time_zones() -> None:
     assert any(d.first_rest for d in duties) and any("," in d.reference for d in duties)
     # about 15 rows per crew member per 28 days (issue 2: 10,000 x 28 -> ~150,000 rows)
     assert 12 <= len(duties) / 200 <= 19
+
+
+def test_airline_month_has_issue_14s_mix_and_uses_every_column() -> None:
+    """Half short-haul pilots (1-4 sectors, European bases), 30 % long-haul pilots in
+    augmented crews with rests, 20 % long-haul cabin crew; every column used."""
+    from vigil.roster.columns import COLUMNS
+    from vigil.roster.synthetic import generate_airline_duties, generate_airline_roster
+
+    text = generate_airline_roster(100, 28, 3)
+    assert text == generate_airline_roster(100, 28, 3)
+    assert text != generate_airline_roster(100, 28, 4)
+    parsed = parse_request(text, "dmy")
+    assert parsed.errors == ()
+    rows = [line.split(",") for line in text.splitlines()[1:] if '"' not in line]
+    assert text.splitlines()[0] == ",".join(c.name for c in COLUMNS)
+    for position, column in enumerate(COLUMNS):
+        assert any(r[position] for r in rows), column.name
+    duties = generate_airline_duties(100, 28, 3)
+    assert 12 <= len(duties) / 100 <= 16  # issue 14: 136,056 rows for 10,000 crew
+    by_crew: dict[str, set[int]] = {}
+    for d in duties:
+        by_crew.setdefault(d.reference, set()).add(d.crew_composition)
+    kinds = [by_crew[r] for r in by_crew]
+    short = [k for k in kinds if 9 not in k and not k & {3, 4}]
+    long_pilots = [k for k in kinds if k <= {3, 4} and k]
+    cabin = [k for k in kinds if k == {9}]
+    assert (len(short), len(long_pilots), len(cabin)) == (50, 30, 20)
+    short_sectors = {d.sectors for d in duties if d.crew_composition == 2}
+    assert {1, 2, 3, 4} <= short_sectors
+    augmented = [d for d in duties if d.crew_composition in (3, 4)]
+    assert all(d.first_rest is not None for d in augmented)
+    assert any(d.second_rest is not None for d in augmented if d.crew_composition == 4)
+    assert any(d.partial_augment is not None for d in augmented)
+    # rests across time zones: start and end zones differ on most long-haul duties
+    crossing = [d for d in augmented if _zone(d.start) != _zone(d.end)]
+    assert len(crossing) > 0.9 * len(augmented)
+
+
+def _zone(code: str) -> str:
+    from vigil import tz
+
+    found = tz.airport(code)
+    assert found is not None
+    return found.tz

@@ -15,7 +15,9 @@ import typer
 
 def register(app: typer.Typer) -> None:
     """Add the ``report`` command group to the CLI."""
-    group = typer.Typer(help="Generated reports.", no_args_is_help=True)
+    group = typer.Typer(
+        help="Regenerate reports, such as the validation report.", no_args_is_help=True
+    )
     group.command("validation")(validation_command)
     app.add_typer(group, name="report")
 

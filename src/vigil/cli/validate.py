@@ -8,7 +8,7 @@ read, SleepData that is not a JSON array of records, a bad option).
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -49,24 +49,42 @@ def _read_sleep(path: Path) -> list[Any]:
 
 
 def summarise(parsed: ParsedRoster) -> dict[str, Any]:
-    """The ``--json`` object for a :class:`vigil.roster.ParsedRoster`."""
-    duties = [d for s in parsed.schedules for d in s.duties]
-    airports = sorted(
-        {a.code for d in duties for a in (d.start_airport, d.end_airport, *d.home_base)}
-    )
+    """The ``--json`` object for a :class:`vigil.roster.ParsedRoster`.
+
+    Read from the duty arrays (:attr:`ParsedRoster.columns`) when there are some, so
+    no :class:`~vigil.domain.Duty` object is built (issue 14: validate in ≤ 1.5 s).
+    """
+    columns = parsed.columns
+    if columns is None:  # read by the row reader
+        duties = [d for s in parsed.schedules for d in s.duties]
+        codes = {a.code for d in duties for a in (d.start_airport, d.end_airport, *d.home_base)}
+        first = min((d.on_duty for d in duties), default=None)
+        last = max((d.off_duty for d in duties), default=None)
+    else:
+        used = {*columns.start_airport.tolist(), *columns.end_airport.tolist()}
+        codes = {columns.airports[i].code for i in used}
+        for index in set(columns.home_base.tolist()):
+            codes.update(a.code for a in columns.home_bases[index])
+        first = _instant(int(columns.on_duty.min())) if columns.n_duties else None
+        last = _instant(int(columns.off_duty.max())) if columns.n_duties else None
     return {
         "errors": parsed.error_strings(),
-        "schedules": len(parsed.schedules),
-        "duties": len(duties),
+        "schedules": len(columns.references) if columns is not None else len(parsed.schedules),
+        "duties": parsed.duty_count,
         "intervals": parsed.interval_count,
-        "airports": airports,
-        "start": _stamp(min(d.on_duty for d in duties)) if duties else None,
-        "end": _stamp(max(d.off_duty for d in duties)) if duties else None,
+        "airports": sorted(codes),
+        "start": _stamp(first) if first else None,
+        "end": _stamp(last) if last else None,
     }
 
 
 def _stamp(value: datetime) -> str:
     return value.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _instant(minutes: int) -> datetime:
+    """Minutes since 1970-01-01 UTC → an aware datetime."""
+    return datetime(1970, 1, 1, tzinfo=UTC) + timedelta(minutes=minutes)
 
 
 def validate(

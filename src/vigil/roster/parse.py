@@ -16,8 +16,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from vigil import tz
 from vigil.domain import (
@@ -33,7 +36,7 @@ from vigil.domain import (
     SleepRecord,
     TimeReference,
 )
-from vigil.roster import checks
+from vigil.roster import checks, columnar
 from vigil.roster._text import (
     DATE_PATTERN,
     CsvSyntaxError,
@@ -46,6 +49,7 @@ from vigil.roster._text import (
     split_fields,
 )
 from vigil.roster.activities import parse_activities
+from vigil.roster.arrays import DutyColumns
 from vigil.roster.columns import (
     BY_LOWER_NAME,
     COLUMNS,
@@ -60,7 +64,14 @@ from vigil.roster.columns import (
 from vigil.roster.errors import RowError, format_error, make_error
 from vigil.roster.sleep_records import parse_sleep_data
 
-__all__ = ["ParsedRoster", "as_date_format", "parse_request", "parse_roster", "read_roster"]
+__all__ = [
+    "ParsedRoster",
+    "as_date_format",
+    "parse_request",
+    "parse_request_rows",
+    "parse_roster",
+    "read_roster",
+]
 
 # 0-based cell positions in the seed's column order (seed §2.2)
 (
@@ -104,15 +115,12 @@ _DUTY_TYPE_ENUM = {c.value: c for c in DutyType}
 _TIME_REF_ENUM = {c.value: c for c in TimeReference}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, eq=False)
 class ParsedRoster:
     """What :func:`parse_request` read.
 
     Attributes
     ----------
-    schedules : tuple of Schedule
-        Schedules without any error, in order of first appearance in RosterData; each
-        with its duties in chronological order and its given sleep and activities.
     errors : tuple of RowError
         Every data error: RosterData by row, then ActivityData by line, then SleepData
         by record index.
@@ -120,12 +128,30 @@ class ParsedRoster:
         Every non-blank Reference in RosterData, in order of first appearance.
     rows : int
         Data rows read from RosterData (blank lines and the header not counted).
+    columns : DutyColumns or None
+        The duties of :attr:`schedules` as arrays (issue 14); ``None`` from the row
+        reader (:func:`parse_request_rows`).
+    schedules : tuple of Schedule
+        Schedules without any error, in order of first appearance in RosterData; each
+        with its duties in chronological order and its given sleep and activities.
+        Built from :attr:`columns` on first use.
     """
 
-    schedules: tuple[Schedule, ...]
     errors: tuple[RowError, ...]
     references: tuple[str, ...] = ()
     rows: int = 0
+    columns: DutyColumns | None = None
+    row_schedules: tuple[Schedule, ...] | None = field(default=None, repr=False)
+    sleep: Mapping[str, Sequence[SleepRecord]] = field(default_factory=dict, repr=False)
+    activities: Mapping[str, Sequence[Activity]] = field(default_factory=dict, repr=False)
+
+    @cached_property
+    def schedules(self) -> tuple[Schedule, ...]:
+        if self.row_schedules is not None:
+            return self.row_schedules
+        if self.columns is None:
+            return ()
+        return self.columns.schedules(self.sleep, self.activities)
 
     @property
     def ok(self) -> bool:
@@ -134,11 +160,15 @@ class ParsedRoster:
     @property
     def duty_count(self) -> int:
         """Duties in the schedules without errors."""
+        if self.columns is not None:
+            return self.columns.n_duties
         return sum(len(s.duties) for s in self.schedules)
 
     @property
     def interval_count(self) -> int:
         """15-minute score intervals in the schedules without errors (contract §4)."""
+        if self.columns is not None:
+            return int(self.columns.interval_counts.sum())
         return sum(s.interval_count for s in self.schedules)
 
     def error_strings(self) -> list[str]:
@@ -609,7 +639,74 @@ def parse_request(
     """
     fmt = as_date_format(date_format)
     with _cyclic_gc_paused():
+        reader = _Reader(fmt)
+        read = columnar.read_columns(roster_text, reader, _looks_like_header)
+        if read is None:  # the readers disagree on a row: the row reader is the judge
+            return _parse_request(fmt, roster_text, sleep_data, activity_text)
+        return _from_columns(fmt, reader, read, sleep_data, activity_text)
+
+
+def parse_request_rows(
+    roster_text: str,
+    date_format: DateFormat | str,
+    *,
+    sleep_data: Sequence[Mapping[str, object]] = (),
+    activity_text: str = "",
+) -> ParsedRoster:
+    """:func:`parse_request` by the row reader alone, one row at a time.
+
+    The reference implementation: the columnar reader hands it every bad row, and the
+    tests check that both give the same duties and errors (``tests/roster``).
+    """
+    fmt = as_date_format(date_format)
+    with _cyclic_gc_paused():
         return _parse_request(fmt, roster_text, sleep_data, activity_text)
+
+
+def _from_columns(
+    fmt: DateFormat,
+    reader: _Reader,
+    read: columnar.ColumnarRead,
+    sleep_data: Sequence[Mapping[str, object]],
+    activity_text: str,
+) -> ParsedRoster:
+    roster_errors = sorted(reader.errors, key=_row_key)
+    home_bases = {ref: airport for ref, (_, airport) in read.home_rows.items()}
+    activities, activity_errors, sleep, sleep_errors = _extras(
+        fmt, activity_text, sleep_data, home_bases, read.references
+    )
+    errors = (*roster_errors, *activity_errors, *sleep_errors)
+    columns = read.columns
+    if columns is not None:
+        failed = {e.reference for e in errors}
+        keep = [i for i, ref in enumerate(columns.references) if ref not in failed]
+        if len(keep) != len(columns.references):
+            columns = columns.take(np.array(keep, dtype=np.int64))
+    return ParsedRoster(
+        errors, read.references, read.rows, columns, sleep=sleep, activities=activities
+    )
+
+
+def _extras(
+    fmt: DateFormat,
+    activity_text: str,
+    sleep_data: Sequence[Mapping[str, object]],
+    home_bases: Mapping[str, Airport],
+    references: Sequence[str],
+) -> tuple[dict[str, list[Activity]], list[RowError], dict[str, list[SleepRecord]], list[RowError]]:
+    """ActivityData and SleepData, read against the roster's References."""
+    activities: dict[str, list[Activity]] = {}
+    activity_errors: list[RowError] = []
+    known = dict.fromkeys(references)
+    if activity_text:
+        activities, activity_errors = parse_activities(
+            activity_text, fmt, home_bases=home_bases, references=known
+        )
+    sleep: dict[str, list[SleepRecord]] = {}
+    sleep_errors: list[RowError] = []
+    if sleep_data:
+        sleep, sleep_errors = parse_sleep_data(sleep_data, references=known)
+    return activities, activity_errors, sleep, sleep_errors
 
 
 @contextmanager
@@ -645,17 +742,9 @@ def _parse_request(
         reader.errors.extend(checks.check_overlaps(ordered, reader.written))
         schedules_duties[ref] = ordered
     roster_errors = sorted(reader.errors, key=_row_key)
-
-    activities: dict[str, list[Activity]] = {}
-    activity_errors: list[RowError] = []
-    if activity_text:
-        activities, activity_errors = parse_activities(
-            activity_text, fmt, home_bases=reader.home_bases, references=reader.references
-        )
-    sleep: dict[str, list[SleepRecord]] = {}
-    sleep_errors: list[RowError] = []
-    if sleep_data:
-        sleep, sleep_errors = parse_sleep_data(sleep_data, references=reader.references)
+    activities, activity_errors, sleep, sleep_errors = _extras(
+        fmt, activity_text, sleep_data, reader.home_bases, tuple(reader.references)
+    )
 
     errors = (*roster_errors, *activity_errors, *sleep_errors)
     failed = {e.reference for e in errors}
@@ -669,7 +758,7 @@ def _parse_request(
         for ref, duties in schedules_duties.items()
         if ref not in failed
     )
-    return ParsedRoster(schedules, errors, tuple(reader.references), reader.rows)
+    return ParsedRoster(errors, tuple(reader.references), reader.rows, row_schedules=schedules)
 
 
 def _row_key(error: RowError) -> int:

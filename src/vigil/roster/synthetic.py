@@ -21,7 +21,14 @@ from datetime import UTC, date, datetime, timedelta
 from vigil import tz
 from vigil.domain import INTERVAL, DateFormat
 
-__all__ = ["SyntheticDuty", "generate_duties", "generate_roster", "render_roster"]
+__all__ = [
+    "SyntheticDuty",
+    "generate_airline_duties",
+    "generate_airline_roster",
+    "generate_duties",
+    "generate_roster",
+    "render_roster",
+]
 
 #: base -> (short-haul destinations with block hours, long-haul destinations with block hours)
 _NETWORK: dict[str, tuple[dict[str, float], dict[str, float]]] = {
@@ -72,9 +79,14 @@ class SyntheticDuty:
     time_reference: int = 0
     fleet: str = ""
     rank: str = ""
+    partial_augment: tuple[datetime, datetime] | None = None
+    second_rest: tuple[datetime, datetime] | None = None
+    split_shift: int = 1  #: as written: 0 means True (seed §2.2 col 27)
     duty_type: int = 1  #: seed §2.2 col 28 (3 = standby)
+    workload: str = ""  #: as written; blank means 0
     crew_prep_minutes: int = 60
     commute_minutes: int = 60
+    cabin_crew_sleep_pattern: int = 0
 
     @property
     def interval_count(self) -> int:
@@ -250,48 +262,62 @@ def render_roster(
     names = [c.name for c in (COLUMNS if full else REQUIRED)]
     out = [",".join(names)] if header else []
     for duty in duties:
-        tr = duty.time_reference
-        home_zone = _zone(duty.home)
-        zones = {0: ("UTC", "UTC"), 1: (home_zone, home_zone)}.get(
-            tr, (_zone(duty.start), _zone(duty.end))
-        )
-        times = [(duty.on_duty, zones[0]), (duty.off_duty, zones[1])]
-        if duty.first_rest:
-            times += [(duty.first_rest[0], zones[0]), (duty.first_rest[1], zones[0])]
-        walls = [_wall(t, z) for t, z in times]
-        if any(w is None for w in walls):  # DST fold or gap: write this row in UTC
-            tr = 0
-            walls = [t.replace(tzinfo=None) for t, _ in times]
-        texts = [f"{_fmt_date(w, fmt, pad)},{w:%H:%M}" for w in walls if w is not None]
-        ref = f'"{duty.reference}"' if "," in duty.reference else duty.reference
-        home = "" if tr == 0 and duty.home == duty.start else duty.home
-        required = [ref, texts[0], duty.start, texts[1], duty.end]
-        if not full:
-            out.append(",".join([*required, home, str(tr)]))
-            continue
-        rest = [texts[2], texts[3]] if duty.first_rest else ["", ",", ""]
-        optional = [
-            str(duty.sectors),
-            str(duty.crew_composition),
-            str(duty.sleep_count),
-            str(duty.sleep_order),
-            str(duty.sleep_class),
-            home,
-            str(tr),
-            ",,,",  # partial augmentation: 4 blank cells
-            *rest,
-            ",,,",  # second rest: 4 blank cells
-            "1",
-            str(duty.duty_type),
-            duty.fleet,
-            duty.rank,
-            "",
-            str(duty.crew_prep_minutes),
-            str(duty.commute_minutes),
-            "0",
-        ]
-        out.append(",".join([*required, *optional]))
+        out.append(_render_row(duty, fmt, full, pad))
     return newline.join(out) + newline
+
+
+_PERIODS = ("partial_augment", "first_rest", "second_rest")
+
+
+def _render_row(duty: SyntheticDuty, fmt: DateFormat, full: bool, pad: bool) -> str:
+    """One duty as a CSV row; the row falls back to UTC if a local time is ambiguous."""
+    tr = duty.time_reference
+    home_zone = _zone(duty.home)
+    zones = {0: ("UTC", "UTC"), 1: (home_zone, home_zone)}.get(
+        tr, (_zone(duty.start), _zone(duty.end))
+    )
+    times = [(duty.on_duty, zones[0]), (duty.off_duty, zones[1])]
+    periods = [getattr(duty, name) for name in _PERIODS]
+    for period in periods:  # rest and augmentation: the on-duty zone (contract §3.1)
+        if period:
+            times += [(period[0], zones[0]), (period[1], zones[0])]
+    walls = [_wall(t, z) for t, z in times]
+    if any(w is None for w in walls):  # DST fold or gap: write this row in UTC
+        tr = 0
+        walls = [t.replace(tzinfo=None) for t, _ in times]
+    texts = [f"{_fmt_date(w, fmt, pad)},{w:%H:%M}" for w in walls if w is not None]
+    ref = f'"{duty.reference}"' if "," in duty.reference else duty.reference
+    home = "" if tr == 0 and duty.home == duty.start else duty.home
+    required = [ref, texts[0], duty.start, texts[1], duty.end]
+    if not full:
+        return ",".join([*required, home, str(tr)])
+    period_cells: list[str] = []
+    next_text = 2
+    for period in periods:
+        if period:
+            period_cells += [texts[next_text], texts[next_text + 1]]
+            next_text += 2
+        else:
+            period_cells.append(",,,")  # 4 blank cells
+    optional = [
+        str(duty.sectors),
+        str(duty.crew_composition),
+        str(duty.sleep_count),
+        str(duty.sleep_order),
+        str(duty.sleep_class),
+        home,
+        str(tr),
+        *period_cells,
+        str(duty.split_shift),
+        str(duty.duty_type),
+        duty.fleet,
+        duty.rank,
+        duty.workload,
+        str(duty.crew_prep_minutes),
+        str(duty.commute_minutes),
+        str(duty.cabin_crew_sleep_pattern),
+    ]
+    return ",".join([*required, *optional])
 
 
 def generate_roster(
@@ -299,3 +325,204 @@ def generate_roster(
 ) -> str:
     """A realistic valid 34-column RosterData CSV with header (see :func:`generate_duties`)."""
     return render_roster(generate_duties(n_crew, n_days, seed), date_format=date_format)
+
+
+# ------------------------------------------------------------------ a whole airline's month
+#
+# Issue 14's workload: half short-haul pilots flying 1-4 sectors a day from European
+# bases, 30 % long-haul pilots on augmented crews (3 or 4 pilots) with their in-flight
+# rests given, 20 % cabin crew on long-haul patterns; every one of the 34 columns used.
+
+#: European short-haul bases -> destinations with block hours
+_EUROPE: dict[str, dict[str, float]] = {
+    "LHR": {"CDG": 1.25, "AMS": 1.25, "FRA": 1.5, "MAD": 2.3, "DUB": 1.2, "EDI": 1.3},
+    "EGCC": {"DUB": 1.0, "AMS": 1.2, "PMI": 2.5, "FAO": 3.0, "CDG": 1.3},  # ICAO code
+    "FRA": {"LHR": 1.5, "MAD": 2.5, "VIE": 1.3, "CPH": 1.4, "BCN": 2.0, "ATH": 2.8},
+    "AMS": {"LHR": 1.25, "BCN": 2.2, "OSL": 1.7, "LIS": 2.8, "PRG": 1.4},
+    "MAD": {"LIS": 1.2, "BCN": 1.3, "CDG": 2.0, "FCO": 2.4, "AGP": 1.1},
+    "CDG": {"NCE": 1.4, "FCO": 2.0, "MUC": 1.4, "BER": 1.7, "ZRH": 1.2},
+    "ZRH": {"VIE": 1.3, "BRU": 1.3, "MXP": 0.9, "HAM": 1.4, "ARN": 2.4},
+}
+#: long-haul bases -> destinations with block hours (4-14 time zones away)
+_LONG: dict[str, dict[str, float]] = {
+    "LHR": {"JFK": 8.0, "DXB": 7.0, "SIN": 13.0, "LAX": 11.0, "JNB": 11.0, "HKG": 12.0},
+    "FRA": {"ORD": 9.5, "NRT": 12.0, "GRU": 12.0, "BOM": 8.5, "SFO": 11.5},
+    "AMS": {"JFK": 8.5, "ICN": 11.0, "EZE": 13.5, "DEL": 8.0},
+    "CDG": {"JFK": 8.5, "SIN": 12.5, "PVG": 11.5, "MIA": 10.0},
+    "DXB": {"LHR": 8.0, "SYD": 14.0, "JFK": 14.0, "SIN": 7.5},
+}
+_SHORT_FLEETS = ("A320", "A321", "B737", "E190")
+_LONG_FLEETS = ("B777", "B787", "A350", "A380")
+
+
+@dataclass(slots=True)
+class _Crew:
+    """Per-crew-member context while a month is generated."""
+
+    rng: random.Random
+    ref: str
+    base: str
+    first: date
+    n_days: int
+    fleet: str
+    rank: str
+
+
+def _short_haul_month(crew: _Crew) -> list[SyntheticDuty]:
+    """Days of 1-4 sectors out and back from a European base, 5 on then 2-4 off.
+
+    An odd number of sectors ends the day away (a night stop); the next day starts there.
+    Some days are split shifts (DutyType 2, SplitShift 0) or airport standby (DutyType 3,
+    no sectors, Workload 0-50).
+    """
+    rng, zone, network = crew.rng, _zone(crew.base), _EUROPE[crew.base]
+    duties: list[SyntheticDuty] = []
+    day, where, last_off = rng.randrange(0, 3), crew.base, datetime(1970, 1, 1, tzinfo=UTC)
+    while day < crew.n_days:
+        for _ in range(5):
+            if day >= crew.n_days:
+                break
+            report = _at(crew.first + timedelta(days=day), rng.randrange(300, 900, 5), zone)
+            report = max(report, last_off + timedelta(hours=12))
+            kind = rng.random()
+            if kind < 0.05 and where == crew.base:  # airport standby
+                off = report + timedelta(hours=rng.choice((4, 6, 8)))
+                duty = SyntheticDuty(
+                    crew.ref, report, off, where, where, crew.base, sectors=0, duty_type=3,
+                    workload=str(rng.choice((0, 5, 10))),
+                )  # fmt: skip
+            else:
+                legs, block, end = rng.randint(1, 4), 0.0, where
+                for _ in range(legs):
+                    dest = rng.choice(tuple(network)) if end == crew.base else crew.base
+                    block += network.get(dest) or network[end]
+                    end = dest
+                split = kind < 0.12 and legs >= 2
+                hours = block + 1.0 + 0.75 * (legs - 1) + 0.5 + (3.0 if split else 0.0)
+                off = _round5(report + timedelta(hours=hours))
+                duty = SyntheticDuty(
+                    crew.ref, report, off, where, end, crew.base, sectors=legs,
+                    split_shift=0 if split else 1, duty_type=2 if split else 1,
+                    workload=rng.choice(("0", "0", "-10", "15", "30")),
+                )  # fmt: skip
+                where = end
+            duties.append(duty)
+            last_off = duty.off_duty
+            day += 1
+        if where != crew.base:  # the day off starts with the way home
+            report = last_off + timedelta(hours=12)
+            back = _round5(report + timedelta(hours=network.get(where, 2.0) + 1.5))
+            duties.append(
+                SyntheticDuty(crew.ref, report, back, where, crew.base, crew.base, workload="0")
+            )
+            last_off, where = back, crew.base
+        day = max(day, (last_off.date() - crew.first).days + 1) + rng.choice((2, 3, 4))
+    return duties
+
+
+def _rests(
+    rng: random.Random, on: datetime, off: datetime, count: int
+) -> list[tuple[datetime, datetime]]:
+    """``count`` consecutive in-flight rests in the cruise (1 h after take-off to 1 h
+    before landing), split evenly, each ending 15 min before the next starts."""
+    cruise_start, cruise_end = on + timedelta(hours=2), off - timedelta(hours=1.5)
+    share = (cruise_end - cruise_start) / count
+    out = []
+    for k in range(count):
+        start = _round5(cruise_start + share * k + timedelta(minutes=rng.choice((0, 5, 10))))
+        end = _round5(cruise_start + share * (k + 1) - timedelta(minutes=15))
+        out.append((start, end))
+    return out
+
+
+def _long_haul_month(crew: _Crew, cabin: bool) -> list[SyntheticDuty]:
+    """Trips out and back with a 24-48 h layover, then 3-4 days off.
+
+    Pilots fly in augmented crews of 3 (one rest, sometimes a partial augmentation) or
+    4 (two rests on the longest sectors); cabin crew (CrewComposition 9) rest once or
+    twice by their CabinCrewSleepPattern. Rests are written in the on-duty zone.
+    """
+    rng, zone, network = crew.rng, _zone(crew.base), _LONG[crew.base]
+    duties: list[SyntheticDuty] = []
+    day = rng.randrange(0, 4)
+    while day < crew.n_days:
+        dest = rng.choice(tuple(network))
+        on = _at(crew.first + timedelta(days=day), rng.randrange(480, 1380, 5), zone)
+        out = _augmented(crew, crew.base, dest, on, network[dest], cabin)
+        back_on = _round5(out.off_duty + timedelta(hours=rng.randrange(24, 49)))
+        back = _augmented(crew, dest, crew.base, back_on, network[dest], cabin)
+        duties += [out, back]
+        day = (back.off_duty.date() - crew.first).days + rng.choice((3, 4))
+    return duties
+
+
+def _augmented(
+    crew: _Crew, start: str, end: str, on: datetime, block: float, cabin: bool
+) -> SyntheticDuty:
+    rng = crew.rng
+    off = _round5(on + timedelta(hours=block + 1.5))
+    if cabin:
+        pattern = rng.choice((0, 0, 1, 2, 3)) if block >= 12 else 0
+        count = 1 if pattern == 2 or block < 12 else rng.choice((1, 2))
+        composition, sleep_class = 9, rng.choice((1, 4))
+    else:
+        pattern, composition = 0, 4 if block >= 11 else 3
+        count = 2 if composition == 4 and block >= 12.5 else 1
+        sleep_class = rng.choice((1, 1, 2, 3))
+    rests = _rests(rng, on, off, count)
+    augment = None
+    if composition == 3 and rng.random() < 0.3:  # the third pilot joins for the cruise
+        augment = (_round5(on + timedelta(hours=1)), _round5(off - timedelta(hours=1)))
+    return SyntheticDuty(
+        crew.ref, on, off, start, end, crew.base, sectors=1, crew_composition=composition,
+        sleep_count=count, sleep_order=rng.randint(1, 3 if composition == 9 else composition - 1),
+        sleep_class=sleep_class, first_rest=rests[0],
+        second_rest=rests[1] if count == 2 else None, partial_augment=augment,
+        fleet=crew.fleet, rank=crew.rank, workload=rng.choice(("0", "0", "20")),
+        crew_prep_minutes=rng.choice((60, 75, 90)), commute_minutes=rng.choice((45, 60, 90)),
+        cabin_crew_sleep_pattern=pattern,
+    )  # fmt: skip
+
+
+def generate_airline_duties(
+    n_crew: int, n_days: int, seed: int, *, first_day: date = date(2026, 3, 1)
+) -> list[SyntheticDuty]:
+    """An airline's month as ground-truth duties (issue 14's realistic mix).
+
+    Half the crew are short-haul pilots on European bases (1-4 sectors a day), 30 %
+    long-haul pilots on augmented crews of 3 or 4 with rests given, 20 % long-haul cabin
+    crew. About 13.6 rows per crew member per 28 days; every column is written (see
+    :func:`render_roster`), with TimeReference 0, 1 or 2 at random. Deterministic by
+    ``seed``; ``first_day`` as :func:`generate_duties`.
+    """
+    rng = random.Random(seed)
+    duties: list[SyntheticDuty] = []
+    for i in range(n_crew):
+        ref = f"Crew, {i:05d}" if i % 97 == 13 else f"C{i:05d}"  # a few need quoting
+        kind = i % 10  # 0-4 short-haul pilots, 5-7 long-haul pilots, 8-9 cabin crew
+        if kind < 5:
+            base = rng.choice(tuple(_EUROPE))
+            fleet, rank = rng.choice(_SHORT_FLEETS), rng.choice(("CPT", "FO"))
+        else:
+            base = rng.choice(tuple(_LONG))
+            fleet = rng.choice(_LONG_FLEETS)
+            rank = rng.choice(("CPT", "FO", "SO")) if kind < 8 else rng.choice(("CC", "PUR"))
+        crew = _Crew(rng, ref, base, first_day, n_days, fleet, rank)
+        if kind < 5:
+            made = [replace(d, fleet=fleet, rank=rank) for d in _short_haul_month(crew)]
+        else:
+            made = _long_haul_month(crew, cabin=kind >= 8)
+        prep, commute = rng.choice((45, 60, 75)), rng.choice((30, 60, 90, 120))
+        for duty in made:
+            if kind < 5:
+                duty = replace(duty, crew_prep_minutes=prep, commute_minutes=commute)
+            duties.append(replace(duty, time_reference=rng.choice((0, 1, 2))))
+    return duties
+
+
+def generate_airline_roster(
+    n_crew: int, n_days: int, seed: int, *, date_format: DateFormat | str = DateFormat.DMY
+) -> str:
+    """An airline's month as 34-column RosterData CSV with header (issue 14's benchmark
+    roster; see :func:`generate_airline_duties`)."""
+    return render_roster(generate_airline_duties(n_crew, n_days, seed), date_format=date_format)

@@ -1,0 +1,198 @@
+"""Valid duties as flat arrays grouped by schedule (issue 14's struct-of-arrays roster).
+
+:class:`DutyColumns` holds every duty of the schedules without errors, one array
+element per duty: schedule ``i`` owns elements ``offsets[i]:offsets[i + 1]``, in
+chronological order (contract §3.1). Instants are whole minutes since 1970-01-01 UTC;
+an absent rest or augmentation period is :data:`NO_TIME` at both ends. Airports are
+indices into :attr:`DutyColumns.airports`, HomeBase lists indices into
+:attr:`DutyColumns.home_bases`. :meth:`DutyColumns.schedules` builds the
+:class:`~vigil.domain.Schedule`/:class:`~vigil.domain.Duty` objects from them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields, replace
+from datetime import UTC, datetime, timedelta
+from enum import IntEnum
+
+import numpy as np
+import numpy.typing as npt
+
+from vigil.domain import (
+    Activity,
+    Airport,
+    CrewComposition,
+    Duty,
+    DutyType,
+    Period,
+    Schedule,
+    SleepClass,
+    SleepRecord,
+    TimeReference,
+)
+
+__all__ = ["NO_TIME", "PERIODS", "DutyColumns"]
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+
+#: An absent period's start and end. [min since epoch]
+NO_TIME = int(np.iinfo(np.int64).min)
+#: The optional periods of a duty, in column order (seed §2.2 cols 15-26).
+PERIODS = ("partial_augment", "first_rest", "second_rest")
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+@dataclass(frozen=True, eq=False)
+class DutyColumns:
+    """The duties of the schedules without errors, as one array per field.
+
+    Every array has one element per duty (``n_duties``), except ``offsets``
+    (``n_schedules + 1``). Codes are the CSV's, defaults applied (contract §3.1):
+    ``split_shift`` holds the column as written (0 means a split shift, seed §2.2
+    col 27) and ``cabin_crew_sleep_pattern`` 4 is stored as 0.
+    """
+
+    references: tuple[str, ...]  #: Reference of each schedule
+    offsets: IntArray  #: duties of schedule i are offsets[i]:offsets[i+1]
+    row: IntArray  #: RosterData line of each duty
+    on_duty: IntArray  #: [min since epoch, UTC]
+    off_duty: IntArray  #: [min since epoch, UTC]
+    start_airport: IntArray  #: index into ``airports``
+    end_airport: IntArray  #: index into ``airports``
+    home_base: IntArray  #: index into ``home_bases``
+    time_reference: IntArray
+    sectors: IntArray
+    crew_composition: IntArray
+    sleep_count: IntArray
+    sleep_order: IntArray
+    sleep_class: IntArray
+    period_start: IntArray  #: (3, n_duties) by :data:`PERIODS`; NO_TIME if absent [min]
+    period_end: IntArray  #: (3, n_duties) [min since epoch, UTC]
+    split_shift: IntArray
+    duty_type: IntArray
+    workload: FloatArray
+    crew_prep_minutes: IntArray  #: [min]
+    commute_minutes: IntArray  #: [min]
+    cabin_crew_sleep_pattern: IntArray
+    fleet: tuple[str, ...]
+    rank: tuple[str, ...]
+    airports: tuple[Airport, ...]
+    home_bases: tuple[tuple[Airport, ...], ...]  #: each a HomeBase list, first = base zone
+
+    @property
+    def n_duties(self) -> int:
+        return int(self.row.shape[0])
+
+    @property
+    def interval_counts(self) -> IntArray:
+        """``ceil((off - on) / 15 min)`` per duty (contract §4)."""
+        return -((self.on_duty - self.off_duty) // 15)
+
+    def take(self, schedules: IntArray) -> DutyColumns:
+        """The columns of the schedules at the given (sorted) indices."""
+        bounds = self.offsets
+        counts = bounds[schedules + 1] - bounds[schedules]
+        duty = np.concatenate(
+            [np.arange(bounds[i], bounds[i + 1]) for i in schedules.tolist()]
+            or [np.zeros(0, dtype=np.int64)]
+        ).astype(np.int64)
+        picked: dict[str, object] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name in ("airports", "home_bases"):
+                continue
+            if f.name == "references":
+                picked[f.name] = tuple(value[i] for i in schedules.tolist())
+            elif f.name == "offsets":
+                picked[f.name] = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+            elif isinstance(value, tuple):
+                picked[f.name] = tuple(value[i] for i in duty.tolist())
+            else:
+                picked[f.name] = value[..., duty]
+        return replace(self, **picked)  # type: ignore[arg-type]
+
+    def schedules(
+        self,
+        sleep: Mapping[str, Sequence[SleepRecord]] | None = None,
+        activities: Mapping[str, Sequence[Activity]] | None = None,
+    ) -> tuple[Schedule, ...]:
+        """The schedules as domain objects, with their given sleep and activities."""
+        duties = self._duties()
+        sleep, activities = sleep or {}, activities or {}
+        bounds = self.offsets.tolist()
+        return tuple(
+            Schedule(
+                reference=ref,
+                duties=tuple(duties[bounds[i] : bounds[i + 1]]),
+                sleep=tuple(sleep.get(ref, ())),
+                activities=tuple(activities.get(ref, ())),
+            )
+            for i, ref in enumerate(self.references)
+        )
+
+    def _duties(self) -> list[Duty]:
+        """One :class:`Duty` per element, every field mapped to objects by array lookups.
+
+        Each distinct instant, enum value, airport and HomeBase list becomes one object,
+        then a NumPy ``take`` over an object array hands it to every duty that uses it:
+        the only per-duty Python work left is the constructors.
+        """
+        n = self.n_duties
+        times = np.concatenate([self.on_duty, self.off_duty, *self.period_start, *self.period_end])
+        present = times != NO_TIME
+        minutes, inverse = np.unique(times[present], return_inverse=True)
+        instants = np.empty(times.shape, dtype=object)
+        instants[present] = _objects([_EPOCH + timedelta(minutes=m) for m in minutes.tolist()])[
+            inverse.reshape(-1)
+        ]
+        on, off, *ends = (instants[k * n : (k + 1) * n] for k in range(8))
+        periods = [
+            [None if a is None else Period(a, b) for a, b in zip(start, end, strict=True)]
+            for start, end in zip(ends[:3], ends[3:], strict=True)
+        ]
+        schedule = np.repeat(np.arange(len(self.references)), np.diff(self.offsets))
+        columns = (
+            self.row.tolist(),
+            _objects(self.references)[schedule].tolist(),
+            on.tolist(),
+            off.tolist(),
+            _objects(self.airports)[self.start_airport].tolist(),
+            _objects(self.airports)[self.end_airport].tolist(),
+            _objects(self.home_bases)[self.home_base].tolist(),
+            _enums(TimeReference, self.time_reference),
+            self.sectors.tolist(),
+            _enums(CrewComposition, self.crew_composition),
+            self.sleep_count.tolist(),
+            self.sleep_order.tolist(),
+            _enums(SleepClass, self.sleep_class),
+            *periods,
+            (self.split_shift == 0).tolist(),  # seed §2.2 col 27: 0 means True
+            _enums(DutyType, self.duty_type),
+            self.fleet,
+            self.rank,
+            self.workload.tolist(),
+            self.crew_prep_minutes.tolist(),
+            self.commute_minutes.tolist(),
+            self.cabin_crew_sleep_pattern.tolist(),
+        )
+        return [Duty(*fields) for fields in zip(*columns, strict=True)]
+
+
+def _objects(values: Sequence[object]) -> npt.NDArray[np.object_]:
+    """A 1-D object array of ``values`` (kept whole even when they are tuples)."""
+    out = np.empty(len(values), dtype=object)
+    for i, value in enumerate(values):  # one by one: NumPy would unpack tuples
+        out[i] = value
+    return out
+
+
+def _enums(kind: type[IntEnum], codes: IntArray) -> list[object]:
+    """Whole-number codes → members of ``kind``."""
+    table = np.empty(max(m.value for m in kind) + 1, dtype=object)
+    for member in kind:
+        table[member.value] = member
+    out: list[object] = table[codes].tolist()
+    return out
