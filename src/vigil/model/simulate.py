@@ -20,31 +20,8 @@ import numba as nb
 import numpy as np
 
 from ._arrays import BoolArray, FloatArray, as_1d, as_2d
-from .parameters import (
-    _K_BL,
-    _K_CA,
-    _K_CM,
-    _K_D,
-    _K_FIPS_BREAK,
-    _K_FULL,
-    _K_G,
-    _K_HA,
-    _K_INERTIA,
-    _K_LA,
-    _K_P,
-    _K_PHASE_EXP,
-    _K_PHASE_K,
-    _K_RATE_E,
-    _K_RATE_W,
-    _K_SHORT,
-    _K_UA,
-    _K_UM,
-    _K_USHIFT,
-    _K_WC,
-    _K_WD,
-    DEFAULT,
-    Parameters,
-)
+from ._kernels import Consts, inertia_amp, phase_at, phase_plan, s_sleep, s_wake, sleep_break, wrap
+from .parameters import DEFAULT, Parameters
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,67 +150,8 @@ class ModelState:
 # tests/model/test_simulate.py checks the two agree.
 
 
-@nb.njit(cache=True, inline="always")
-def _s_wake(k: FloatArray, s0: float, t: float) -> float:
-    s: float = k[_K_LA] + (s0 - k[_K_LA]) * math.exp(k[_K_D] * t)  # ref §2.1
-    return s
-
-
-@nb.njit(cache=True, inline="always")
-def _s_sleep(k: FloatArray, s0: float, t: float, q: float) -> float:
-    ha: float = k[_K_HA]  # typed locals: mypy sees float64-array items as Any
-    g: float = k[_K_G]
-    bl: float = k[_K_BL]
-    tau = q * t  # effective sleep time, ref §2.1 [C]
-    if s0 >= bl and k[_K_FIPS_BREAK] == 0.0:
-        return ha - (ha - s0) * math.exp(g * tau)
-    r_lin = g * (bl - ha)
-    tau_b = (bl - s0) / r_lin
-    if tau <= tau_b:
-        return s0 + r_lin * tau
-    return ha - (ha - bl) * math.exp(g * (tau - tau_b))
-
-
-@nb.njit(cache=True, inline="always")
-def _inertia_amp(k: FloatArray, last_sleep: float) -> float:
-    if k[_K_INERTIA] == 0.0:
-        return 0.0
-    wc: float = k[_K_WC]  # a typed local: mypy sees float64-array items as Any
-    full: float = k[_K_FULL]
-    if k[_K_SHORT] != 0.0:
-        return wc * min(1.0, last_sleep / full)
-    return wc
-
-
-@nb.njit(cache=True, inline="always")
-def _wrap(x: float) -> float:
-    return 12.0 - ((12.0 - x) % 24.0)  # into (-12, 12]
-
-
 _RESYNC = 32  # samples between exact (transcendental) re-evaluations on a uniform grid
 _STEP_TOL = 1e-9  # [h] two sample steps are "the same step" within this tolerance
-
-
-@nb.njit(cache=True, inline="always")
-def _phase_at(exp_model: bool, phi_seg: float, move: float, rate: float, dt: float) -> float:
-    """φ at ``dt`` hours into a zone segment (closed form of ref §3, precomputed move/rate)."""
-    if exp_model:
-        return phi_seg + move * (1.0 - math.exp(-rate * dt))
-    if move > 0.0:
-        return phi_seg + min(move, rate * dt)
-    return phi_seg - min(-move, rate * dt)
-
-
-@nb.njit(cache=True, inline="always")
-def _phase_plan(k: FloatArray, phi0: float, theta: float) -> tuple[float, float]:
-    """Signed distance and rate [h/h] for φ to reach θ (antidromic rule), ref §3."""
-    delta = _wrap(theta - phi0)
-    if k[_K_PHASE_EXP] != 0.0:
-        return delta, k[_K_PHASE_K]
-    r_e, r_w = k[_K_RATE_E], k[_K_RATE_W]
-    if delta > 24.0 * r_e / (r_e + r_w):
-        delta -= 24.0
-    return delta, (r_e if delta > 0.0 else r_w)
 
 
 @nb.njit(cache=True, parallel=True)
@@ -247,7 +165,7 @@ def _kernel(
     zone_time: FloatArray,
     zone_offset: FloatArray,
     samples: FloatArray,
-    k: FloatArray,
+    k: Consts,
     full: bool,
     out_s: FloatArray,
     out_c: FloatArray,
@@ -268,13 +186,11 @@ def _kernel(
     m = sleep_start.shape[1]
     nz = zone_time.shape[1]
     omega = 2.0 * math.pi / 24.0
-    cm, ca, acro, um, ua = k[_K_CM], k[_K_CA], k[_K_P], k[_K_UM], k[_K_UA]
-    u_cos = math.cos(2.0 * omega * k[_K_USHIFT])  # U angle = 2·(C angle) - 2ω·shift
-    u_sin = math.sin(2.0 * omega * k[_K_USHIFT])
-    la, ha, bl, g, d, wd = k[_K_LA], k[_K_HA], k[_K_BL], k[_K_G], k[_K_D], k[_K_WD]
-    fips_break = k[_K_FIPS_BREAK] != 0.0
-    exp_model = k[_K_PHASE_EXP] != 0.0
-    r_lin = g * (bl - ha)
+    cm, ca, acro, um, ua = k.cm, k.ca, k.p, k.um, k.ua
+    u_cos = math.cos(2.0 * omega * k.u_shift)  # U angle = 2·(C angle) - 2ω·shift
+    u_sin = math.sin(2.0 * omega * k.u_shift)
+    la, g, d, wd = k.la, k.g, k.d, k.wd
+    r_lin = k.r_lin
     for i in nb.prange(n):
         t0 = start[i]
         # --- sleep/wake segment state
@@ -282,7 +198,7 @@ def _kernel(
         s_seg = s_start[i]
         asleep = False
         q = 1.0
-        amp = _inertia_amp(k, np.inf)  # wakes at `start` after a full sleep
+        amp = inertia_amp(k, np.inf)  # wakes at `start` after a full sleep
         j = 0
         seg_id = 0
         tau_b = -np.inf  # sleep: linear recovery until effective time tau_b
@@ -294,7 +210,7 @@ def _kernel(
         theta = zone_offset[i, zi]
         t_ph = t0
         phi_seg = phase_start[i]
-        move, rate = _phase_plan(k, phi_seg, theta)
+        move, rate = phase_plan(k, phi_seg, theta)
         # --- recurrence state
         have_prev = False
         prev_t = 0.0
@@ -329,24 +245,19 @@ def _kernel(
                 if not asleep:
                     if j < m and sleep_start[i, j] <= t:  # NaN compares False
                         ts = sleep_start[i, j]
-                        s_seg = _s_wake(k, s_seg, ts - t_seg)
+                        s_seg = s_wake(k, s_seg, ts - t_seg)
                         t_seg = ts
                         q = sleep_quality[i, j]
                         asleep = True
                         seg_id += 1
-                        if s_seg >= bl and not fips_break:
-                            tau_b = -np.inf
-                            a_exp = ha - s_seg
-                        else:
-                            tau_b = (bl - s_seg) / r_lin
-                            a_exp = (ha - bl) * math.exp(-g * tau_b)
+                        tau_b, a_exp = sleep_break(k, s_seg)  # ref §2.1
                     else:
                         break
                 else:
                     te = sleep_end[i, j]
                     if te <= t:
-                        s_seg = _s_sleep(k, s_seg, te - t_seg, q)
-                        amp = _inertia_amp(k, te - sleep_start[i, j])
+                        s_seg = s_sleep(k, s_seg, te - t_seg, q)
+                        amp = inertia_amp(k, te - sleep_start[i, j])
                         t_seg = te
                         asleep = False
                         seg_id += 1
@@ -356,12 +267,12 @@ def _kernel(
             # carry phi across every zone change at or before t (ref §3)
             while zi + 1 < nz and zone_time[i, zi + 1] <= t:
                 tz = zone_time[i, zi + 1]
-                phi_seg = _wrap(_phase_at(exp_model, phi_seg, move, rate, tz - t_ph))
+                phi_seg = wrap(phase_at(k, phi_seg, move, rate, tz - t_ph))
                 t_ph = tz
                 zi += 1
                 theta = zone_offset[i, zi]
-                move, rate = _phase_plan(k, phi_seg, theta)
-            phi = _phase_at(exp_model, phi_seg, move, rate, t - t_ph)
+                move, rate = phase_plan(k, phi_seg, theta)
+            phi = phase_at(k, phi_seg, move, rate, t - t_ph)
             tau_un = t + phi  # body-clock time, unwrapped [h]
             dt = t - t_seg
             step = t - prev_t
@@ -410,7 +321,7 @@ def _kernel(
             prev_tau = tau_un
             if asleep:
                 tau = q * dt
-                s = s_seg + r_lin * tau if tau <= tau_b else ha - a_exp * e_s  # ref §2.1
+                s = s_seg + r_lin * tau if tau <= tau_b else k.ha - a_exp * e_s  # ref §2.1
                 w = 0.0
             else:
                 s = la + (s_seg - la) * e_s  # ref §2.1
@@ -424,7 +335,7 @@ def _kernel(
                 out_c[i, c] = cc
                 out_u[i, c] = uu
                 out_w[i, c] = w
-                out_phi[i, c] = _wrap(phi)
+                out_phi[i, c] = wrap(phi)
                 out_asleep[i, c] = asleep
             else:
                 out_x[i, c] = s + cc + uu + w
