@@ -140,3 +140,22 @@ def circadian(k: Consts, tau: float) -> float:
     """C at unwrapped body-clock time ``tau`` [h]: ``Cm + Ca·cos(2π(τ - p)/24)``."""
     c: float = k.cm + k.ca * math.cos(2.0 * math.pi * (tau - k.p) / 24.0)
     return c
+
+
+@nb.njit(cache=True, inline="always")
+def sleep_needed(k: Consts, s0: float, target: float, q: float) -> float:
+    """Hours of sleep of quality ``q`` for S to rise from ``s0`` to ``target`` (< ha).
+
+    The inverse of :func:`s_sleep` (reference §2.1); 0 when ``s0 >= target``.
+    """
+    if s0 >= target:
+        return 0.0
+    if s0 >= k.bl and k.fips_break == 0.0:
+        above: float = math.log((k.ha - target) / (k.ha - s0)) / k.g / q
+        return above
+    tau_b = (k.bl - s0) / k.r_lin
+    if target <= s0 + k.r_lin * max(tau_b, 0.0):
+        linear: float = (target - s0) / k.r_lin / q
+        return linear
+    tau: float = tau_b + math.log((k.ha - target) / (k.ha - k.bl)) / k.g
+    return tau / q

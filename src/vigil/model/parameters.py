@@ -18,7 +18,7 @@ from typing import Literal
 
 from ._kernels import Consts, constants, scalar_fields
 
-MODEL_VERSION = "1.0.0"  #: bump when any default that moves scores changes (contract §4)
+MODEL_VERSION = "1.1.0"  #: bump when any default that moves scores changes (contract §4)
 
 #: recovery rate while asleep, ln((ha - 14)/(ha - 7.96))/8 [h^-1], ref §2.1 (FIPS TPM_make_pvec)
 _G = math.log((14.3 - 14.0) / (14.3 - 7.96)) / 8.0
@@ -95,8 +95,14 @@ class Parameters:
     gate_wake: float = 11.72  # [TPM] spontaneous waking when S + C >= 11.72, ref §4.2 [D]
     max_sleep: float = 10.0  # [h] longest single sleep, ref §4.2 [C]
     min_sleep: float = 0.5  # [h] shortest kept episode, ref §4.2 [C]
-    early_advance: float = 1.5  # [h] earlier onset allowed before early starts, §4.3 [C]
-    early_earliest_body: float = 21.0  # [h body] not before 21:00 body time, §4.3 [C]
+    #: [-] share of the sleep cut by an early forced wake that is made up by going to bed
+    #: earlier (onset advance = 0.65 × (natural wake - forced wake)): sleep before a duty then
+    #: grows by ~15 min per hour of later start, Roach et al. 2012 (changed from a fixed
+    #: 1.5-h advance below a 07:00 body-time wake, ref §4.3.2), docs/sleep.md [C, calibrated]
+    early_advance_fraction: float = 0.65
+    #: [h body] bedtime not before 19:30 body time (ref §4.3.2: 21:00, which made sleep
+    #: before 04:00-06:00 reports fall 60 min per hour earlier; Roach et al. 2012) [C]
+    early_earliest_body: float = 19.5
     nap_length: float = 1.5  # [h] pre-duty nap before evening/night reports, §4.3 [C]
     transfer_away: float = 0.5  # [h] hotel transfer away from base, ref §4.1 [C]
     wind_down: float = 0.5  # [h] after off-duty + commute before sleep, ref §4.1 [C]
@@ -151,7 +157,7 @@ class Parameters:
 
     @property
     def model_version(self) -> str:
-        """``modelVersion`` of responses, e.g. ``"1.0.0+ingre2014_5c"`` (contract §4)."""
+        """``modelVersion`` of responses, e.g. ``"1.1.0+ingre2014_5c"`` (contract §4)."""
         return f"{MODEL_VERSION}+{self.name}"
 
     @property

@@ -81,9 +81,14 @@ def crossing(
 
 @nb.njit(cache=True)
 def first_onset(
-    k: Consts, c: Clock, s_w: float, t_wake: float, a: float, b: float, away: bool
-) -> float:
-    """First allowed sleep onset in [a, b] (ref §4.2; layover local-night pull §4.3.4)."""
+    k: Consts, c: Clock, s_w: float, t_wake: float, a: float, b: float, away: bool,
+    arrived: float,
+) -> float:  # fmt: skip
+    """First allowed sleep onset in [a, b] (ref §4.2; layover local-night pull §4.3.4).
+
+    Away from base (since ``arrived``) onset is also allowed 21:00-02:00 local when
+    ``S + C <= G_on + pull``, the pull growing with time on the layover (:func:`pull`).
+    """
     on = crossing(k, c, False, s_w, t_wake, 1.0, k.gate_onset, a, b)
     if not away:
         return on
@@ -91,15 +96,45 @@ def first_onset(
     length = (k.pull_to_local - k.pull_from_local) % 24.0
     local = a + theta(c, a)
     night = a - ((local - k.pull_from_local) % 24.0)  # latest local 21:00 at or before a
-    gate = k.gate_onset + k.pull_extra
     while night < limit:
         lo, hi = max(night, a), min(night + length, limit)
         if lo < hi:
+            gate = k.gate_onset + pull(k, lo - arrived)
             p = crossing(k, c, False, s_w, t_wake, 1.0, gate, lo, hi)
             if p < np.inf:
                 return min(p, on)
         night += 24.0
     return on
+
+
+@nb.njit(cache=True, inline="always")
+def pull(k: Consts, hours_away: float) -> float:
+    """Layover local-night pull [TPM]: ``pull_extra·min(1, hours on layover / pull_ramp)``.
+
+    A deterministic stand-in for the growing share of local-time sleepers (Darwent et al.
+    2010; Holmes et al. 2012: 64 % slept in the local night on a 49.5-h layover) [C].
+    """
+    p: float = k.pull_extra * min(1.0, max(0.0, hours_away) / k.pull_ramp)
+    return p
+
+
+@nb.njit(cache=True)
+def layover_wake(
+    k: Consts, c: Clock, s_on: float, on: float, q: float, cap_end: float, arrived: float
+) -> float:
+    """Wake of a layover sleep starting in the local night (21:00-02:00 local): the wake
+    gate is raised by the pull until 07:00 local, then the usual gate (ref §4.3.4 [C])."""
+    local = on + theta(c, on)
+    since = (local - k.pull_from_local) % 24.0
+    if since >= (k.pull_to_local - k.pull_from_local) % 24.0:
+        return wake_time(k, c, s_on, on, q, cap_end)
+    t07 = min(on + (k.pull_wake_to_local - k.pull_from_local) % 24.0 - since, cap_end)
+    gate = k.gate_wake + pull(k, on - arrived)
+    w = crossing(k, c, True, s_on, on, q, gate, on, t07)
+    if w < np.inf:
+        return min(ceil_min(w), cap_end)
+    w = crossing(k, c, True, s_on, on, q, k.gate_wake, t07, cap_end)
+    return min(ceil_min(w), cap_end) if w < np.inf else cap_end
 
 
 @nb.njit(cache=True)

@@ -10,6 +10,8 @@ References
 
 from __future__ import annotations
 
+import math
+
 import numba as nb
 import numpy as np
 
@@ -37,22 +39,82 @@ def efficiency_g(k: Consts, x: float) -> float:
 
 
 @nb.njit(cache=True)
+def propensity(k: Consts, c: Clock, ws: float, we: float, s_w: float, t_wake: float) -> FloatArray:
+    """Per-minute sleep propensity ``e(t) = e_max·g(S + C)`` over [ws, we) (ref §5.2).
+
+    S is the wake pressure from the last wake, C follows the body clock minute by minute,
+    so a rest window in the wake-maintenance zone (C near its evening peak) scores low.
+    """
+    n = max(0, int(math.floor((we - ws) * 60.0 + 1e-6)))
+    e = np.empty(n)
+    for i in range(n):
+        t = ws + (i + 0.5) / 60.0
+        e[i] = k.inflight_efficiency_max * efficiency_g(
+            k, s_wake(k, s_w, t - t_wake) + circ(k, c, t)
+        )
+    return e
+
+
+@nb.njit(cache=True)
+def asleep_minutes(
+    k: Consts, c: Clock, a0: float, n: int, s_w: float, t_wake: float, q: float
+) -> float:
+    """Expected minutes asleep in ``n`` minutes from ``a0``: Σ e(t), with S fed back.
+
+    Each minute the person is asleep with probability e = e_max·g(S + C), so S recovers
+    by that share (quality ``q``) and decays by the rest: propensity falls as the sleep
+    pressure is paid off, and long rests give diminishing returns (Gander et al. 2013).
+    """
+    s = s_wake(k, s_w, a0 - t_wake)
+    total = 0.0
+    dt = 1.0 / 60.0
+    for i in range(n):
+        t = a0 + (i + 0.5) / 60.0
+        e = k.inflight_efficiency_max * efficiency_g(k, s + circ(k, c, t))
+        s = e * s_sleep(k, s, dt, q) + (1.0 - e) * s_wake(k, s, dt)
+        total += e
+    return total
+
+
+@nb.njit(cache=True)
+def best_block(e: FloatArray, m: int) -> int:
+    """Start index of the ``m``-minute block of ``e`` with the largest summed propensity."""
+    if m >= e.shape[0]:
+        return 0
+    run = 0.0
+    for i in range(m):
+        run += e[i]
+    best, at = run, 0
+    for i in range(m, e.shape[0]):
+        run += e[i] - e[i - m]
+        if run > best + 1e-12:
+            best, at = run, i - m + 1
+    return at
+
+
+@nb.njit(cache=True)
 def inflight(k: Consts, c: Clock, ws: float, we: float, q: float, st: State, out: Out) -> State:
-    """One block of in-flight sleep in a rest window of length D (ref §5.2)."""
+    """One block of in-flight sleep in a rest window of length D (ref §5.2, recalibrated).
+
+    Sleep may lie in [ws + L, we - B] (latency L, wake-up buffer B). Its length is the
+    integral of the minute-by-minute propensity over that span; it is placed where the
+    summed propensity is largest, so it follows the body clock across the window (Gander
+    et al. 2013 level and slope; Signal et al. 2013 efficiency; docs/sleep.md).
+    """
     n, s_w, t_wake = st
     big_d = we - ws
     lat = min(k.latency_max, k.latency_fraction * big_d)
     buf = min(k.buffer_max, k.buffer_fraction * big_d)
-    x = s_wake(k, s_w, ws - t_wake) + circ(k, c, ws)
-    e = k.inflight_efficiency_max * efficiency_g(k, x)
-    length = min(e * (big_d - buf), big_d - buf - lat)
-    a = ceil_min(ws + lat)
-    b = floor_min(ws + lat + length)
-    if b - a >= k.inflight_min_sleep - 1e-9:
-        n = emit(out, n, a, b, q, KIND_INFLIGHT)
-        s_w = s_sleep(k, s_wake(k, s_w, a - t_wake), b - a, q)
-        t_wake = b
-    return (n, s_w, t_wake)
+    a0 = ceil_min(ws + lat)
+    e = propensity(k, c, a0, we - buf, s_w, t_wake)
+    m = int(math.floor(asleep_minutes(k, c, a0, e.shape[0], s_w, t_wake, q) + 1e-6))
+    if m / 60.0 < k.inflight_min_sleep - 1e-9:
+        return st
+    a = a0 + best_block(e, m) / 60.0
+    b = floor_min(a + m / 60.0)
+    n = emit(out, n, a, b, q, KIND_INFLIGHT)
+    s_w = s_sleep(k, s_wake(k, s_w, a - t_wake), b - a, q)
+    return (n, s_w, b)
 
 
 def inflight_efficiency(alertness_gate: Numeric, params: Parameters = DEFAULT) -> FloatArray:

@@ -46,11 +46,25 @@ class SleepParameters:
     nap_report_to: float = 4.0  # [h body] (exclusive), ref §4.3.3 [C]
     nap_latest_end_body: float = 18.0  # [h body] nap ends by 18:00 body time, §4.3.3 [C]
     nap_earliest_start_body: float = 12.0  # [h body] nap starts at/after 12:00, §4.3.3 [C]
-    nap_after_wake: float = 6.0  # [h] nap starts >= last wake + 6 h, ref §4.3.3 [C]
+    #: [h] nap starts >= last wake + 3 h (ref §4.3.3 had 6 h, which blocked the second sleep
+    #: of daytime breaks; Roach et al. 2016: >1 sleep in 41-50 % of daytime breaks) [C]
+    nap_after_wake: float = 3.0
     nap_min: float = 0.75  # [h] at least 45 min of nap must fit, ref §4.3.3 [C]
-    pull_extra: float = 1.0  # [TPM] layover onset gate G_on + 1.0, ref §4.3.4 [C]
+    #: [TPM] layover local-night pull: onset gate G_on + pull, wake gate G_wake + pull in
+    #: 21:00-07:00 local; pull = pull_extra·min(1, hours on layover / pull_ramp) (ref §4.3.4
+    #: had a constant +1.0 on onset only, which never fired; Darwent et al. 2010 local-time
+    #: sleepers grow with time in the zone; Holmes et al. 2012: 64 % in the local night) [C]
+    pull_extra: float = 3.0
+    pull_ramp: float = 36.0  # [h] time on layover to full pull [C], see pull_extra
     pull_from_local: float = 21.0  # [h local] layover pull from 21:00 local, §4.3.4 [C]
-    pull_to_local: float = 2.0  # [h local] until 02:00 local, ref §4.3.4 [C]
+    pull_to_local: float = 2.0  # [h local] onset pull until 02:00 local, ref §4.3.4 [C]
+    pull_wake_to_local: float = 7.0  # [h local] raised wake gate until 07:00 local [C]
+    #: [h body] sleep-in: a sleep starting 21:00-03:59 body time lasts at least until S is
+    #: back at its steady-state waking level (13.82, ref §9.4), within max_sleep and the
+    #: window. Arsintescu et al. 2021: 8.5 h of sleep before late-finishing duties. [C]
+    sleep_in_from_body: float = 21.0
+    sleep_in_to_body: float = 4.0  # [h body] see sleep_in_from_body
+    sleep_in_level: float = 13.82  # [TPM] S at waking after 8 h sleep / 16 h awake, §9.4
     standby_quality: float = 0.9  # [-] q of sleep overlapping home standby, §4.3.6 / §7 [C]
     activity_commute: float = 1.0  # [h] commute around an ActivityData work item [C, ours]
     activity_prep: float = 1.0  # [h] prep before an ActivityData work item [C, ours]

@@ -23,8 +23,8 @@ import numpy as np
 
 from ._arrays import FloatArray, IntArray
 from ._clock import Clock, body, body_instant_before, ceil_min, clock, floor_min
-from ._kernels import Consts, s_sleep, s_wake
-from .sleep_gates import first_onset, wake_time
+from ._kernels import Consts, s_sleep, s_wake, sleep_needed
+from .sleep_gates import first_onset, layover_wake, wake_time
 from .sleep_inflight import inflight
 from .sleep_parameters import KIND_MAIN, KIND_NAP, WINDOW_INFLIGHT
 from .sleep_windows_out import Out, State, emit
@@ -84,29 +84,60 @@ def _nap(
 
 
 @nb.njit(cache=True)
-def _early_onset(k: Consts, c: Clock, w: Win, on: float, t: float) -> float:
-    """§4.3.2 early start: onset up to ``early_advance`` earlier, not before 21:00 body."""
+def _early_onset(k: Consts, c: Clock, w: Win, on: float, t: float, st: State) -> float:
+    """Bedtime before a forced wake: the onset moves earlier by ``early_advance_fraction``
+    of the sleep the forced wake cuts off (natural wake - window end), not before 21:00
+    body time nor ``t`` (ref §4.3.2 recalibrated to Roach et al. 2012, docs/sleep.md).
+
+    Continuous in the report time, so sleep before a duty never falls as it starts later.
+    An advanced sleep lasts until the forced wake (the alarm): see :func:`_sleep_from`.
+    """
+    s_on = s_wake(k, st[1], on - st[2])
+    natural = _natural_wake(k, c, w, s_on, on, w.q)
+    cut = natural - w.we
     since = (body(k, c, on) - k.early_earliest_body) % 24.0
-    if since <= 12.0:  # gate between 21:00 and 09:00 body time
-        return max(on - min(k.early_advance, since), t)  # type: ignore[no-any-return]
-    return on
+    if cut <= 0.0 or since > 12.0:  # no cut, or the gate is not between 21:00 and 09:00 body
+        return on
+    return max(on - min(k.early_advance_fraction * cut, since), t)  # type: ignore[no-any-return]
+
+
+@nb.njit(cache=True)
+def _natural_wake(k: Consts, c: Clock, w: Win, s_on: float, on: float, q: float) -> float:
+    """Wake of an unconstrained sleep from ``on``: the gate (raised in the local night on
+    layovers), and no sooner than the sleep-in level for body-night onsets (Arsintescu et
+    al. 2021), within ``max_sleep``."""
+    cap_end = on + k.max_sleep
+    if w.away:
+        wake = layover_wake(k, c, s_on, on, q, cap_end, w.ws)
+    else:
+        wake = wake_time(k, c, s_on, on, q, cap_end)
+    if ((body(k, c, on) - k.sleep_in_from_body) % 24.0
+            < (k.sleep_in_to_body - k.sleep_in_from_body) % 24.0):  # fmt: skip
+        need = sleep_needed(k, s_on, k.sleep_in_level, q)
+        wake = max(wake, min(ceil_min(on + need), cap_end))
+    return wake
 
 
 @nb.njit(cache=True)
 def _sleep_from(
     k: Consts, c: Clock, w: Win, on: float, st: State, sb_s: FloatArray, sb_e: FloatArray,
-    out: Out,
+    out: Out, alarm: bool,
 ) -> tuple[State, float]:  # fmt: skip
-    """Sleep from ``on`` to the spontaneous or forced wake; returns the state and next t."""
+    """Sleep from ``on`` to the spontaneous or forced wake; returns the state and next t.
+
+    ``alarm``: an advanced bedtime before a forced wake; the sleep runs to the window end
+    (or ``max_sleep``) instead of the wake gate, which would otherwise end a sleep begun in
+    the evening wake-maintenance zone within minutes [C].
+    """
     n, s_w, t_wake = st
     on = min(ceil_min(on), w.we)
     s_on = s_wake(k, s_w, on - t_wake)
     cap_end = min(on + k.max_sleep, w.we)
     qe = w.q
-    wake = wake_time(k, c, s_on, on, qe, cap_end)
+    wake = cap_end if alarm else min(_natural_wake(k, c, w, s_on, on, qe), cap_end)
     if standby_q(k, qe, on, wake, sb_s, sb_e) != qe:  # sleep overlapping home standby
         qe = standby_q(k, qe, on, wake, sb_s, sb_e)
-        wake = wake_time(k, c, s_on, on, qe, cap_end)
+        wake = cap_end if alarm else min(_natural_wake(k, c, w, s_on, on, qe), cap_end)
     if wake - on >= k.min_sleep - 1e-9:
         n = emit(out, n, on, wake, qe, w.kind)
         return (n, s_sleep(k, s_on, wake - on, qe), wake), wake + k.min_wake_between
@@ -120,7 +151,7 @@ def ground(
     """Gate-driven sleep inside one window (ref §4.2 and the overrides of §4.3)."""
     t = max(w.ws, st[2] + k.min_wake_between)
     nap_pending, nap_s, nap_e = _nap_plan(k, c, w)
-    early = w.early_ok and not math.isnan(w.report) and body(k, c, w.we) < k.early_wake_before_body
+    early = w.early_ok and not math.isnan(w.report)
     while True:
         lim = w.we - k.min_sleep
         if t > lim:
@@ -128,17 +159,20 @@ def ground(
         search_end = min(lim, nap_s) if nap_pending else lim
         on = np.inf
         if t <= search_end:
-            on = first_onset(k, c, st[1], st[2], t, search_end, w.away)
+            on = first_onset(k, c, st[1], st[2], t, search_end, w.away, w.ws)
         if on == np.inf:
             if nap_pending:
                 nap_pending = False
                 st, t = _nap(k, c, w, nap_s, nap_e, t, st, sb_s, sb_e, out)
                 continue
             break
+        alarm = False
         if early and w.we - on <= k.max_sleep:
             early = False
-            on = _early_onset(k, c, w, on, t)
-        st, t = _sleep_from(k, c, w, on, st, sb_s, sb_e, out)
+            advanced = _early_onset(k, c, w, on, t, st)
+            alarm = advanced < on
+            on = advanced
+        st, t = _sleep_from(k, c, w, on, st, sb_s, sb_e, out, alarm)
     return st
 
 
