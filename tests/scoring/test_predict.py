@@ -104,13 +104,15 @@ def test_warmup_days_off_give_habitual_night() -> None:
 
 
 def test_early_report_shortens_the_night() -> None:
-    """Ref §4.3.2: 05:00 report, 2 h commute + prep: bed ~21:21, wake 03:00, ~5.6 h
-    (Roach et al. 2012 observed 5.4 h); an 09:00 report leaves the usual 8.1 h."""
+    """Ref §4.3.2 as recalibrated (docs/sleep.md): 05:00 report, 2 h commute + prep, forced
+    wake 03:00. The habitual night is 22:51-06:56, so the alarm cuts 3.93 h; bedtime moves
+    0.65 × 3.93 = 2.56 h earlier, to 20:18, for 6.7 h. An 09:00 report leaves the usual 8.1 h."""
     early = _between(_predict(_duty(_at(10, 5), _at(10, 13))), _h(9, 12), _h(10, 5))
     assert len(early) == 1
     assert early[0].end == pytest.approx(_h(10, 3.0), abs=1e-6)  # forced wake §4.3.1
-    assert early[0].start % 24 == pytest.approx(21.35, abs=TOL)
-    assert early[0].end - early[0].start == pytest.approx(5.6, abs=0.1)
+    cut = 24.0 + 3.0 - (24.0 + 6.93)
+    assert early[0].start % 24 == pytest.approx(22.85 + 0.65 * cut, abs=TOL)
+    assert early[0].end - early[0].start == pytest.approx(3.0 + 24 - 22.85 - 0.65 * cut, abs=TOL)
     late = _between(_predict(_duty(_at(10, 9), _at(10, 17))), _h(9, 12), _h(10, 9))
     assert late[0].end - late[0].start == pytest.approx(8.1, abs=TOL)
 
@@ -233,8 +235,9 @@ def test_bunk_restores_more_than_economy_seat() -> None:
 def test_inflight_sleep_sits_in_own_slot(
     crew: CrewComposition, pattern: int, order: int, count: int
 ) -> None:
-    """Ref §5.1-5.2: in-flight sleep lies in the person's own slot(s), after the latency
-    L = min(0.33, 0.15·D) and ending at least B = min(0.25, 0.10·D) before the slot end."""
+    """Ref §5.1-5.2: in-flight sleep lies in the person's own slot(s), not before the latency
+    L = min(0.33, 0.15·D) and ending at least B = min(0.25, 0.10·D) before the slot end
+    (where inside that span is decided by the body clock, see test_inflight_* below)."""
     duty = _duty(_at(10, 20), _at(11, 9), LHR, SIN, crew_composition=crew, sleep_count=count,
                  sleep_order=order, cabin_crew_sleep_pattern=pattern)  # fmt: skip
     windows = rest_windows(duty)
@@ -244,7 +247,7 @@ def test_inflight_sleep_sits_in_own_slot(
     for e, w in zip(episodes, windows, strict=True):
         a, b = epoch_hours(w.start), epoch_hours(w.end)
         d = b - a
-        assert e.start == pytest.approx(a + min(0.33, 0.15 * d), abs=1 / 60)
+        assert e.start >= a + min(0.33, 0.15 * d) - 1e-6
         assert e.end <= b - min(0.25, 0.10 * d) + 1e-6
         assert e.quality == pytest.approx(0.70)
 

@@ -14,13 +14,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import Literal, cast
+from typing import Literal
 
-import numpy as np
+from ._kernels import Consts, constants, scalar_fields
 
-from ._arrays import FloatArray, Numeric
-
-MODEL_VERSION = "1.0.0"  #: bump when any default that moves scores changes (contract §4)
+MODEL_VERSION = "1.1.0"  #: bump when any default that moves scores changes (contract §4)
 
 #: recovery rate while asleep, ln((ha - 14)/(ha - 7.96))/8 [h^-1], ref §2.1 (FIPS TPM_make_pvec)
 _G = math.log((14.3 - 14.0) / (14.3 - 7.96)) / 8.0
@@ -97,8 +95,14 @@ class Parameters:
     gate_wake: float = 11.72  # [TPM] spontaneous waking when S + C >= 11.72, ref §4.2 [D]
     max_sleep: float = 10.0  # [h] longest single sleep, ref §4.2 [C]
     min_sleep: float = 0.5  # [h] shortest kept episode, ref §4.2 [C]
-    early_advance: float = 1.5  # [h] earlier onset allowed before early starts, §4.3 [C]
-    early_earliest_body: float = 21.0  # [h body] not before 21:00 body time, §4.3 [C]
+    #: [-] share of the sleep cut by an early forced wake that is made up by going to bed
+    #: earlier (onset advance = 0.65 × (natural wake - forced wake)): sleep before a duty then
+    #: grows by ~15 min per hour of later start, Roach et al. 2012 (changed from a fixed
+    #: 1.5-h advance below a 07:00 body-time wake, ref §4.3.2), docs/sleep.md [C, calibrated]
+    early_advance_fraction: float = 0.65
+    #: [h body] bedtime not before 19:30 body time (ref §4.3.2: 21:00, which made sleep
+    #: before 04:00-06:00 reports fall 60 min per hour earlier; Roach et al. 2012) [C]
+    early_earliest_body: float = 19.5
     nap_length: float = 1.5  # [h] pre-duty nap before evening/night reports, §4.3 [C]
     transfer_away: float = 0.5  # [h] hotel transfer away from base, ref §4.1 [C]
     wind_down: float = 0.5  # [h] after off-duty + commute before sleep, ref §4.1 [C]
@@ -138,7 +142,7 @@ class Parameters:
     night_window: tuple[float, float] = (2.0, 5.0)  # [h body] night duty touches 02:00-04:59
     early_window: tuple[float, float] = (5.0, 7.0)  # [h body] early = report 05:00-06:59
 
-    _kernel: FloatArray = field(init=False, repr=False, compare=False, hash=False)
+    _kernel: Consts = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         if len(self.ordinal_cutpoints) != 8:
@@ -153,7 +157,7 @@ class Parameters:
 
     @property
     def model_version(self) -> str:
-        """``modelVersion`` of responses, e.g. ``"1.0.0+ingre2014_5c"`` (contract §4)."""
+        """``modelVersion`` of responses, e.g. ``"1.1.0+ingre2014_5c"`` (contract §4)."""
         return f"{MODEL_VERSION}+{self.name}"
 
     @property
@@ -167,41 +171,22 @@ class Parameters:
         return 24.0 * self.rate_east / (self.rate_east + self.rate_west)
 
     @property
-    def kernel(self) -> FloatArray:
-        """The constants packed for the Numba kernels (private layout, see ``_K_*``)."""
+    def kernel(self) -> Consts:
+        """The constants the Numba kernels read, a named tuple (see :mod:`._kernels`)."""
         return self._kernel
 
-    def kss(self, alertness: object, workload_kss: object = 0.0) -> FloatArray:
-        """Final KSS ``clip(KSS_m + ΔKSS_wl, 1, 9)``; see :func:`vigil.model.final_kss`."""
-        from .alertness import final_kss
 
-        return final_kss(cast(Numeric, alertness), cast(Numeric, workload_kss), self)
-
-
-# Layout of Parameters.kernel, read by the Numba kernels in simulate.py.
-_K_LA, _K_HA, _K_D, _K_G, _K_BL, _K_FIPS_BREAK = 0, 1, 2, 3, 4, 5
-_K_CM, _K_CA, _K_P, _K_UM, _K_UA, _K_USHIFT = 6, 7, 8, 9, 10, 11
-_K_WC, _K_WD, _K_INERTIA, _K_SHORT, _K_FULL = 12, 13, 14, 15, 16
-_K_PHASE_EXP, _K_RATE_E, _K_RATE_W, _K_PHASE_K = 17, 18, 19, 20
-_K_SIZE = 21
-
-
-def _kernel_vector(p: Parameters) -> FloatArray:
-    k = np.zeros(_K_SIZE)
-    k[_K_LA], k[_K_HA], k[_K_D], k[_K_G], k[_K_BL] = p.la, p.ha, p.d, p.g, p.bl
-    k[_K_FIPS_BREAK] = 1.0 if p.sleep_above_break == "fips" else 0.0
-    k[_K_CM], k[_K_CA], k[_K_P], k[_K_UM], k[_K_UA] = p.cm, p.ca, p.p, p.um, p.ua
-    k[_K_USHIFT] = p.u_shift
-    k[_K_WC], k[_K_WD] = p.wc, p.wd
-    k[_K_INERTIA] = 1.0 if p.inertia else 0.0
-    k[_K_SHORT] = 1.0 if p.inertia_short_sleep_scaling else 0.0
-    k[_K_FULL] = p.inertia_full_sleep
-    k[_K_PHASE_EXP] = 1.0 if p.phase_model == "exponential" else 0.0
-    k[_K_RATE_E] = p.rate_east / 24.0  # [h/h]
-    k[_K_RATE_W] = p.rate_west / 24.0  # [h/h]
-    k[_K_PHASE_K] = -math.log(1.0 - p.phase_daily_fraction) / 24.0  # [h^-1]
-    k.setflags(write=False)
-    return k
+def _kernel_vector(p: Parameters) -> Consts:
+    """The constants the Numba kernels read (:mod:`._kernels`): every scalar field of ``p``
+    by its own name, plus the derived values below."""
+    values = scalar_fields(p)
+    values["fips_break"] = 1.0 if p.sleep_above_break == "fips" else 0.0
+    values["phase_exp"] = 1.0 if p.phase_model == "exponential" else 0.0
+    values["rate_e"] = p.rate_east / 24.0  # [h/h]
+    values["rate_w"] = p.rate_west / 24.0  # [h/h]
+    values["phase_k"] = -math.log(1.0 - p.phase_daily_fraction) / 24.0  # [h^-1]
+    values["r_lin"] = p.g * (p.bl - p.ha)  # [TPM/h] linear recovery below bl, ref §2.1
+    return constants(values, "ModelConstants")
 
 
 def replace_kp_threshold(params: Parameters, threshold: int) -> Parameters:

@@ -14,37 +14,15 @@ Time is float64 hours since 1970-01-01T00:00Z ("epoch hours"); offsets are hours
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 from dataclasses import dataclass
 
 import numba as nb
 import numpy as np
 
 from ._arrays import BoolArray, FloatArray, as_1d, as_2d
-from .parameters import (
-    _K_BL,
-    _K_CA,
-    _K_CM,
-    _K_D,
-    _K_FIPS_BREAK,
-    _K_FULL,
-    _K_G,
-    _K_HA,
-    _K_INERTIA,
-    _K_LA,
-    _K_P,
-    _K_PHASE_EXP,
-    _K_PHASE_K,
-    _K_RATE_E,
-    _K_RATE_W,
-    _K_SHORT,
-    _K_UA,
-    _K_UM,
-    _K_USHIFT,
-    _K_WC,
-    _K_WD,
-    DEFAULT,
-    Parameters,
-)
+from ._kernels import Consts, inertia_amp, phase_at, phase_plan, s_sleep, s_wake, sleep_break, wrap
+from .parameters import DEFAULT, Parameters
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,261 +151,168 @@ class ModelState:
 # tests/model/test_simulate.py checks the two agree.
 
 
-@nb.njit(cache=True, inline="always")
-def _s_wake(k: FloatArray, s0: float, t: float) -> float:
-    s: float = k[_K_LA] + (s0 - k[_K_LA]) * math.exp(k[_K_D] * t)  # ref §2.1
-    return s
-
-
-@nb.njit(cache=True, inline="always")
-def _s_sleep(k: FloatArray, s0: float, t: float, q: float) -> float:
-    ha: float = k[_K_HA]  # typed locals: mypy sees float64-array items as Any
-    g: float = k[_K_G]
-    bl: float = k[_K_BL]
-    tau = q * t  # effective sleep time, ref §2.1 [C]
-    if s0 >= bl and k[_K_FIPS_BREAK] == 0.0:
-        return ha - (ha - s0) * math.exp(g * tau)
-    r_lin = g * (bl - ha)
-    tau_b = (bl - s0) / r_lin
-    if tau <= tau_b:
-        return s0 + r_lin * tau
-    return ha - (ha - bl) * math.exp(g * (tau - tau_b))
-
-
-@nb.njit(cache=True, inline="always")
-def _inertia_amp(k: FloatArray, last_sleep: float) -> float:
-    if k[_K_INERTIA] == 0.0:
-        return 0.0
-    wc: float = k[_K_WC]  # a typed local: mypy sees float64-array items as Any
-    full: float = k[_K_FULL]
-    if k[_K_SHORT] != 0.0:
-        return wc * min(1.0, last_sleep / full)
-    return wc
-
-
-@nb.njit(cache=True, inline="always")
-def _wrap(x: float) -> float:
-    return 12.0 - ((12.0 - x) % 24.0)  # into (-12, 12]
-
-
 _RESYNC = 32  # samples between exact (transcendental) re-evaluations on a uniform grid
 _STEP_TOL = 1e-9  # [h] two sample steps are "the same step" within this tolerance
 
 
-@nb.njit(cache=True, inline="always")
-def _phase_at(exp_model: bool, phi_seg: float, move: float, rate: float, dt: float) -> float:
-    """φ at ``dt`` hours into a zone segment (closed form of ref §3, precomputed move/rate)."""
-    if exp_model:
-        return phi_seg + move * (1.0 - math.exp(-rate * dt))
-    if move > 0.0:
-        return phi_seg + min(move, rate * dt)
-    return phi_seg - min(-move, rate * dt)
+#: A sleep/wake segment: its start, S then, asleep flag, q, inertia amplitude after it,
+#: index of the next/current sleep, segment id, and (τ_b, A) of the recovery (ref §2.1).
+Seg = namedtuple("Seg", ["t", "s", "asleep", "q", "amp", "j", "id", "tau_b", "a_exp"])
+#: A zone segment: index, start, φ then, signed move and rate toward θ (ref §3).
+Zone = namedtuple("Zone", ["zi", "t", "phi", "move", "rate"])
+#: Recurrence state of the uniform-grid fast path (see :func:`_advance`).
+Rec = namedtuple(
+    "Rec",
+    ["have_prev", "prev_t", "prev_tau", "since", "f_seg", "f_step", "rot_step", "e_s", "e_w",
+     "f_s", "f_w", "cos_a", "sin_a", "rot_c", "rot_s"],
+)  # fmt: skip
+#: The timeline arrays and samples the kernel reads (fields of :class:`CrewTimeline`).
+Inputs = namedtuple(
+    "Inputs",
+    ["start", "s_start", "phase_start", "sleep_start", "sleep_end", "sleep_quality",
+     "zone_time", "zone_offset", "samples"],
+)  # fmt: skip
+#: Output arrays: S, C, U, W, φ, asleep (``full``) or X alone.
+Outputs = namedtuple("Outputs", ["s", "c", "u", "w", "phi", "asleep", "x"])
+
+_OMEGA = 2.0 * math.pi / 24.0
 
 
-@nb.njit(cache=True, inline="always")
-def _phase_plan(k: FloatArray, phi0: float, theta: float) -> tuple[float, float]:
-    """Signed distance and rate [h/h] for φ to reach θ (antidromic rule), ref §3."""
-    delta = _wrap(theta - phi0)
-    if k[_K_PHASE_EXP] != 0.0:
-        return delta, k[_K_PHASE_K]
-    r_e, r_w = k[_K_RATE_E], k[_K_RATE_W]
-    if delta > 24.0 * r_e / (r_e + r_w):
-        delta -= 24.0
-    return delta, (r_e if delta > 0.0 else r_w)
+@nb.njit(cache=True)
+def _carry_sleep(k: Consts, inp: Inputs, i: int, t: float, g: Seg) -> Seg:
+    """Carry S across every sleep/wake boundary at or before ``t`` (ref §2.1, §2.3)."""
+    m = inp.sleep_start.shape[1]
+    while True:
+        if not g.asleep:
+            ts = inp.sleep_start[i, g.j] if g.j < m else np.nan
+            if not ts <= t:  # NaN compares False
+                return g
+            s = s_wake(k, g.s, ts - g.t)
+            tau_b, a_exp = sleep_break(k, s)
+            g = Seg(ts, s, True, inp.sleep_quality[i, g.j], g.amp, g.j, g.id + 1, tau_b, a_exp)
+        else:
+            te = inp.sleep_end[i, g.j]
+            if not te <= t:
+                return g
+            s = s_sleep(k, g.s, te - g.t, g.q)
+            amp = inertia_amp(k, te - inp.sleep_start[i, g.j])
+            g = Seg(te, s, False, g.q, amp, g.j + 1, g.id + 1, g.tau_b, g.a_exp)
 
 
-@nb.njit(cache=True, parallel=True)
-def _kernel(
-    start: FloatArray,
-    s_start: FloatArray,
-    phase_start: FloatArray,
-    sleep_start: FloatArray,
-    sleep_end: FloatArray,
-    sleep_quality: FloatArray,
-    zone_time: FloatArray,
-    zone_offset: FloatArray,
-    samples: FloatArray,
-    k: FloatArray,
-    full: bool,
-    out_s: FloatArray,
-    out_c: FloatArray,
-    out_u: FloatArray,
-    out_w: FloatArray,
-    out_phi: FloatArray,
-    out_asleep: BoolArray,
-    out_x: FloatArray,
-) -> None:
-    """Walk segments per crew member; evaluate samples in closed form.
+@nb.njit(cache=True)
+def _carry_zone(k: Consts, inp: Inputs, i: int, t: float, z: Zone) -> Zone:
+    """Carry φ across every zone change at or before ``t`` (ref §3)."""
+    nz = inp.zone_time.shape[1]
+    while z.zi + 1 < nz and inp.zone_time[i, z.zi + 1] <= t:
+        tz = inp.zone_time[i, z.zi + 1]
+        phi_seg = wrap(phase_at(k, z.phi, z.move, z.rate, tz - z.t))
+        move, rate = phase_plan(k, phi_seg, inp.zone_offset[i, z.zi + 1])
+        z = Zone(z.zi + 1, tz, phi_seg, move, rate)
+    return z
+
+
+@nb.njit(cache=True)
+def _advance(k: Consts, r: Rec, g: Seg, t: float, tau_un: float) -> Rec:
+    """exp(a·dt) factors and the C angle at ``t``.
 
     On a uniform sample grid inside one segment the exponentials and the circadian cosine
     are advanced by exact multiplicative recurrences (exp(a(t+δ)) = exp(at)·exp(aδ), and a
     rotation by the body-clock step), re-synchronised with a direct evaluation every
     ``_RESYNC`` samples and at every boundary, so rounding drift stays below ~1e-12.
     """
-    n, p = samples.shape
-    m = sleep_start.shape[1]
-    nz = zone_time.shape[1]
-    omega = 2.0 * math.pi / 24.0
-    cm, ca, acro, um, ua = k[_K_CM], k[_K_CA], k[_K_P], k[_K_UM], k[_K_UA]
-    u_cos = math.cos(2.0 * omega * k[_K_USHIFT])  # U angle = 2·(C angle) - 2ω·shift
-    u_sin = math.sin(2.0 * omega * k[_K_USHIFT])
-    la, ha, bl, g, d, wd = k[_K_LA], k[_K_HA], k[_K_BL], k[_K_G], k[_K_D], k[_K_WD]
-    fips_break = k[_K_FIPS_BREAK] != 0.0
-    exp_model = k[_K_PHASE_EXP] != 0.0
-    r_lin = g * (bl - ha)
-    for i in nb.prange(n):
-        t0 = start[i]
-        # --- sleep/wake segment state
-        t_seg = t0
-        s_seg = s_start[i]
-        asleep = False
-        q = 1.0
-        amp = _inertia_amp(k, np.inf)  # wakes at `start` after a full sleep
-        j = 0
-        seg_id = 0
-        tau_b = -np.inf  # sleep: linear recovery until effective time tau_b
-        a_exp = 0.0  # sleep: S = ha - a_exp·exp(g·τ) after tau_b
-        # --- body-clock segment state
-        zi = 0
-        while zi + 1 < nz and zone_time[i, zi + 1] <= t0:
-            zi += 1
-        theta = zone_offset[i, zi]
-        t_ph = t0
-        phi_seg = phase_start[i]
-        move, rate = _phase_plan(k, phi_seg, theta)
-        # --- recurrence state
-        have_prev = False
-        prev_t = 0.0
-        prev_tau = 0.0
-        since = 0
-        f_seg = -1
-        f_step = np.nan
-        rot_step = np.nan
-        e_s = 0.0  # exp(d·dt) awake, exp(g·q·dt) asleep
-        e_w = 0.0  # exp(wd·dt)
-        f_s = 0.0
-        f_w = 0.0
-        cos_a = 1.0
-        sin_a = 0.0
-        rot_c = 1.0
-        rot_s = 0.0
-        for c in range(p):
-            t = samples[i, c]
-            if not (t >= t0):  # NaN or before start
-                if full:
-                    out_s[i, c] = np.nan
-                    out_c[i, c] = np.nan
-                    out_u[i, c] = np.nan
-                    out_w[i, c] = np.nan
-                    out_phi[i, c] = np.nan
-                    out_asleep[i, c] = False
-                else:
-                    out_x[i, c] = np.nan
-                continue
-            # carry S across every sleep/wake boundary at or before t (ref §2.1)
-            while True:
-                if not asleep:
-                    if j < m and sleep_start[i, j] <= t:  # NaN compares False
-                        ts = sleep_start[i, j]
-                        s_seg = _s_wake(k, s_seg, ts - t_seg)
-                        t_seg = ts
-                        q = sleep_quality[i, j]
-                        asleep = True
-                        seg_id += 1
-                        if s_seg >= bl and not fips_break:
-                            tau_b = -np.inf
-                            a_exp = ha - s_seg
-                        else:
-                            tau_b = (bl - s_seg) / r_lin
-                            a_exp = (ha - bl) * math.exp(-g * tau_b)
-                    else:
-                        break
-                else:
-                    te = sleep_end[i, j]
-                    if te <= t:
-                        s_seg = _s_sleep(k, s_seg, te - t_seg, q)
-                        amp = _inertia_amp(k, te - sleep_start[i, j])
-                        t_seg = te
-                        asleep = False
-                        seg_id += 1
-                        j += 1
-                    else:
-                        break
-            # carry phi across every zone change at or before t (ref §3)
-            while zi + 1 < nz and zone_time[i, zi + 1] <= t:
-                tz = zone_time[i, zi + 1]
-                phi_seg = _wrap(_phase_at(exp_model, phi_seg, move, rate, tz - t_ph))
-                t_ph = tz
-                zi += 1
-                theta = zone_offset[i, zi]
-                move, rate = _phase_plan(k, phi_seg, theta)
-            phi = _phase_at(exp_model, phi_seg, move, rate, t - t_ph)
-            tau_un = t + phi  # body-clock time, unwrapped [h]
-            dt = t - t_seg
-            step = t - prev_t
-            dtau = tau_un - prev_tau
-            fast = (
-                have_prev
-                and since < _RESYNC
-                and f_seg == seg_id
-                and abs(step - f_step) <= _STEP_TOL
-                and abs(dtau - rot_step) <= _STEP_TOL
-            )
-            if fast:
-                e_s *= f_s
-                e_w *= f_w
-                ca_new = cos_a * rot_c - sin_a * rot_s
-                sin_a = sin_a * rot_c + cos_a * rot_s
-                cos_a = ca_new
-                since += 1
-            else:
-                if asleep:
-                    e_s = math.exp(g * q * dt)
-                else:
-                    e_s = math.exp(d * dt)
-                    e_w = math.exp(wd * dt)
-                angle = omega * ((tau_un % 24.0) - acro)
-                cos_a = math.cos(angle)
-                sin_a = math.sin(angle)
-                since = 0
-                if (
-                    have_prev
-                    and step > 0.0
-                    and (f_seg != seg_id or not abs(step - f_step) <= _STEP_TOL)
-                ):
-                    f_seg = seg_id  # expect the same step next: cache this segment's factors
-                    f_step = step
-                    f_s = math.exp((g * q if asleep else d) * step)
-                    f_w = math.exp(wd * step)
-                if have_prev and not abs(dtau - rot_step) <= _STEP_TOL:  # NaN-safe
-                    rot_step = dtau
-                    rot_c = math.cos(omega * dtau)
-                    rot_s = math.sin(omega * dtau)
-            if e_w < 1e-200:
-                e_w = 0.0  # W is negligible; avoid denormal arithmetic
-            have_prev = True
-            prev_t = t
-            prev_tau = tau_un
-            if asleep:
-                tau = q * dt
-                s = s_seg + r_lin * tau if tau <= tau_b else ha - a_exp * e_s  # ref §2.1
-                w = 0.0
-            else:
-                s = la + (s_seg - la) * e_s  # ref §2.1
-                w = amp * e_w  # ref §2.3
-            cc = cm + ca * cos_a  # ref §2.2
-            cos2 = cos_a * cos_a - sin_a * sin_a
-            sin2 = 2.0 * sin_a * cos_a
-            uu = um + ua * (cos2 * u_cos + sin2 * u_sin)  # ref §2.2, cos(2a - 2ω·shift)
-            if full:
-                out_s[i, c] = s
-                out_c[i, c] = cc
-                out_u[i, c] = uu
-                out_w[i, c] = w
-                out_phi[i, c] = _wrap(phi)
-                out_asleep[i, c] = asleep
-            else:
-                out_x[i, c] = s + cc + uu + w
+    dt = t - g.t
+    step = t - r.prev_t
+    dtau = tau_un - r.prev_tau
+    same_step = abs(step - r.f_step) <= _STEP_TOL
+    if (r.have_prev and r.since < _RESYNC and r.f_seg == g.id and same_step
+            and abs(dtau - r.rot_step) <= _STEP_TOL):  # fmt: skip
+        cos_a = r.cos_a * r.rot_c - r.sin_a * r.rot_s
+        sin_a = r.sin_a * r.rot_c + r.cos_a * r.rot_s
+        e_w = r.e_w * r.f_w
+        e_w = e_w if e_w >= 1e-200 else 0.0  # W is negligible; avoid denormal arithmetic
+        return Rec(True, t, tau_un, r.since + 1, r.f_seg, r.f_step, r.rot_step, r.e_s * r.f_s,
+                   e_w, r.f_s, r.f_w, cos_a, sin_a, r.rot_c, r.rot_s)  # fmt: skip
+    e_s = math.exp(k.g * g.q * dt) if g.asleep else math.exp(k.d * dt)
+    e_w = r.e_w if g.asleep else math.exp(k.wd * dt)
+    angle = _OMEGA * ((tau_un % 24.0) - k.p)
+    f_seg, f_step, f_s, f_w = r.f_seg, r.f_step, r.f_s, r.f_w
+    if r.have_prev and step > 0.0 and (r.f_seg != g.id or not same_step):
+        f_seg, f_step = g.id, step  # expect the same step next: cache this segment's factors
+        f_s = math.exp((k.g * g.q if g.asleep else k.d) * step)
+        f_w = math.exp(k.wd * step)
+    rot_step, rot_c, rot_s = r.rot_step, r.rot_c, r.rot_s
+    if r.have_prev and not abs(dtau - r.rot_step) <= _STEP_TOL:  # NaN-safe
+        rot_step, rot_c, rot_s = dtau, math.cos(_OMEGA * dtau), math.sin(_OMEGA * dtau)
+    return Rec(True, t, tau_un, 0, f_seg, f_step, rot_step, e_s, e_w if e_w >= 1e-200 else 0.0,
+               f_s, f_w, math.cos(angle), math.sin(angle), rot_c, rot_s)  # fmt: skip
+
+
+@nb.njit(cache=True)
+def _write(
+    k: Consts, out: Outputs, full: bool, i: int, c: int, g: Seg, r: Rec, t: float, phi: float,
+    u_rot: tuple[float, float],
+) -> None:  # fmt: skip
+    """S, C, U, W (and φ, asleep) of one sample from the segment and recurrence state.
+
+    ``u_rot``: cos and sin of 2ω·u_shift (U angle = 2·(C angle) - 2ω·shift, ref §2.2).
+    """
+    if g.asleep:
+        tau = g.q * (t - g.t)
+        s = g.s + k.r_lin * tau if tau <= g.tau_b else k.ha - g.a_exp * r.e_s  # ref §2.1
+        w = 0.0
+    else:
+        s = k.la + (g.s - k.la) * r.e_s  # ref §2.1
+        w = g.amp * r.e_w  # ref §2.3
+    cc = k.cm + k.ca * r.cos_a  # ref §2.2
+    cos2 = r.cos_a * r.cos_a - r.sin_a * r.sin_a
+    sin2 = 2.0 * r.sin_a * r.cos_a
+    u_cos, u_sin = u_rot
+    uu = k.um + k.ua * (cos2 * u_cos + sin2 * u_sin)  # ref §2.2, cos(2a - 2ω·shift)
+    if full:
+        out.s[i, c], out.c[i, c], out.u[i, c], out.w[i, c] = s, cc, uu, w
+        out.phi[i, c], out.asleep[i, c] = wrap(phi), g.asleep
+    else:
+        out.x[i, c] = s + cc + uu + w
+
+
+@nb.njit(cache=True)
+def _write_nan(out: Outputs, full: bool, i: int, c: int) -> None:
+    if full:
+        out.s[i, c], out.c[i, c], out.u[i, c], out.w[i, c] = np.nan, np.nan, np.nan, np.nan
+        out.phi[i, c], out.asleep[i, c] = np.nan, False
+    else:
+        out.x[i, c] = np.nan
+
+
+@nb.njit(cache=True)
+def _crew(k: Consts, inp: Inputs, i: int, full: bool, out: Outputs) -> None:
+    """Walk one crew member's segments; evaluate its samples in closed form."""
+    t0 = inp.start[i]
+    g = Seg(t0, inp.s_start[i], False, 1.0, inertia_amp(k, np.inf), 0, 0, -np.inf, 0.0)
+    zi = 0  # wakes at `start` after a full sleep; zone segment containing t0:
+    while zi + 1 < inp.zone_time.shape[1] and inp.zone_time[i, zi + 1] <= t0:
+        zi += 1
+    move, rate = phase_plan(k, inp.phase_start[i], inp.zone_offset[i, zi])
+    z = Zone(zi, t0, inp.phase_start[i], move, rate)
+    r = Rec(False, 0.0, 0.0, 0, -1, np.nan, np.nan, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0)
+    u_rot = (math.cos(2.0 * _OMEGA * k.u_shift), math.sin(2.0 * _OMEGA * k.u_shift))
+    for c in range(inp.samples.shape[1]):
+        t = inp.samples[i, c]
+        if not (t >= t0):  # NaN or before start
+            _write_nan(out, full, i, c)
+            continue
+        g = _carry_sleep(k, inp, i, t, g)
+        z = _carry_zone(k, inp, i, t, z)
+        phi = phase_at(k, z.phi, z.move, z.rate, t - z.t)
+        r = _advance(k, r, g, t, t + phi)
+        _write(k, out, full, i, c, g, r, t, phi, u_rot)
+
+
+@nb.njit(cache=True, parallel=True)
+def _kernel(k: Consts, inp: Inputs, full: bool, out: Outputs) -> None:
+    """Every crew member in a ``prange`` (``NUMBA_NUM_THREADS`` bounds the cores)."""
+    for i in nb.prange(inp.samples.shape[0]):
+        _crew(k, inp, i, full, out)
 
 
 def _prepare(timeline: CrewTimeline, sample_time: object) -> FloatArray:
@@ -450,25 +335,11 @@ def _run(
     out_asleep: BoolArray,
     out_x: FloatArray,
 ) -> None:
+    inp = Inputs(timeline.start, timeline.s_start, timeline.phase_start, timeline.sleep_start,
+                 timeline.sleep_end, timeline.sleep_quality, timeline.zone_time,
+                 timeline.zone_offset, samples)  # fmt: skip
     _kernel(
-        timeline.start,
-        timeline.s_start,
-        timeline.phase_start,
-        timeline.sleep_start,
-        timeline.sleep_end,
-        timeline.sleep_quality,
-        timeline.zone_time,
-        timeline.zone_offset,
-        samples,
-        params.kernel,
-        full,
-        out_s,
-        out_c,
-        out_u,
-        out_w,
-        out_phi,
-        out_asleep,
-        out_x,
+        params.kernel, inp, full, Outputs(out_s, out_c, out_u, out_w, out_phi, out_asleep, out_x)
     )
 
 

@@ -1,0 +1,117 @@
+"""Constants of the sleep predictor and the named tuple its Numba kernels read.
+
+The gates, limits, nap length, early-start advance, window margins and in-flight
+efficiency live in :class:`~vigil.model.parameters.Parameters` (reference §10);
+:class:`SleepParameters` holds the remaining rule constants (reference §4.3, §5.2, §7) and
+the numerical settings of §9.2. :func:`sleep_constants` merges both, by field name, into the
+one named tuple the kernels of :mod:`.sleep_windows`, :mod:`.sleep_gates` and
+:mod:`.sleep_inflight` read.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+
+from ._kernels import Consts, constants, scalar_fields
+from .parameters import Parameters
+
+__all__ = [
+    "DEFAULT_SLEEP",
+    "KIND_INFLIGHT",
+    "KIND_MAIN",
+    "KIND_NAP",
+    "WINDOW_INFLIGHT",
+    "WINDOW_SPLIT",
+    "SleepParameters",
+    "sleep_constants",
+]
+
+KIND_MAIN, KIND_NAP, KIND_INFLIGHT = 0, 1, 2  #: episode kinds in the kernel output
+WINDOW_INFLIGHT, WINDOW_SPLIT = 0, 1  #: in-duty window kinds in the kernel input
+
+
+@dataclass(frozen=True, slots=True)
+class SleepParameters:
+    """Sleep-prediction constants not in :class:`~vigil.model.parameters.Parameters`.
+
+    [C] marks a project choice; every rule and its source is listed in docs/sleep.md.
+    """
+
+    # --- ground sleep rules (ref §4.2-4.3)
+    min_wake_between: float = 1.0  # [h] no new onset within 1 h of waking [C, ours]
+    early_wake_before_body: float = 7.0  # [h body] latest wake before 07:00 = early start §4.3.2
+    nap_report_from: float = 18.0  # [h body] nap before reports 18:00-03:59, ref §4.3.3 [C]
+    nap_report_to: float = 4.0  # [h body] (exclusive), ref §4.3.3 [C]
+    nap_latest_end_body: float = 18.0  # [h body] nap ends by 18:00 body time, §4.3.3 [C]
+    nap_earliest_start_body: float = 12.0  # [h body] nap starts at/after 12:00, §4.3.3 [C]
+    #: [h] nap starts >= last wake + 3 h (ref §4.3.3 had 6 h, which blocked the second sleep
+    #: of daytime breaks; Roach et al. 2016: >1 sleep in 41-50 % of daytime breaks) [C]
+    nap_after_wake: float = 3.0
+    nap_min: float = 0.75  # [h] at least 45 min of nap must fit, ref §4.3.3 [C]
+    #: [TPM] layover local-night pull: onset gate G_on + pull, wake gate G_wake + pull in
+    #: 21:00-07:00 local; pull = pull_extra·min(1, hours on layover / pull_ramp) (ref §4.3.4
+    #: had a constant +1.0 on onset only, which never fired; Darwent et al. 2010 local-time
+    #: sleepers grow with time in the zone; Holmes et al. 2012: 64 % in the local night) [C]
+    pull_extra: float = 3.0
+    pull_ramp: float = 36.0  # [h] time on layover to full pull [C], see pull_extra
+    pull_from_local: float = 21.0  # [h local] layover pull from 21:00 local, §4.3.4 [C]
+    pull_to_local: float = 2.0  # [h local] onset pull until 02:00 local, ref §4.3.4 [C]
+    pull_wake_to_local: float = 7.0  # [h local] raised wake gate until 07:00 local [C]
+    #: [h body] sleep-in: a sleep starting 21:00-03:59 body time lasts at least until S is
+    #: back at its steady-state waking level (13.82, ref §9.4), within max_sleep and the
+    #: window. Arsintescu et al. 2021: 8.5 h of sleep before late-finishing duties. [C]
+    sleep_in_from_body: float = 21.0
+    sleep_in_to_body: float = 4.0  # [h body] see sleep_in_from_body
+    sleep_in_level: float = 13.82  # [TPM] S at waking after 8 h sleep / 16 h awake, §9.4
+    standby_quality: float = 0.9  # [-] q of sleep overlapping home standby, §4.3.6 / §7 [C]
+    activity_commute: float = 1.0  # [h] commute around an ActivityData work item [C, ours]
+    activity_prep: float = 1.0  # [h] prep before an ActivityData work item [C, ours]
+    horizon_after_last: float = 24.0  # [h] predict until last off-duty + 24 h [C, lead's brief]
+
+    # --- in-flight rest (ref §5.2) [C]
+    latency_max: float = 0.33  # [h] L = min(0.33, 0.15·D), ref §5.2 [C]
+    latency_fraction: float = 0.15  # [-] ref §5.2 [C]
+    buffer_max: float = 0.25  # [h] wake-up buffer B = min(0.25, 0.10·D), ref §5.2 [C]
+    buffer_fraction: float = 0.10  # [-] ref §5.2 [C]
+    inflight_min_sleep: float = 0.25  # [h] shorter in-flight blocks are dropped [C, ours]
+
+    # --- split duty (ref §7) [C]
+    split_free_hours: float = 8.0  # [h] derived break = max(0, duty - 8 h), ref §7 [C]
+    split_settle_hours: float = 0.5  # [h] sleep from break start + 30 min, ref §7 [C]
+    split_rise_hours: float = 0.75  # [h] until break end - 45 min, ref §7 [C]
+    split_accommodation_hours: float = 6.0  # [h] breaks >= 6 h: accommodation, EASA CS FTL.1.220
+    split_rest_room_hours: float = 3.0  # [h] breaks 3-6 h: rest room; < 3 h no sleep, ref §7
+    split_accommodation_quality: float = 0.9  # [-] ref §7 [C]
+    split_rest_room_quality: float = 0.75  # [-] ref §7 [C]
+    split_wocl: tuple[float, float] = (2.0, 5.0)  # [h] breaks touching 02:00-04:59, ref §7
+
+    # --- numerics (ref §9.2 step 3, §9.3)
+    scan_step: float = 5.0 / 60.0  # [h] shortest coarse-scan step, ref §9.2
+    tolerance: float = 1.0 / 60.0  # [h] bisection tolerance, ref §9.2
+
+    def kernel(self, params: Parameters) -> Consts:
+        """The named tuple of ``params`` and these constants the sleep kernels read."""
+        return sleep_constants(params, self)
+
+
+#: The default sleep-prediction constants.
+DEFAULT_SLEEP = SleepParameters()
+
+
+@functools.lru_cache(maxsize=64)
+def sleep_constants(p: Parameters, sp: SleepParameters) -> Consts:
+    """Every scalar field of ``p`` and ``sp`` by name, the simulator's derived values, plus:
+
+    ``g_lo``/``g_hi`` (the in-flight efficiency range) and ``lip``, a Lipschitz bound of
+    S + C [TPM/h]: |dS/dt| <= max(|d|(ha - la), |g|(ha - bl)) (§2.1), |dC/dt| <=
+    Ca·2π/24·(1 + |dφ/dt|) (§2.2, §3), with a 5 % margin (used by the safe gate scan).
+    """
+    values = p.kernel._asdict()
+    values.update(scalar_fields(sp))
+    values["g_lo"], values["g_hi"] = p.inflight_efficiency_range
+    ds = max(abs(p.d) * (p.ha - p.la), abs(p.g * (p.bl - p.ha)))
+    dphi = max(values["rate_e"], values["rate_w"], 12.0 * values["phase_k"])
+    values["lip"] = 1.05 * (ds + abs(p.ca) * 2.0 * math.pi / 24.0 * (1.0 + dphi))
+    return constants(values, "SleepConstants")

@@ -1,0 +1,283 @@
+"""Sleep windows of one person and the gate-driven sleep placed in them (reference §4, §7).
+
+Ground windows lie between merged busy blocks (duties, awake-at-work activities), bounded
+by each block's lead and lag (ref §4.1); in-duty windows are in-flight rest (§5.2, see
+:mod:`.sleep_inflight`) and split-duty breaks (§7). :func:`person` walks the windows in time
+order carrying S and places sleep with the gates of :mod:`.sleep_gates`, plus the
+overrides of §4.3 (early-start bedtime advance, pre-duty nap, layover local-night pull).
+
+References
+----------
+.. [1] Roach GD, Sargent C, Darwent D, Dawson D (2012). Duty periods with early start times
+   restrict the amount of sleep obtained by short-haul airline pilots. Accid Anal Prev
+   45S:22-26. doi:10.1016/j.aap.2011.09.020
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+
+import numba as nb
+import numpy as np
+
+from ._arrays import FloatArray, IntArray
+from ._clock import Clock, body, body_instant_before, ceil_min, clock, floor_min
+from ._kernels import Consts, s_sleep, s_wake, sleep_needed
+from .sleep_gates import first_onset, layover_wake, wake_time
+from .sleep_inflight import inflight
+from .sleep_parameters import KIND_MAIN, KIND_NAP, WINDOW_INFLIGHT
+from .sleep_windows_out import Out, State, emit
+
+#: One person's busy items (CSR slice): start, end, lead, lag, away-after flag, nap flag.
+Busy = namedtuple("Busy", ["s", "e", "lead", "lag", "away", "nap"])
+#: One person's in-duty windows (CSR slice): start, end, WINDOW_* kind, quality.
+Rest = namedtuple("Rest", ["s", "e", "kind", "q"])
+#: One ground or split window: bounds, quality, away, report (NaN: none), nap and early
+#: rules allowed, episode kind.
+Win = namedtuple("Win", ["ws", "we", "q", "away", "report", "nap_ok", "early_ok", "kind"])
+
+_GROUND, _INFLIGHT, _SPLIT = 0, 1, 2
+
+
+@nb.njit(cache=True)
+def standby_q(k: Consts, q: float, a: float, b: float, sb_s: FloatArray, sb_e: FloatArray) -> float:
+    """q of a sleep [a, b): 0.9 (at most) when it overlaps a home standby (ref §4.3.6)."""
+    for u in range(sb_s.shape[0]):
+        if sb_s[u] < b and a < sb_e[u]:
+            capped: float = min(q, k.standby_quality)
+            return capped
+    return q
+
+
+@nb.njit(cache=True)
+def _nap_plan(k: Consts, c: Clock, w: Win) -> tuple[bool, float, float]:
+    """§4.3.3 pre-duty nap before evening/night reports: (pending, start, end)."""
+    if not w.nap_ok or math.isnan(w.report):
+        return False, np.inf, np.inf
+    bt = body(k, c, w.report)
+    if not (bt >= k.nap_report_from or bt < k.nap_report_to):
+        return False, np.inf, np.inf
+    t18 = body_instant_before(k, c, w.report, k.nap_latest_end_body)
+    nap_e = min(w.we, t18)
+    nap_s = nap_e - k.nap_length
+    span = k.nap_latest_end_body - k.nap_earliest_start_body
+    ok = (body(k, c, nap_s) - k.nap_earliest_start_body) % 24.0 <= span + 1e-9
+    return ok, (nap_s if ok else np.inf), (nap_e if ok else np.inf)
+
+
+@nb.njit(cache=True)
+def _nap(
+    k: Consts, c: Clock, w: Win, nap_s: float, nap_e: float, t: float, st: State,
+    sb_s: FloatArray, sb_e: FloatArray, out: Out,
+) -> tuple[State, float]:  # fmt: skip
+    """Place the pre-duty nap if at least ``nap_min`` fits after the last wake + 6 h."""
+    n, s_w, t_wake = st
+    a = ceil_min(max(nap_s, t))
+    b = floor_min(nap_e)
+    if b - a >= k.nap_min - 1e-9 and a >= t_wake + k.nap_after_wake - 1e-9:
+        qn = standby_q(k, w.q, a, b, sb_s, sb_e)
+        n = emit(out, n, a, b, qn, KIND_NAP)
+        s_w = s_sleep(k, s_wake(k, s_w, a - t_wake), b - a, qn)
+        return (n, s_w, b), b + k.min_wake_between
+    return st, t
+
+
+@nb.njit(cache=True)
+def _early_onset(k: Consts, c: Clock, w: Win, on: float, t: float, st: State) -> float:
+    """Bedtime before a forced wake: the onset moves earlier by ``early_advance_fraction``
+    of the sleep the forced wake cuts off (natural wake - window end), not before 21:00
+    body time nor ``t`` (ref §4.3.2 recalibrated to Roach et al. 2012, docs/sleep.md).
+
+    Continuous in the report time, so sleep before a duty never falls as it starts later.
+    An advanced sleep lasts until the forced wake (the alarm): see :func:`_sleep_from`.
+    """
+    s_on = s_wake(k, st[1], on - st[2])
+    natural = _natural_wake(k, c, w, s_on, on, w.q)
+    cut = natural - w.we
+    since = (body(k, c, on) - k.early_earliest_body) % 24.0
+    if cut <= 0.0 or since > 12.0:  # no cut, or the gate is not between 21:00 and 09:00 body
+        return on
+    return max(on - min(k.early_advance_fraction * cut, since), t)  # type: ignore[no-any-return]
+
+
+@nb.njit(cache=True)
+def _natural_wake(k: Consts, c: Clock, w: Win, s_on: float, on: float, q: float) -> float:
+    """Wake of an unconstrained sleep from ``on``: the gate (raised in the local night on
+    layovers), and no sooner than the sleep-in level for body-night onsets (Arsintescu et
+    al. 2021), within ``max_sleep``."""
+    cap_end = on + k.max_sleep
+    if w.away:
+        wake = layover_wake(k, c, s_on, on, q, cap_end, w.ws)
+    else:
+        wake = wake_time(k, c, s_on, on, q, cap_end)
+    if ((body(k, c, on) - k.sleep_in_from_body) % 24.0
+            < (k.sleep_in_to_body - k.sleep_in_from_body) % 24.0):  # fmt: skip
+        need = sleep_needed(k, s_on, k.sleep_in_level, q)
+        wake = max(wake, min(ceil_min(on + need), cap_end))
+    return wake
+
+
+@nb.njit(cache=True)
+def _sleep_from(
+    k: Consts, c: Clock, w: Win, on: float, st: State, sb_s: FloatArray, sb_e: FloatArray,
+    out: Out, alarm: bool,
+) -> tuple[State, float]:  # fmt: skip
+    """Sleep from ``on`` to the spontaneous or forced wake; returns the state and next t.
+
+    ``alarm``: an advanced bedtime before a forced wake; the sleep runs to the window end
+    (or ``max_sleep``) instead of the wake gate, which would otherwise end a sleep begun in
+    the evening wake-maintenance zone within minutes [C].
+    """
+    n, s_w, t_wake = st
+    on = min(ceil_min(on), w.we)
+    s_on = s_wake(k, s_w, on - t_wake)
+    cap_end = min(on + k.max_sleep, w.we)
+    qe = w.q
+    wake = cap_end if alarm else min(_natural_wake(k, c, w, s_on, on, qe), cap_end)
+    if standby_q(k, qe, on, wake, sb_s, sb_e) != qe:  # sleep overlapping home standby
+        qe = standby_q(k, qe, on, wake, sb_s, sb_e)
+        wake = cap_end if alarm else min(_natural_wake(k, c, w, s_on, on, qe), cap_end)
+    if wake - on >= k.min_sleep - 1e-9:
+        n = emit(out, n, on, wake, qe, w.kind)
+        return (n, s_sleep(k, s_on, wake - on, qe), wake), wake + k.min_wake_between
+    return st, max(wake, on + k.scan_step)  # too short to count (ref §4.2): look further
+
+
+@nb.njit(cache=True)
+def ground(
+    k: Consts, c: Clock, w: Win, st: State, sb_s: FloatArray, sb_e: FloatArray, out: Out
+) -> State:
+    """Gate-driven sleep inside one window (ref §4.2 and the overrides of §4.3)."""
+    t = max(w.ws, st[2] + k.min_wake_between)
+    nap_pending, nap_s, nap_e = _nap_plan(k, c, w)
+    early = w.early_ok and not math.isnan(w.report)
+    while True:
+        lim = w.we - k.min_sleep
+        if t > lim:
+            break
+        search_end = min(lim, nap_s) if nap_pending else lim
+        on = np.inf
+        if t <= search_end:
+            on = first_onset(k, c, st[1], st[2], t, search_end, w.away, w.ws)
+        if on == np.inf:
+            if nap_pending:
+                nap_pending = False
+                st, t = _nap(k, c, w, nap_s, nap_e, t, st, sb_s, sb_e, out)
+                continue
+            break
+        alarm = False
+        if early and w.we - on <= k.max_sleep:
+            early = False
+            advanced = _early_onset(k, c, w, on, t, st)
+            alarm = advanced < on
+            on = advanced
+        st, t = _sleep_from(k, c, w, on, st, sb_s, sb_e, out, alarm)
+    return st
+
+
+@nb.njit(cache=True)
+def windows(
+    k: Consts, t0: float, t_end: float, busy: Busy, rest: Rest
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, int]:
+    """All windows of one person, unsorted: (start/end/q/report, flags, n).
+
+    Columns of the float block: start, end, q, report; of the flag block: type
+    (ground, in-flight, split), away, nap allowed.
+    """
+    nb_ = busy.s.shape[0]
+    m = nb_ + 1 + rest.s.shape[0]
+    wf = np.empty((m, 4))
+    wflag = np.zeros((m, 3))
+    nwin = 0
+    order = np.argsort(busy.s)
+    free, away, j = t0, False, 0
+    while j <= nb_:
+        if j < nb_:
+            i = order[j]
+            blk_s, blk_e, lead, lag = busy.s[i], busy.e[i], busy.lead[i], busy.lag[i]
+            away_after, nap_ok = busy.away[i] != 0, busy.nap[i] != 0
+            j += 1
+            while j < nb_ and busy.s[order[j]] < blk_e:  # merge overlapping busy items
+                i2 = order[j]
+                if busy.e[i2] > blk_e:
+                    blk_e, lag, away_after = busy.e[i2], busy.lag[i2], busy.away[i2] != 0
+                j += 1
+            ws, we, report = free, min(blk_s - lead, t_end), blk_s
+        else:
+            j += 1
+            ws, we, report, nap_ok = free, t_end, np.nan, False
+            blk_e, lag, away_after = t_end, 0.0, False
+        ws = max(ws, t0)
+        if we - ws >= k.min_window:  # windows shorter than 1 h are ignored, ref §4.1
+            wf[nwin, 0], wf[nwin, 1], wf[nwin, 2], wf[nwin, 3] = ws, we, 1.0, report
+            wflag[nwin, 0], wflag[nwin, 1], wflag[nwin, 2] = _GROUND, away, nap_ok
+            nwin += 1
+        free = max(free, blk_e + lag)
+        away = away_after
+    for u in range(rest.s.shape[0]):
+        if rest.e[u] > rest.s[u] and rest.s[u] >= t0 and rest.e[u] <= t_end:
+            wf[nwin, 0], wf[nwin, 1], wf[nwin, 2], wf[nwin, 3] = (
+                rest.s[u],
+                rest.e[u],
+                rest.q[u],
+                np.nan,
+            )
+            wflag[nwin, 0] = _INFLIGHT if rest.kind[u] == WINDOW_INFLIGHT else _SPLIT
+            nwin += 1
+    return wf, wflag[:, 0], wflag[:, 1], wflag[:, 2], nwin
+
+
+@nb.njit(cache=True)
+def person(
+    k: Consts, c: Clock, t_end: float, s0: float, busy: Busy, rest: Rest,
+    sb_s: FloatArray, sb_e: FloatArray, out: Out,
+) -> int:  # fmt: skip
+    """Predict one person's sleep; returns the number of episodes (may exceed ``out.cap``)."""
+    wf, wtype, waway, wnap, nwin = windows(k, c.t0, t_end, busy, rest)
+    worder = np.argsort(wf[:nwin, 0])
+    st = (0, s0, c.t0)  # S known at the last wake (s_w at t_wake), ref §9.2 step 1
+    for wi in range(nwin):
+        u = worder[wi]
+        if wtype[u] == _INFLIGHT:
+            st = inflight(k, c, wf[u, 0], wf[u, 1], wf[u, 2], st, out)
+            continue
+        split = wtype[u] == _SPLIT
+        kind = KIND_NAP if split else KIND_MAIN
+        away, nap = waway[u] != 0 and not split, wnap[u] != 0 and not split
+        w = Win(wf[u, 0], wf[u, 1], wf[u, 2], away, wf[u, 3], nap, not split, kind)
+        st = ground(k, c, w, st, sb_s, sb_e, out)
+    return st[0]
+
+
+#: The packed input of all people (CSR arrays, see :class:`~vigil.model.sleep.PackedSleepInput`).
+Packed = namedtuple(
+    "Packed",
+    [
+        "start", "end", "s_start", "phase_start", "zone_ptr", "zone_time", "zone_offset",
+        "busy_ptr", "busy_start", "busy_end", "busy_lead", "busy_lag", "busy_away", "busy_nap",
+        "window_ptr", "window_start", "window_end", "window_kind", "window_quality",
+        "standby_ptr", "standby_start", "standby_end",
+    ],
+)  # fmt: skip
+
+
+@nb.njit(cache=True, parallel=True)
+def kernel(
+    k: Consts, p: Packed, o_ptr: IntArray, o_s: FloatArray, o_e: FloatArray,
+    o_q: FloatArray, o_k: IntArray, count: IntArray,
+) -> None:  # fmt: skip
+    """Predict every person of ``p`` (``prange`` over people); ``count[i]`` episodes each."""
+    for i in nb.prange(p.start.shape[0]):
+        z0, z1 = p.zone_ptr[i], p.zone_ptr[i + 1]
+        c0, c1 = p.busy_ptr[i], p.busy_ptr[i + 1]
+        v0, v1 = p.window_ptr[i], p.window_ptr[i + 1]
+        s_0, s_1 = p.standby_ptr[i], p.standby_ptr[i + 1]
+        c = clock(k, p.start[i], p.phase_start[i], p.zone_time[z0:z1], p.zone_offset[z0:z1])
+        busy = Busy(p.busy_start[c0:c1], p.busy_end[c0:c1], p.busy_lead[c0:c1],
+                    p.busy_lag[c0:c1], p.busy_away[c0:c1], p.busy_nap[c0:c1])  # fmt: skip
+        rest = Rest(p.window_start[v0:v1], p.window_end[v0:v1], p.window_kind[v0:v1],
+                    p.window_quality[v0:v1])  # fmt: skip
+        out = Out(o_s, o_e, o_q, o_k, o_ptr[i], o_ptr[i + 1] - o_ptr[i])
+        count[i] = person(k, c, p.end[i], p.s_start[i], busy, rest,
+                          p.standby_start[s_0:s_1], p.standby_end[s_0:s_1], out)  # fmt: skip
