@@ -14,9 +14,12 @@ few derived values, so no hand-kept index layout exists.
 
 from __future__ import annotations
 
+import functools
 import math
+import re
 from collections import namedtuple
 from dataclasses import fields
+from pathlib import Path
 from typing import Any
 
 import numba as nb
@@ -38,10 +41,24 @@ def scalar_fields(obj: object) -> dict[str, float]:
 
 
 _TYPES: dict[tuple[str, ...], Any] = {}
+_KERNEL_SOURCES = (
+    "_kernels", "_clock", "simulate", "sleep_gates", "sleep_inflight", "sleep_windows",
+)  # fmt: skip
+
+
+@functools.cache
+def _read_by_kernels() -> frozenset[str]:
+    """Names the kernels read as ``k.<name>`` (small tuples compile much faster)."""
+    here = Path(__file__).parent
+    text = "".join((here / f"{m}.py").read_text(encoding="utf-8") for m in _KERNEL_SOURCES)
+    return frozenset(re.findall(r"\bk\.([a-z_]\w*)", text))
 
 
 def constants(values: dict[str, float], name: str) -> Consts:
-    """A named tuple of ``values`` (one type per field set, so Numba compiles once)."""
+    """A named tuple of the ``values`` some kernel reads (one type per field set, so Numba
+    compiles once per set)."""
+    used = _read_by_kernels()
+    values = {n: v for n, v in values.items() if n in used}
     key = tuple(values)
     if key not in _TYPES:
         _TYPES[key] = namedtuple(name, key)  # noqa: PYI024

@@ -41,7 +41,6 @@ class SleepParameters:
 
     # --- ground sleep rules (ref §4.2-4.3)
     min_wake_between: float = 1.0  # [h] no new onset within 1 h of waking [C, ours]
-    early_wake_before_body: float = 7.0  # [h body] latest wake before 07:00 = early start §4.3.2
     nap_report_from: float = 18.0  # [h body] nap before reports 18:00-03:59, ref §4.3.3 [C]
     nap_report_to: float = 4.0  # [h body] (exclusive), ref §4.3.3 [C]
     nap_latest_end_body: float = 18.0  # [h body] nap ends by 18:00 body time, §4.3.3 [C]
