@@ -17,7 +17,6 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections import namedtuple
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -40,7 +39,6 @@ def scalar_fields(obj: object) -> dict[str, float]:
     return out
 
 
-_TYPES: dict[tuple[str, ...], Any] = {}
 _KERNEL_SOURCES = (
     "_kernels", "_clock", "simulate", "sleep_gates", "sleep_inflight", "sleep_windows",
 )  # fmt: skip
@@ -54,15 +52,21 @@ def _read_by_kernels() -> frozenset[str]:
     return frozenset(re.findall(r"\bk\.([a-z_]\w*)", text))
 
 
-def constants(values: dict[str, float], name: str) -> Consts:
-    """A named tuple of the ``values`` some kernel reads (one type per field set, so Numba
-    compiles once per set)."""
+def kernel_fields(cls: type, derived: tuple[str, ...]) -> list[str]:
+    """Fields of dataclass ``cls`` plus ``derived`` names that some kernel reads.
+
+    The named-tuple types built from these are module attributes (so Numba's on-disk cache
+    finds them again in a new process) and hold only what the kernels read (small tuples
+    compile faster).
+    """
     used = _read_by_kernels()
-    values = {n: v for n, v in values.items() if n in used}
-    key = tuple(values)
-    if key not in _TYPES:
-        _TYPES[key] = namedtuple(name, key)  # noqa: PYI024
-    return _TYPES[key](**values)
+    names = [f.name for f in fields(cls) if f.init]
+    return [n for n in (*names, *derived) if n in used]
+
+
+def constants(values: dict[str, float], kind: Any) -> Consts:
+    """An instance of the named-tuple type ``kind`` from ``values`` (extra names ignored)."""
+    return kind(**{n: values[n] for n in kind._fields})
 
 
 # ---------------------------------------------------------------------------------------

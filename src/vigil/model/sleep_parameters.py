@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import functools
 import math
+from collections import namedtuple
 from dataclasses import dataclass
 
-from ._kernels import Consts, constants, scalar_fields
-from .parameters import Parameters
+from ._kernels import Consts, constants, kernel_fields, scalar_fields
+from .parameters import ModelConstants, Parameters
 
 __all__ = [
     "DEFAULT_SLEEP",
@@ -99,6 +100,13 @@ class SleepParameters:
 DEFAULT_SLEEP = SleepParameters()
 
 
+#: The constants the sleep kernels read: the simulator's plus this module's (by name).
+SleepConstants = namedtuple(  # type: ignore[misc]  # noqa: PYI024
+    "SleepConstants",
+    [*ModelConstants._fields, *kernel_fields(SleepParameters, ("g_lo", "g_hi", "lip"))],
+)
+
+
 @functools.lru_cache(maxsize=64)
 def sleep_constants(p: Parameters, sp: SleepParameters) -> Consts:
     """Every scalar field of ``p`` and ``sp`` by name, the simulator's derived values, plus:
@@ -113,4 +121,4 @@ def sleep_constants(p: Parameters, sp: SleepParameters) -> Consts:
     ds = max(abs(p.d) * (p.ha - p.la), abs(p.g * (p.bl - p.ha)))
     dphi = max(values["rate_e"], values["rate_w"], 12.0 * values["phase_k"])
     values["lip"] = 1.05 * (ds + abs(p.ca) * 2.0 * math.pi / 24.0 * (1.0 + dphi))
-    return constants(values, "SleepConstants")
+    return constants(values, SleepConstants)
