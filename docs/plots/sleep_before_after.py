@@ -35,7 +35,7 @@ def _overlap(episodes: list[tuple[float, float]], a: float, b: float) -> float:
     return sum(max(0.0, min(e, b) - max(s, a)) for s, e in episodes)
 
 
-def figures(text: str, schedule: Schedule) -> dict[str, float]:
+def figures(text: str, schedule: Schedule) -> dict[str, float | str]:
     rows = [ln for ln in text.splitlines()[1:] if ln.split(",", 1)[0] == schedule.reference]
     roster = "\n".join([text.splitlines()[0], *rows])
     report = score(ScoreRequest(roster_text=roster, include_sleep=True, risk=True))
@@ -74,6 +74,7 @@ def figures(text: str, schedule: Schedule) -> dict[str, float]:
                 in_night += _overlap([(s, e)], n, n + 10.0)
     kss = np.concatenate([np.asarray(v) for k, v in result.scores.items() if k == "KSS"])
     return {
+        "model": report.model_version,
         "sleep_per_24h": per_day,
         "before_early": float(np.mean(early)) if early else float("nan"),
         "n_early": float(len(early)),
@@ -89,7 +90,7 @@ def main() -> None:
     schedules = parse_request(text, "dmy").schedules
     for name, long_haul in (("long-haul", True), ("short-haul", False)):
         f = figures(text, _pick(schedules, long_haul))
-        print(f"| {name} | {f['sleep_per_24h']:.2f} h | {f['before_early']:.2f} h "
+        print(f"| {name} | {f['model']} | {f['sleep_per_24h']:.2f} h | {f['before_early']:.2f} h "
               f"({int(f['n_early'])}) | {f['inflight_per_duty']:.2f} h | "
               f"{100 * f['layover_local_night']:.0f} % | {f['kss_peak']:.2f} / "
               f"{f['kss_mean']:.2f} |")  # fmt: skip

@@ -14,9 +14,11 @@ few derived values, so no hand-kept index layout exists.
 
 from __future__ import annotations
 
+import functools
 import math
-from collections import namedtuple
+import re
 from dataclasses import fields
+from pathlib import Path
 from typing import Any
 
 import numba as nb
@@ -37,15 +39,34 @@ def scalar_fields(obj: object) -> dict[str, float]:
     return out
 
 
-_TYPES: dict[tuple[str, ...], Any] = {}
+_KERNEL_SOURCES = (
+    "_kernels", "_clock", "simulate", "sleep_gates", "sleep_inflight", "sleep_windows",
+)  # fmt: skip
 
 
-def constants(values: dict[str, float], name: str) -> Consts:
-    """A named tuple of ``values`` (one type per field set, so Numba compiles once)."""
-    key = tuple(values)
-    if key not in _TYPES:
-        _TYPES[key] = namedtuple(name, key)  # noqa: PYI024
-    return _TYPES[key](**values)
+@functools.cache
+def _read_by_kernels() -> frozenset[str]:
+    """Names the kernels read as ``k.<name>`` (small tuples compile much faster)."""
+    here = Path(__file__).parent
+    text = "".join((here / f"{m}.py").read_text(encoding="utf-8") for m in _KERNEL_SOURCES)
+    return frozenset(re.findall(r"\bk\.([a-z_]\w*)", text))
+
+
+def kernel_fields(cls: type, derived: tuple[str, ...]) -> list[str]:
+    """Fields of dataclass ``cls`` plus ``derived`` names that some kernel reads.
+
+    The named-tuple types built from these are module attributes (so Numba's on-disk cache
+    finds them again in a new process) and hold only what the kernels read (small tuples
+    compile faster).
+    """
+    used = _read_by_kernels()
+    names = [f.name for f in fields(cls) if f.init]
+    return [n for n in (*names, *derived) if n in used]
+
+
+def constants(values: dict[str, float], kind: Any) -> Consts:
+    """An instance of the named-tuple type ``kind`` from ``values`` (extra names ignored)."""
+    return kind(**{n: values[n] for n in kind._fields})
 
 
 # ---------------------------------------------------------------------------------------

@@ -13,10 +13,11 @@ for sensitivity runs). ``Parameters.model_version`` is the response's ``modelVer
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from ._kernels import Consts, constants, scalar_fields
+from ._kernels import Consts, constants, kernel_fields, scalar_fields
 
 MODEL_VERSION = "1.1.0"  #: bump when any default that moves scores changes (contract §4)
 
@@ -176,6 +177,11 @@ class Parameters:
         return self._kernel
 
 
+_DERIVED = ("fips_break", "phase_exp", "rate_e", "rate_w", "phase_k", "r_lin")
+#: The constants the simulator's kernels read (see :func:`_kernel_vector`).
+ModelConstants = namedtuple("ModelConstants", kernel_fields(Parameters, _DERIVED))  # type: ignore[misc]  # noqa: PYI024
+
+
 def _kernel_vector(p: Parameters) -> Consts:
     """The constants the Numba kernels read (:mod:`._kernels`): every scalar field of ``p``
     by its own name, plus the derived values below."""
@@ -186,7 +192,7 @@ def _kernel_vector(p: Parameters) -> Consts:
     values["rate_w"] = p.rate_west / 24.0  # [h/h]
     values["phase_k"] = -math.log(1.0 - p.phase_daily_fraction) / 24.0  # [h^-1]
     values["r_lin"] = p.g * (p.bl - p.ha)  # [TPM/h] linear recovery below bl, ref §2.1
-    return constants(values, "ModelConstants")
+    return constants(values, ModelConstants)
 
 
 def replace_kp_threshold(params: Parameters, threshold: int) -> Parameters:

@@ -134,7 +134,10 @@ def inflight_sleep(
     params: Parameters = DEFAULT,
     sleep_params: SleepParameters = DEFAULT_SLEEP,
 ) -> tuple[FloatArray, FloatArray]:
-    """Sleep inside an in-flight rest window of length D (reference §5.2).
+    """Sleep inside an in-flight rest window of length D, reference §5.2's closed form.
+
+    The predictor no longer uses it: it integrates the propensity across the window
+    (:func:`inflight`, docs/sleep.md). Kept as a building block for comparisons.
 
     Parameters
     ----------

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import functools
 import math
+from collections import namedtuple
 from dataclasses import dataclass
 
-from ._kernels import Consts, constants, scalar_fields
-from .parameters import Parameters
+from ._kernels import Consts, constants, kernel_fields, scalar_fields
+from .parameters import ModelConstants, Parameters
 
 __all__ = [
     "DEFAULT_SLEEP",
@@ -41,7 +42,6 @@ class SleepParameters:
 
     # --- ground sleep rules (ref §4.2-4.3)
     min_wake_between: float = 1.0  # [h] no new onset within 1 h of waking [C, ours]
-    early_wake_before_body: float = 7.0  # [h body] latest wake before 07:00 = early start §4.3.2
     nap_report_from: float = 18.0  # [h body] nap before reports 18:00-03:59, ref §4.3.3 [C]
     nap_report_to: float = 4.0  # [h body] (exclusive), ref §4.3.3 [C]
     nap_latest_end_body: float = 18.0  # [h body] nap ends by 18:00 body time, §4.3.3 [C]
@@ -100,6 +100,13 @@ class SleepParameters:
 DEFAULT_SLEEP = SleepParameters()
 
 
+#: The constants the sleep kernels read: the simulator's plus this module's (by name).
+SleepConstants = namedtuple(  # type: ignore[misc]  # noqa: PYI024
+    "SleepConstants",
+    [*ModelConstants._fields, *kernel_fields(SleepParameters, ("g_lo", "g_hi", "lip"))],
+)
+
+
 @functools.lru_cache(maxsize=64)
 def sleep_constants(p: Parameters, sp: SleepParameters) -> Consts:
     """Every scalar field of ``p`` and ``sp`` by name, the simulator's derived values, plus:
@@ -114,4 +121,4 @@ def sleep_constants(p: Parameters, sp: SleepParameters) -> Consts:
     ds = max(abs(p.d) * (p.ha - p.la), abs(p.g * (p.bl - p.ha)))
     dphi = max(values["rate_e"], values["rate_w"], 12.0 * values["phase_k"])
     values["lip"] = 1.05 * (ds + abs(p.ca) * 2.0 * math.pi / 24.0 * (1.0 + dphi))
-    return constants(values, "SleepConstants")
+    return constants(values, SleepConstants)
