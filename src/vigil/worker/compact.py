@@ -27,12 +27,8 @@ from datetime import UTC, datetime
 import numpy as np
 import numpy.typing as npt
 
-from vigil.scoring.service import (
-    DECIMALS,
-    DutyResult,
-    ScheduleResult,
-    ScoreReport,
-)
+from vigil.scoring.report import DutyResult, ScheduleResult, stream_envelope
+from vigil.scoring.request import DECIMALS
 
 __all__ = ["CompactChunk", "StoredScores", "compact_chunk", "pack", "unpack"]
 
@@ -124,26 +120,19 @@ class StoredScores:
                 ),
             )
 
-    def envelope_parts(
-        self, scale: str, *, model_version: str, errors: Sequence[str]
-    ) -> Iterator[str]:
-        """The ProcessFatigueRisk envelope (contract §4) as JSON text, one schedule a time.
+    def envelope(self, scale: str, *, model_version: str, errors: Sequence[str]) -> Iterator[bytes]:
+        """The ProcessFatigueRisk envelope (contract §4) as streamed UTF-8 JSON pieces.
 
-        Joined, the parts equal ``json.dumps`` of ``ScoreReport.to_envelope(scale)`` for
-        the same results (same key order, same number formatting), so a 10,000-crew
-        roster streams without building one huge list in memory.
+        Built by :func:`vigil.scoring.report.stream_envelope`, the builder of every
+        response, so GetResults answers exactly what ProcessFatigueRisk would.
         """
-
-        def dumps(value: object) -> str:
-            return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-
-        yield f'{{"scale":{dumps(scale)},"modelVersion":{dumps(model_version)},"scheduleScores":['
-        for i, result in enumerate(self.schedule_results(scale)):
-            one = ScoreReport(scale, model_version, (result,), (), risk=True)
-            entry = one.to_envelope(scale)["scheduleScores"]
-            assert isinstance(entry, list)
-            yield ("," if i else "") + dumps(entry[0])
-        yield f'],"errors":{dumps(list(errors))}}}'
+        return stream_envelope(
+            self.schedule_results(scale),
+            scale,
+            model_version=model_version,
+            errors=errors,
+            risk=True,
+        )
 
 
 def unpack(blob: bytes) -> StoredScores:

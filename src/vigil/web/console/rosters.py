@@ -23,9 +23,9 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 
 from vigil.domain import DateFormat
 from vigil.roster import parse_request
+from vigil.scoring.report import schedule_entry
 from vigil.scoring.service import (
     SCALE_CODES,
-    ScoreReport,
     resolve_preset,
     sleep_for,
     sleep_json,
@@ -341,10 +341,9 @@ def roster_chart(console: UserConsole, token: str, schedule: str = "", scale: st
     result = next((r for r in stored.schedule_results(code) if r.reference == schedule), None)
     if result is None:
         return console.not_found("schedule")
-    entry = ScoreReport(code, model_version, (result,), (), risk=True).to_envelope(code)
-    schedule_entry = dict(entry["scheduleScores"][0])  # type: ignore[index]
-    schedule_entry["sleep"] = schedule_sleep(upload, schedule)
-    payload = chart_payload(schedule_entry, code)
+    entry = schedule_entry(result, code, risk=True, arrays=False)
+    entry["sleep"] = schedule_sleep(upload, schedule)
+    payload = chart_payload(entry, code)
     return console.render(
         "chart.html",
         upload=upload,
