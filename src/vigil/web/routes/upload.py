@@ -24,6 +24,7 @@ from pydantic import Field, field_validator
 from vigil.scoring.service import SCALE_CODES, ScoringError, iso, resolve_scale
 from vigil.store import uploads
 from vigil.store.repo import AlreadyExistsError
+from vigil.store.status import JobStatus
 from vigil.store.tables import RosterUpload, utcnow
 from vigil.web.deps import SessionDep, UploadPrincipal
 from vigil.web.problems import problem
@@ -229,7 +230,7 @@ def get_results(
             "status": upload.status,
             "errors": json.loads(result.errors_json) if result is not None else [],
         }
-        if upload.status == "failed":
+        if upload.status == JobStatus.FAILED:
             body["detail"] = upload.error_summary or "The server failed to process the roster."
         return JSONResponse(body)
     if result is None:
