@@ -12,6 +12,12 @@ given records), then times ``vigil score ROSTER --date-format dmy --scale KSS --
 
 Peak memory is the child's maximum resident set size. Run:
 ``.venv/bin/python benchmarks/bench_score.py [--crew 10000 --days 28] [--json]``
+
+``--request`` instead measures one synchronous ProcessFatigueRisk's scoring in process:
+the CPU time (``time.process_time``) of :func:`vigil.scoring.service.score` plus the
+response encoding for a single crew member's 28-day roster, median of ``--repeat`` runs
+after warm-up (issue 14's goal: at most 1 ms of server CPU per request, of which this is
+the scoring share; HTTP, auth and JSON parsing of the body come on top).
 """
 
 from __future__ import annotations
@@ -60,12 +66,41 @@ def run(args: list[str]) -> tuple[float, float]:
     return elapsed, usage.ru_maxrss / 1024
 
 
+def request_cpu(repeat: int) -> dict[str, object]:
+    """Median in-process CPU [ms] of scoring one 28-day crew member with risk, JSON out."""
+    from vigil.scoring.service import ScoreRequest, score
+
+    roster = generate_airline_roster(1, 28, seed=3)
+    request = ScoreRequest(roster, risk=True)
+    for _ in range(5):  # JIT compile, caches
+        score(request).to_json()
+    times = []
+    for _ in range(repeat):
+        t0 = time.process_time()
+        score(request).to_json()
+        times.append(time.process_time() - t0)
+    times.sort()
+    return {
+        "name": "score-request",
+        "workload": f"1 crew x 28 d ({roster.count(chr(10))} rows), risk, JSON",
+        "median_ms": round(1000 * times[len(times) // 2], 3),
+        "p90_ms": round(1000 * times[int(len(times) * 0.9)], 3),
+        "load_avg": os.getloadavg()[0],
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--crew", type=int, default=10_000)
     parser.add_argument("--days", type=int, default=28)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--request", action="store_true", help="one-request CPU instead")
+    parser.add_argument("--repeat", type=int, default=200)
     args = parser.parse_args()
+    if args.request:
+        figures = request_cpu(args.repeat)
+        print(json.dumps(figures) if args.json else figures)
+        return
     vigil = [sys.executable, "-m", "vigil", "score"]
     options = ["--date-format", "dmy", "--scale", "KSS", "--risk"]
     with tempfile.TemporaryDirectory() as tmp:
@@ -103,6 +138,7 @@ def main() -> None:
         "predicted_peak_mib": round(predicted[1]),
         "output_mib": round(size, 1),
         "cpus": os.cpu_count(),
+        "load_avg": os.getloadavg()[0],
     }
     if args.json:
         print(json.dumps(result))

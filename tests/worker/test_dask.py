@@ -50,7 +50,7 @@ def test_cluster_results_equal_local(client: Any) -> None:
     for scale in SCALE_CODES:
         with np.errstate(invalid="ignore"):  # KP NaN-padding warning in the model
             want = score(ScoreRequest(ROSTER, DateFormat.DMY, scale=scale, risk=True))
-        got = "".join(stored.envelope_parts(scale, model_version=remote.model_version, errors=[]))
+        got = b"".join(stored.envelope(scale, model_version=remote.model_version, errors=[]))
         assert json.loads(got) == want.to_envelope()
     remote_scorer.close()  # does not close a client it did not create
     assert client.status == "running"

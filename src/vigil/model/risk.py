@@ -310,6 +310,80 @@ def duty_hazard(
     return hazard
 
 
+def interval_geometry(
+    report: object, off: object, n_intervals: object, width: int
+) -> tuple[FloatArray, FloatArray]:
+    """Hours on duty at each 15-minute point and each interval's length (contract §4).
+
+    Point k of a duty is ``report + 15k min``; interval k ends at the next point or at
+    off duty, whichever is first. Both arrays are ``(d, width)``, 0 past a duty's end. [h]
+    """
+    rep = as_float(report)[:, None]
+    k = np.arange(width)
+    start = rep + INTERVAL_HOURS * k
+    valid = k < np.asarray(n_intervals, dtype=np.int64)[:, None]
+    hours = np.where(valid, start - rep, 0.0)
+    length = np.where(
+        valid, np.minimum(start + INTERVAL_HOURS, as_float(off)[:, None]) - start, 0.0
+    )
+    return hours, length
+
+
+def duties_hazard(
+    kss: object,
+    report: object,
+    off: object,
+    sectors: object,
+    included: object,
+    multiplier: object,
+    params: Parameters = DEFAULT,
+    *,
+    cabin_crew: object = False,
+) -> FloatArray:
+    """H_d of a batch of duties from their interval KSS: the one risk path (reference §8).
+
+    The scoring service calls it for every duty it rates, and :func:`reference_hazard`
+    for the reference duty, so R = 1 for that duty holds through the service too.
+
+    Parameters
+    ----------
+    kss : array_like, shape (d, w)
+        Mean final KSS of each 15-minute interval (NaN pad past a duty's end). [KSS]
+    report, off : array_like, shape (d,)
+        Report and off-duty instants. [epoch h]
+    sectors : array_like, shape (d,)
+        Sectors flown (take-offs and landings, spread by :func:`sector_times`).
+    included : array_like of bool, shape (d, w)
+        Intervals counted in the exposure (False: own in-flight rest or asleep).
+    multiplier : array_like, shape (d,)
+        M_cum times the run floor (:func:`cumulative_multiplier`, :func:`run_fatigue_floor`).
+    params : Parameters
+    cabin_crew : bool or array_like of bool, shape (d,)
+
+    Returns
+    -------
+    numpy.ndarray, shape (d,)
+        H_d. [h-equivalents at KSS 5]
+    """
+    k = as_2d(kss, "kss")
+    rep = as_float(report)
+    width = k.shape[1]
+    counts = np.sum(~np.isnan(k), axis=1)
+    hours, length = interval_geometry(rep, off, counts, width)
+    takeoff, landing = sector_times(rep, off, sectors, params)
+    return duty_hazard(
+        k,
+        hours,
+        included,
+        nearest_point_counts(takeoff, rep, counts, width),
+        nearest_point_counts(landing, rep, counts, width),
+        multiplier,
+        params,
+        cabin_crew=cabin_crew,
+        interval_hours=length,
+    )
+
+
 def minute_midpoints(report: float, off: float) -> FloatArray:
     """Minute-midpoint samples of a duty's intervals, ``(1, n_intervals·15)`` NaN-padded.
 
@@ -359,29 +433,16 @@ def duty_risk_exposure(
 ) -> float:
     """H_d of one duty of one person (``timeline`` with one row), end to end.
 
-    A convenience for tests, docs and the reference duty; the scoring layer runs the same
-    steps on whole batches. No in-flight rest.
+    A convenience for tests, docs and the reference duty; the scoring layer calls the same
+    :func:`duties_hazard` on whole batches. No in-flight rest.
     """
     t = minute_midpoints(report, off)
     x = simulate_alertness(timeline, t, params)
     wl = workload_kss(t, [report], [off], [sectors], [workload], params=params)
     kss = interval_means(final_kss(x, wl, params))
-    n_int = kss.shape[1]
-    points = report + INTERVAL_HOURS * np.arange(n_int)
-    takeoff, landing = sector_times([report], [off], [sectors], params)
-    to = nearest_point_counts(takeoff, [report], [n_int], n_int)
-    ld = nearest_point_counts(landing, [report], [n_int], n_int)
-    length = np.minimum(points + INTERVAL_HOURS, off) - points
-    h = duty_hazard(
-        kss,
-        (points - report)[None, :],
-        np.ones_like(kss, dtype=bool),
-        to,
-        ld,
-        [multiplier],
-        params,
-        cabin_crew=cabin_crew,
-        interval_hours=length[None, :],
+    included = np.ones_like(kss, dtype=bool)
+    h = duties_hazard(
+        kss, [report], [off], [sectors], included, [multiplier], params, cabin_crew=cabin_crew
     )
     return float(h[0])
 

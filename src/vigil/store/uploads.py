@@ -16,6 +16,8 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session, load_only
 
 from vigil.store.repo import AlreadyExistsError
+from vigil.store.status import ACTIVE, JobStatus
+from vigil.store.status import FINISHED as FINISHED_STATUSES
 from vigil.store.tables import RosterResult, RosterUpload, utcnow
 
 __all__ = [
@@ -30,10 +32,10 @@ __all__ = [
     "purge_finished_before",
 ]
 
-#: status of a new upload (:class:`vigil.worker.jobs.JobStatus` owns the full list)
-QUEUED = "queued"
+#: status of a new upload
+QUEUED = JobStatus.QUEUED
 #: statuses after which a roster no longer changes
-FINISHED = ("completedsuccessfully", "completedwitherrors", "failed")
+FINISHED = tuple(sorted(FINISHED_STATUSES))
 
 #: columns read for status and listings (never the roster text)
 _LIGHT = (
@@ -125,7 +127,7 @@ def count_unfinished(*, session: Session, operator: str) -> int:
             .select_from(RosterUpload)
             .where(
                 RosterUpload.operator == operator,
-                RosterUpload.status.in_(("queued", "processing")),
+                RosterUpload.status.in_(ACTIVE),
             )
         )
         or 0

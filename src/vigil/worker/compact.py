@@ -23,18 +23,23 @@ import struct
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
-from vigil.scoring.service import (
-    DECIMALS,
-    DutyResult,
-    ScheduleResult,
-    ScoreReport,
-)
+from vigil.scoring.report import DutyResult, ScheduleResult, stream_envelope
+from vigil.scoring.request import DECIMALS
 
-__all__ = ["CompactChunk", "StoredScores", "compact_chunk", "pack", "unpack"]
+__all__ = [
+    "CompactChunk",
+    "IndexedDuty",
+    "IndexedSchedule",
+    "StoredScores",
+    "compact_chunk",
+    "pack",
+    "unpack",
+]
 
 MAGIC = b"VGS1"
 _HEADER = struct.Struct("<4sI")
@@ -43,18 +48,42 @@ _DTYPE = np.dtype("<f4")
 Float32Array = npt.NDArray[np.float32]
 
 
+class IndexedDuty(NamedTuple):
+    """One duty of the stored index (serialised as a JSON array in this order)."""
+
+    on_s: int  #: report [s since the epoch]
+    off_s: int  #: off duty [s since the epoch]
+    first_interval: int
+    interval_count: int
+    risk: float | None
+
+
+class IndexedSchedule(NamedTuple):
+    """One schedule of the stored index: its rows of the score matrix and its duties."""
+
+    reference: str
+    interval_count: int
+    duties: tuple[IndexedDuty, ...]
+
+    @classmethod
+    def from_json(cls, row: list[Any]) -> IndexedSchedule:
+        """An index entry as :func:`pack` wrote it (``[reference, count, duties]``)."""
+        reference, count, duties = row
+        return cls(str(reference), int(count), tuple(IndexedDuty(*d) for d in duties))
+
+
 @dataclass(frozen=True, slots=True)
 class CompactChunk:
     """Scores of consecutive schedules, compact: what a worker sends back (picklable).
 
     Attributes
     ----------
-    schedules : list
-        ``[reference, interval_count, duties]`` per schedule (the index format above).
+    schedules : list of IndexedSchedule
+        One per schedule (written as the index format above).
     scores : ndarray of float32, shape (total_intervals, n_scales)
     """
 
-    schedules: list[list[object]]
+    schedules: list[IndexedSchedule]
     scores: Float32Array
 
 
@@ -64,15 +93,21 @@ def _epoch_s(instant: datetime) -> int:
 
 def compact_chunk(results: Sequence[ScheduleResult], scales: Sequence[str]) -> CompactChunk:
     """Float32 matrix and index entries for ``results`` (one scored chunk)."""
-    index: list[list[object]] = []
+    index: list[IndexedSchedule] = []
     blocks: list[Float32Array] = []
     for result in results:
-        duties = [
-            [_epoch_s(d.on_duty), _epoch_s(d.off_duty), d.first_interval, d.interval_count, d.risk]
+        duties = tuple(
+            IndexedDuty(
+                _epoch_s(d.on_duty),
+                _epoch_s(d.off_duty),
+                d.first_interval,
+                d.interval_count,
+                d.risk,
+            )
             for d in result.duties
-        ]
+        )
         count = int(result.scores[scales[0]].shape[0])
-        index.append([result.reference, count, duties])
+        index.append(IndexedSchedule(result.reference, count, duties))
         blocks.append(np.stack([result.scores[s] for s in scales], axis=1).astype(_DTYPE))
     matrix = np.concatenate(blocks) if blocks else np.empty((0, len(scales)), dtype=_DTYPE)
     return CompactChunk(index, matrix)
@@ -80,7 +115,7 @@ def compact_chunk(results: Sequence[ScheduleResult], scales: Sequence[str]) -> C
 
 def pack(chunks: Iterable[CompactChunk], scales: Sequence[str]) -> bytes:
     """One blob from ``chunks`` in order (each chunk is released once copied)."""
-    index: list[list[object]] = []
+    index: list[IndexedSchedule] = []
     parts: list[bytes] = []
     for chunk in chunks:
         if chunk.scores.shape[1:] != (len(scales),):
@@ -98,7 +133,7 @@ class StoredScores:
     """A decoded blob: the index and a read-only float32 view of the scores."""
 
     scales: tuple[str, ...]
-    schedules: list[list[object]]
+    schedules: list[IndexedSchedule]
     matrix: Float32Array
 
     def schedule_results(self, scale: str) -> Iterator[ScheduleResult]:
@@ -106,11 +141,10 @@ class StoredScores:
         column = self.scales.index(scale)
         offset = 0
         for reference, count, duties in self.schedules:
-            assert isinstance(count, int) and isinstance(duties, list)
             values = self.matrix[offset : offset + count, column].astype(np.float64)
             offset += count
             yield ScheduleResult(
-                reference=str(reference),
+                reference=reference,
                 scores={scale: np.round(values, DECIMALS)},
                 duties=tuple(
                     DutyResult(
@@ -124,26 +158,19 @@ class StoredScores:
                 ),
             )
 
-    def envelope_parts(
-        self, scale: str, *, model_version: str, errors: Sequence[str]
-    ) -> Iterator[str]:
-        """The ProcessFatigueRisk envelope (contract §4) as JSON text, one schedule a time.
+    def envelope(self, scale: str, *, model_version: str, errors: Sequence[str]) -> Iterator[bytes]:
+        """The ProcessFatigueRisk envelope (contract §4) as streamed UTF-8 JSON pieces.
 
-        Joined, the parts equal ``json.dumps`` of ``ScoreReport.to_envelope(scale)`` for
-        the same results (same key order, same number formatting), so a 10,000-crew
-        roster streams without building one huge list in memory.
+        Built by :func:`vigil.scoring.report.stream_envelope`, the builder of every
+        response, so GetResults answers exactly what ProcessFatigueRisk would.
         """
-
-        def dumps(value: object) -> str:
-            return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-
-        yield f'{{"scale":{dumps(scale)},"modelVersion":{dumps(model_version)},"scheduleScores":['
-        for i, result in enumerate(self.schedule_results(scale)):
-            one = ScoreReport(scale, model_version, (result,), (), risk=True)
-            entry = one.to_envelope(scale)["scheduleScores"]
-            assert isinstance(entry, list)
-            yield ("," if i else "") + dumps(entry[0])
-        yield f'],"errors":{dumps(list(errors))}}}'
+        return stream_envelope(
+            self.schedule_results(scale),
+            scale,
+            model_version=model_version,
+            errors=errors,
+            risk=True,
+        )
 
 
 def unpack(blob: bytes) -> StoredScores:
@@ -155,4 +182,5 @@ def unpack(blob: bytes) -> StoredScores:
     index = json.loads(bytes(blob[start : start + length]))
     scales = tuple(index["scales"])
     data = np.frombuffer(blob, dtype=_DTYPE, offset=start + length)
-    return StoredScores(scales, index["schedules"], data.reshape(-1, len(scales)))
+    schedules = [IndexedSchedule.from_json(row) for row in index["schedules"]]
+    return StoredScores(scales, schedules, data.reshape(-1, len(scales)))

@@ -2,7 +2,7 @@
 
 With ``VIGIL_DASK_SCHEDULER`` set, a roster of more than ``VIGIL_DASK_CHUNK_SIZE``
 schedules is split by schedule into chunks; each chunk is scored on the cluster by
-:func:`vigil.worker.run.score_chunk` (the service's scoring function) and comes back as
+:func:`vigil.worker.scorers.score_chunk` (the service's scoring function) and comes back as
 compact float32 (:class:`vigil.worker.compact.CompactChunk`); results are merged in
 schedule order, so the stored blob is byte-identical to local processing.
 
@@ -28,6 +28,7 @@ from typing import Any
 
 from vigil.domain import Schedule
 from vigil.worker.compact import CompactChunk
+from vigil.worker.scorers import score_chunk
 
 __all__ = ["DaskScorer", "tls_security"]
 
@@ -64,7 +65,7 @@ def tls_security(ca_file: Path | str, cert_file: Path | str, key_file: Path | st
 
 
 class DaskScorer:
-    """A :class:`vigil.worker.run.ChunkScorer` on a ``distributed.Client``.
+    """A :class:`vigil.worker.scorers.ChunkScorer` on a ``distributed.Client``.
 
     Parameters
     ----------
@@ -98,8 +99,6 @@ class DaskScorer:
     def map(
         self, chunks: Sequence[Sequence[Schedule]], preset: str, scales: tuple[str, ...]
     ) -> Iterator[CompactChunk]:
-        from vigil.worker.run import score_chunk
-
         client = self.client()
         threads = sum(client.nthreads().values()) or 1
         window = max(2, threads * _IN_FLIGHT_PER_THREAD)

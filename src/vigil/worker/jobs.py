@@ -22,7 +22,6 @@ their clocks synchronised (NTP) to well within the lease.
 
 from __future__ import annotations
 
-import enum
 import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -30,6 +29,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import ColumnElement, case, func, select, update
 from sqlalchemy.orm import Session, aliased
 
+from vigil.store.status import JobStatus
 from vigil.store.tables import RosterResult, RosterUpload, utcnow
 
 __all__ = [
@@ -46,31 +46,6 @@ __all__ = [
 
 #: claims ended by server faults (exceptions, dead workers) before a roster is ``failed``
 MAX_ATTEMPTS = 3
-
-
-class JobStatus(enum.StrEnum):
-    """Processing status of an uploaded roster (``GetResults&dataKey=status``)."""
-
-    #: accepted and durably stored, waiting for a worker
-    QUEUED = "queued"
-    #: claimed by a worker holding a lease
-    PROCESSING = "processing"
-    #: scored, no data errors (seed §3)
-    COMPLETED_SUCCESSFULLY = "completedsuccessfully"
-    #: scored, with data errors in the feedback (valid schedules still have scores)
-    COMPLETED_WITH_ERRORS = "completedwitherrors"
-    #: three attempts ended in server faults; upload again or contact support
-    FAILED = "failed"
-
-    @property
-    def finished(self) -> bool:
-        """Processing has ended (results or a failure are final)."""
-        return self in _FINISHED
-
-
-_FINISHED = frozenset(
-    {JobStatus.COMPLETED_SUCCESSFULLY, JobStatus.COMPLETED_WITH_ERRORS, JobStatus.FAILED}
-)
 
 
 @dataclass(frozen=True, slots=True)

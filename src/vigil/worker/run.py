@@ -16,38 +16,38 @@ order into one compact blob (:mod:`vigil.worker.compact`).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
-import multiprocessing
 import os
 import socket
 import threading
 import uuid
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
-from itertools import repeat
-from typing import Any, Protocol
+from pathlib import Path
+from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from vigil.domain import DateFormat, Schedule
+from vigil.domain import DateFormat
 from vigil.roster import format_error, parse_request
 from vigil.scoring.service import (
     SCALE_CODES,
     ScoreRequest,
     resolve_preset,
     resolve_scale,
-    score_schedules,
 )
 from vigil.store import uploads
 from vigil.store.tables import utcnow
 from vigil.worker import jobs
-from vigil.worker.compact import CompactChunk, compact_chunk, pack
+from vigil.worker.compact import pack
+from vigil.worker.scorers import ChunkScorer, InlineScorer, ProcessScorer, score_chunk
 
 __all__ = [
     "ChunkScorer",
     "InlineScorer",
+    "PoolSettings",
     "ProcessScorer",
     "ScoredRoster",
     "Worker",
@@ -61,69 +61,6 @@ logger = logging.getLogger(__name__)
 
 #: how often the retention purge runs in a worker [s]
 PURGE_INTERVAL = 3600.0
-
-
-def score_chunk(
-    schedules: Sequence[Schedule], preset: str, scales: tuple[str, ...]
-) -> CompactChunk:
-    """Score consecutive schedules and compact them (runs in any process or on Dask)."""
-    return compact_chunk(score_schedules(schedules, resolve_preset(preset), scales), scales)
-
-
-class ChunkScorer(Protocol):
-    """Scores chunks of schedules somewhere and yields their results *in order*."""
-
-    def map(
-        self, chunks: Sequence[Sequence[Schedule]], preset: str, scales: tuple[str, ...]
-    ) -> Iterator[CompactChunk]: ...
-
-    def close(self) -> None: ...
-
-
-class InlineScorer:
-    """Scores in the calling thread."""
-
-    def map(
-        self, chunks: Sequence[Sequence[Schedule]], preset: str, scales: tuple[str, ...]
-    ) -> Iterator[CompactChunk]:
-        for chunk in chunks:
-            yield score_chunk(chunk, preset, scales)
-
-    def close(self) -> None:
-        return None
-
-
-class ProcessScorer:
-    """Scores in a pool of local processes (spawned lazily, shared by a pool's threads).
-
-    Processes keep the server's memory and GIL free of the CPU-bound scoring.
-    """
-
-    def __init__(self, processes: int) -> None:
-        self._processes = processes
-        self._executor: Executor | None = None
-        self._lock = threading.Lock()
-
-    def _pool(self) -> Executor:
-        with self._lock:
-            if self._executor is None:
-                context = multiprocessing.get_context("spawn")
-                self._executor = ProcessPoolExecutor(self._processes, mp_context=context)
-            return self._executor
-
-    def map(
-        self, chunks: Sequence[Sequence[Schedule]], preset: str, scales: tuple[str, ...]
-    ) -> Iterator[CompactChunk]:
-        if len(chunks) <= 1:  # one chunk: not worth a round trip
-            yield from InlineScorer().map(chunks, preset, scales)
-            return
-        yield from self._pool().map(score_chunk, chunks, repeat(preset), repeat(scales))
-
-    def close(self) -> None:
-        with self._lock:
-            if self._executor is not None:
-                self._executor.shutdown(wait=True, cancel_futures=True)
-                self._executor = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -455,31 +392,53 @@ class WorkerPool:
     def from_settings(
         cls, sessions: sessionmaker[Session], settings: object, *, threads: int | None = None
     ) -> WorkerPool:
-        """A pool configured by :class:`vigil.web.settings.Settings` (duck-typed here).
+        """A pool configured by :class:`vigil.web.settings.Settings` (read once, typed).
 
         ``threads`` overrides ``worker_threads`` (``vigil worker --threads``).
         """
+        config = PoolSettings.of(settings)
         return cls(
             sessions,
-            threads=threads if threads is not None else getattr(settings, "worker_threads", 1),
-            processes=getattr(settings, "worker_processes", None),
-            lease_seconds=getattr(settings, "lease_seconds", 60.0),
-            poll_interval=getattr(settings, "worker_poll_interval", 1.0),
-            chunk_size=getattr(settings, "dask_chunk_size", 500),
-            retention_days=getattr(settings, "retention_days", 0),
-            dask_scheduler=getattr(settings, "dask_scheduler", None),
-            dask_security=_dask_security(settings),
+            threads=threads if threads is not None else config.worker_threads,
+            processes=config.worker_processes,
+            lease_seconds=config.lease_seconds,
+            poll_interval=config.worker_poll_interval,
+            chunk_size=config.dask_chunk_size,
+            retention_days=config.retention_days,
+            dask_scheduler=config.dask_scheduler,
+            dask_security=config.dask_security(),
         )
 
 
-def _dask_security(settings: object) -> Any:
-    """Mutual-TLS settings from ``VIGIL_DASK_TLS_CA/CERT/KEY`` (all three), else ``None``."""
-    files = [getattr(settings, f"dask_tls_{name}", None) for name in ("ca", "cert", "key")]
-    if not any(files) or not getattr(settings, "dask_scheduler", None):
-        return None
-    ca, cert, key = files
-    if ca is None or cert is None or key is None:
-        raise ValueError("set VIGIL_DASK_TLS_CA, _CERT and _KEY together (all three)")
-    from vigil.worker.dask import tls_security
+@dataclass(frozen=True, slots=True)
+class PoolSettings:
+    """A worker pool's configuration, copied once from the service settings (frozen)."""
 
-    return tls_security(ca, cert, key)
+    worker_threads: int
+    worker_processes: int | None
+    lease_seconds: float
+    worker_poll_interval: float
+    dask_chunk_size: int
+    retention_days: int
+    dask_scheduler: str | None
+    dask_tls_ca: Path | None
+    dask_tls_cert: Path | None
+    dask_tls_key: Path | None
+
+    @classmethod
+    def of(cls, settings: object) -> PoolSettings:
+        """The pool fields of ``settings`` (:class:`vigil.web.settings.Settings`, which owns
+        the defaults and the validation; none are repeated here)."""
+        return cls(**{f.name: getattr(settings, f.name) for f in dataclasses.fields(cls)})
+
+    def dask_security(self) -> Any:
+        """Mutual-TLS settings from ``VIGIL_DASK_TLS_CA/CERT/KEY`` (all three), else None."""
+        files = (self.dask_tls_ca, self.dask_tls_cert, self.dask_tls_key)
+        if not any(files) or not self.dask_scheduler:
+            return None
+        ca, cert, key = files
+        if ca is None or cert is None or key is None:
+            raise ValueError("set VIGIL_DASK_TLS_CA, _CERT and _KEY together (all three)")
+        from vigil.worker.dask import tls_security
+
+        return tls_security(ca, cert, key)

@@ -23,15 +23,16 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 
 from vigil.domain import DateFormat
 from vigil.roster import parse_request
+from vigil.scoring.report import schedule_entry
 from vigil.scoring.service import (
     SCALE_CODES,
-    ScoreReport,
     resolve_preset,
     sleep_for,
     sleep_json,
 )
 from vigil.store import uploads
 from vigil.store.repo import AlreadyExistsError
+from vigil.store.status import ACTIVE, JobStatus
 from vigil.store.tables import RosterUpload
 from vigil.web.console._web import PREFIX, Console, PostConsole, UserConsole
 from vigil.web.console.charts import chart_payload
@@ -46,12 +47,12 @@ PAGE_SIZE = 100
 #: roster lines with errors shown on the feedback table (the rest are counted)
 MAX_ERROR_ROWS = 500
 
-STATUS_TEXT = {
-    "queued": ("queued", "busy"),
-    "processing": ("processing…", "busy"),
-    "completedsuccessfully": ("completed", "ok"),
-    "completedwitherrors": ("completed with errors", "warn"),
-    "failed": ("failed", "bad"),
+STATUS_TEXT: dict[str, tuple[str, str]] = {
+    JobStatus.QUEUED: ("queued", "busy"),
+    JobStatus.PROCESSING: ("processing…", "busy"),
+    JobStatus.COMPLETED_SUCCESSFULLY: ("completed", "ok"),
+    JobStatus.COMPLETED_WITH_ERRORS: ("completed with errors", "warn"),
+    JobStatus.FAILED: ("failed", "bad"),
 }
 _LINE_BREAK = re.compile(r"\r\n|\n|\r")
 
@@ -102,7 +103,7 @@ def _list_page(
         scales=SCALE_CODES,
         error=error,
         notice=notice,
-        active=("queued", "processing"),
+        active=ACTIVE,
     )
 
 
@@ -270,16 +271,15 @@ def roster_detail(console: UserConsole, token: str, page: int = 1) -> Response:
         page = max(1, min(page, max(1, -(-total // PAGE_SIZE))))
         lo = (page - 1) * PAGE_SIZE
         column = stored.scales.index(upload.preferred_scale)
-        offset = sum(int(s[1]) for s in stored.schedules[:lo])  # type: ignore[call-overload]
-        for reference, count, duties in stored.schedules[lo : lo + PAGE_SIZE]:
-            n = int(count)  # type: ignore[call-overload]
+        offset = sum(s.interval_count for s in stored.schedules[:lo])
+        for reference, n, duties in stored.schedules[lo : lo + PAGE_SIZE]:
             values = stored.matrix[offset : offset + n, column]
             offset += n
-            risks = [d[4] for d in duties if d[4] is not None]  # type: ignore[attr-defined]
+            risks = [d.risk for d in duties if d.risk is not None]
             schedules.append(
                 {
                     "reference": reference,
-                    "duties": len(duties),  # type: ignore[arg-type]
+                    "duties": len(duties),
                     "intervals": n,
                     "peak": round(float(values.max()), 3) if n else None,
                     "max_risk": max(risks) if risks else None,
@@ -341,10 +341,9 @@ def roster_chart(console: UserConsole, token: str, schedule: str = "", scale: st
     result = next((r for r in stored.schedule_results(code) if r.reference == schedule), None)
     if result is None:
         return console.not_found("schedule")
-    entry = ScoreReport(code, model_version, (result,), (), risk=True).to_envelope(code)
-    schedule_entry = dict(entry["scheduleScores"][0])  # type: ignore[index]
-    schedule_entry["sleep"] = schedule_sleep(upload, schedule)
-    payload = chart_payload(schedule_entry, code)
+    entry = schedule_entry(result, code, risk=True, arrays=False)
+    entry["sleep"] = schedule_sleep(upload, schedule)
+    payload = chart_payload(entry, code)
     return console.render(
         "chart.html",
         upload=upload,

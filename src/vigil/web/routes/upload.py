@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import secrets
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
@@ -24,6 +24,7 @@ from pydantic import Field, field_validator
 from vigil.scoring.service import SCALE_CODES, ScoringError, iso, resolve_scale
 from vigil.store import uploads
 from vigil.store.repo import AlreadyExistsError
+from vigil.store.status import JobStatus
 from vigil.store.tables import RosterUpload, utcnow
 from vigil.web.deps import SessionDep, UploadPrincipal
 from vigil.web.problems import problem
@@ -229,7 +230,7 @@ def get_results(
             "status": upload.status,
             "errors": json.loads(result.errors_json) if result is not None else [],
         }
-        if upload.status == "failed":
+        if upload.status == JobStatus.FAILED:
             body["detail"] = upload.error_summary or "The server failed to process the roster."
         return JSONResponse(body)
     if result is None:
@@ -244,26 +245,12 @@ def get_results(
 
     stored = unpack(result.scores)
     errors = json.loads(result.errors_json)
-    parts = stored.envelope_parts(
+    parts = stored.envelope(
         wanted_scale or upload.preferred_scale,
         model_version=result.model_version,
         errors=errors,
     )
-    return StreamingResponse(_encoded(parts), media_type="application/json")
-
-
-def _encoded(parts: Iterator[str]) -> Iterator[bytes]:
-    """Group the envelope's parts into ~64 KiB writes."""
-    buffer: list[str] = []
-    size = 0
-    for part in parts:
-        buffer.append(part)
-        size += len(part)
-        if size >= 65536:
-            yield "".join(buffer).encode()
-            buffer, size = [], 0
-    if buffer:
-        yield "".join(buffer).encode()
+    return StreamingResponse(parts, media_type="application/json")
 
 
 @router.delete(

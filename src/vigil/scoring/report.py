@@ -1,0 +1,184 @@
+"""Scores as results and the one builder of the contract §4 response envelope.
+
+Every response that carries scores is built here, from the score arrays: the
+synchronous API and ``vigil score`` (:meth:`ScoreReport.to_json`), the upload path's
+GetResults stream (:func:`stream_envelope` over stored results) and the console's charts
+(:func:`schedule_entry`). Encoding is orjson throughout (NumPy arrays serialised
+directly), so the same results give the same bytes on every path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import orjson
+
+from vigil.scoring import grid
+from vigil.scoring.grid import FloatArray, SleepEpisode
+from vigil.scoring.request import ScoringError
+
+__all__ = [
+    "DutyResult",
+    "ScheduleResult",
+    "ScoreReport",
+    "envelope",
+    "iso",
+    "schedule_entry",
+    "sleep_json",
+    "stream_envelope",
+]
+
+_NUMPY = orjson.OPT_SERIALIZE_NUMPY
+#: Bytes gathered before a streamed write.
+STREAM_CHUNK = 65536
+
+
+@dataclass(frozen=True, slots=True)
+class DutyResult:
+    """One duty's slice of its schedule's scores (contract §4 ``duties``)."""
+
+    on_duty: datetime
+    off_duty: datetime
+    first_interval: int
+    interval_count: int
+    risk: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduleResult:
+    """Scores of one schedule: one array per computed scale, intervals concatenated."""
+
+    reference: str
+    scores: Mapping[str, FloatArray]
+    duties: tuple[DutyResult, ...]
+    sleep: tuple[SleepEpisode, ...] = ()
+
+
+def iso(instant: datetime) -> str:
+    """UTC ``YYYY-MM-DDTHH:MM:SSZ`` (contract §8 Formats)."""
+    return instant.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def sleep_json(episode: SleepEpisode) -> dict[str, object]:
+    """One ``includeSleep`` entry (contract §4)."""
+    return {
+        "start": iso(grid.from_epoch_hours(episode.start)),
+        "end": iso(grid.from_epoch_hours(episode.end)),
+        "source": episode.source,
+        "kind": episode.kind,
+        "quality": round(episode.quality, 3),
+    }
+
+
+def schedule_entry(
+    result: ScheduleResult,
+    scale: str,
+    *,
+    risk: bool,
+    include_sleep: bool = False,
+    arrays: bool = True,
+) -> dict[str, object]:
+    """One ``scheduleScores`` entry (contract §4) on ``scale``.
+
+    With ``arrays=True`` the scores stay a NumPy array (for orjson); otherwise a list of
+    floats (for templates and Python callers).
+    """
+    if scale not in result.scores:
+        raise ScoringError(f"scale {scale!r} was not computed for this report")
+    scores = result.scores[scale]
+    entry: dict[str, object] = {
+        "schedule": result.reference,
+        "fatigueScores": scores if arrays else scores.tolist(),
+    }
+    if risk:
+        entry["riskScores"] = [d.risk for d in result.duties]
+    duties: list[dict[str, object]] = []
+    for duty in result.duties:
+        item: dict[str, object] = {
+            "onDuty": iso(duty.on_duty),
+            "offDuty": iso(duty.off_duty),
+            "firstInterval": duty.first_interval,
+            "intervalCount": duty.interval_count,
+        }
+        if risk:
+            item["risk"] = duty.risk
+        duties.append(item)
+    entry["duties"] = duties
+    if include_sleep:
+        entry["sleep"] = [sleep_json(s) for s in result.sleep]
+    return entry
+
+
+def envelope(
+    scale: str, model_version: str, entries: list[dict[str, object]], errors: Sequence[str]
+) -> dict[str, object]:
+    """The contract §4 envelope around built ``scheduleScores`` entries."""
+    return {
+        "scale": scale,
+        "modelVersion": model_version,
+        "scheduleScores": entries,
+        "errors": list(errors),
+    }
+
+
+def stream_envelope(
+    results: Iterable[ScheduleResult],
+    scale: str,
+    *,
+    model_version: str,
+    errors: Sequence[str],
+    risk: bool,
+    include_sleep: bool = False,
+) -> Iterator[bytes]:
+    """The contract §4 envelope as UTF-8 JSON in ~64 KiB pieces, one schedule at a time.
+
+    Joined, the pieces equal :meth:`ScoreReport.to_json` for the same results, so a
+    10,000-crew roster streams without building one huge document in memory.
+    """
+    head = orjson.dumps(envelope(scale, model_version, [], ()))
+    cut = head.index(b'"scheduleScores":[') + len(b'"scheduleScores":[')
+    buffer = [head[:cut]]
+    size = cut
+    for i, result in enumerate(results):
+        entry = schedule_entry(result, scale, risk=risk, include_sleep=include_sleep)
+        piece = orjson.dumps(entry, option=_NUMPY)
+        buffer.append(b"," + piece if i else piece)
+        size += len(piece) + 1
+        if size >= STREAM_CHUNK:
+            yield b"".join(buffer)
+            buffer, size = [], 0
+    buffer.append(b'],"errors":' + orjson.dumps(list(errors)) + b"}")
+    yield b"".join(buffer)
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreReport:
+    """Everything a response needs (contract §4)."""
+
+    scale: str
+    model_version: str
+    schedules: tuple[ScheduleResult, ...]
+    errors: tuple[str, ...]
+    risk: bool = False
+    include_sleep: bool = False
+
+    def to_json(self, scale: str | None = None) -> bytes:
+        """The contract §4 envelope as UTF-8 JSON, encoded straight from the score arrays."""
+        return orjson.dumps(self.to_envelope(scale, arrays=True), option=_NUMPY)
+
+    def to_envelope(self, scale: str | None = None, *, arrays: bool = False) -> dict[str, object]:
+        """The contract §4 JSON envelope, on ``scale`` (default: the requested one).
+
+        With ``arrays=True`` the scores stay NumPy arrays (for :meth:`to_json`); otherwise
+        they are lists of floats.
+        """
+        scale = scale or self.scale
+        entries = [
+            schedule_entry(
+                r, scale, risk=self.risk, include_sleep=self.include_sleep, arrays=arrays
+            )
+            for r in self.schedules
+        ]
+        return envelope(scale, self.model_version, entries, self.errors)

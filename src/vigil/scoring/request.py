@@ -1,0 +1,60 @@
+"""What a caller asks the scoring service for, and the checks on it (seed §2.1, contract §3)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from vigil import model
+from vigil.domain import DateFormat
+
+__all__ = [
+    "DECIMALS",
+    "SCALE_CODES",
+    "ScoreRequest",
+    "ScoringError",
+    "resolve_preset",
+    "resolve_scale",
+]
+
+#: The contract's scale codes (seed §2.4), in its order.
+SCALE_CODES: tuple[str, ...] = ("SP", "KSS", "KP", "VD", "CRD", "PMR")
+#: Decimals of every reported score (contract §4).
+DECIMALS = 3
+
+
+class ScoringError(Exception):
+    """A request the service cannot score (unknown scale or preset)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreRequest:
+    """What a caller asks for (seed §2.1, contract §3)."""
+
+    roster_text: str
+    date_format: DateFormat = DateFormat.DMY
+    scale: str = "KSS"
+    sleep_data: Sequence[Mapping[str, object]] = ()
+    activity_text: str = ""
+    risk: bool = False
+    include_sleep: bool = False
+    preset: str = "ingre2014_5c"
+    #: extra scales to compute alongside ``scale`` (the upload path stores all six)
+    extra_scales: tuple[str, ...] = ()
+
+
+def resolve_preset(name: str) -> model.Parameters:
+    """The named parameter preset (reference §2.5), or :class:`ScoringError`."""
+    try:
+        return model.PRESETS[name]
+    except KeyError:
+        known = ", ".join(sorted(model.PRESETS))
+        raise ScoringError(f"unknown preset {name!r}; known presets: {known}") from None
+
+
+def resolve_scale(code: str) -> str:
+    """Canonical scale code (case-insensitive, seed §2.4), or :class:`ScoringError`."""
+    upper = code.strip().upper()
+    if upper not in SCALE_CODES:
+        raise ScoringError(f"unknown scale {code!r}; one of {', '.join(SCALE_CODES)}")
+    return upper

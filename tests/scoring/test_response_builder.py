@@ -1,0 +1,48 @@
+"""The one response builder (issue 14 item 3): every path gives the same bytes.
+
+ProcessFatigueRisk and ``vigil score`` encode :class:`ScoreReport`; GetResults streams
+stored float32 results through :func:`stream_envelope`; the console builds one
+schedule's entry. Scores survive the float32 store exactly (``worker/compact.py``), so
+for the same roster all three must agree byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from golden_cases import README_ROSTER
+
+from vigil.scoring.report import schedule_entry
+from vigil.scoring.service import SCALE_CODES, ScoreReport, ScoreRequest, ScoringError, score
+from vigil.worker.compact import compact_chunk, pack, unpack
+
+ERRORS = ("3|Crew, 7|unknown airport 'XXX' (StartAirport)", "4|Zoë|missing OnDutyDate")
+
+
+@pytest.fixture(scope="module")
+def report() -> ScoreReport:
+    return score(ScoreRequest(README_ROSTER, risk=True, extra_scales=SCALE_CODES))
+
+
+@pytest.mark.parametrize("scale", SCALE_CODES)
+def test_stored_results_stream_the_same_bytes_as_the_api(report: ScoreReport, scale: str) -> None:
+    blob = pack([compact_chunk(report.schedules, SCALE_CODES)], SCALE_CODES)
+    streamed = b"".join(unpack(blob).envelope(scale, model_version="m", errors=ERRORS))
+    direct = ScoreReport(scale, "m", report.schedules, ERRORS, risk=True).to_json()
+    assert streamed == direct
+    body = json.loads(streamed)
+    assert body["errors"] == list(ERRORS)
+    assert body["scheduleScores"][0]["duties"][1]["intervalCount"] == 60  # README: 14 h 50
+
+
+def test_console_entry_is_the_api_entry(report: ScoreReport) -> None:
+    entry = schedule_entry(report.schedules[0], "KP", risk=True, arrays=False)
+    assert entry == json.loads(report.to_json("KP"))["scheduleScores"][0]
+
+
+def test_a_scale_not_computed_is_refused(report: ScoreReport) -> None:
+    narrow = score(ScoreRequest(README_ROSTER, scale="SP"))
+    with pytest.raises(ScoringError, match="'KSS' was not computed"):
+        narrow.to_json("KSS")
+    assert json.loads(report.to_json("SP"))["scale"] == "SP"
