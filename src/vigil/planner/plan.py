@@ -94,10 +94,50 @@ class RestPlan:
     roster_text: str  #: the request's roster with the proposal's rest columns filled in
     model_version: str = field(default="")
 
+    def to_dict(self) -> dict[str, object]:
+        """The API's and ``vigil plan-rest --json``'s response body (``docs/planner.md``)."""
+        return {
+            "summary": self.summary,
+            "modelVersion": self.model_version,
+            "cruise": {"start": _iso(self.cruise[0]), "end": _iso(self.cruise[1])},
+            "candidates": self.candidates,
+            "proposal": _split_dict(self.proposal),
+            "equalSplit": {**_split_dict(self.equal), "meetsMinimums": self.equal_meets_minimums},
+            "gain": self.gain,
+            "alternatives": [_split_dict(a) for a in self.alternatives],
+            "rosterData": self.roster_text,
+        }
+
     @property
     def gain(self) -> float:
         """How much lower the proposal's top-of-descent KSS is than the equal split's."""
         return round(self.equal.landing_kss - self.proposal.landing_kss, 3)
+
+
+def _iso(t: datetime) -> str:
+    return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _split_dict(split: Split) -> dict[str, object]:
+    return {
+        "landingKss": split.landing_kss,
+        "crewMeanKss": split.crew_mean_kss,
+        "breaks": [
+            {
+                "reference": b.reference,
+                "landing": b.landing,
+                "break": b.number,
+                "start": _iso(b.start),
+                "end": _iso(b.end),
+                "hours": round((b.end - b.start) / _HOUR, 2),
+                "row": b.row,
+                "columns": b.columns,
+                "lastHourKss": b.last_hour_kss,
+                "meanKss": b.mean_kss,
+            }
+            for b in split.breaks
+        ],
+    }
 
 
 def _hours(t: datetime) -> float:
