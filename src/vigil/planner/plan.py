@@ -33,6 +33,10 @@ _HOUR = timedelta(hours=1)
 LAST_HOUR_INTERVALS = 4
 #: Next-best alternatives reported beside the proposal.
 ALTERNATIVES = 3
+#: History the screen keeps before the planned report [days] (docs/planner.md).
+SCREEN_DAYS = 4
+#: Best screened splits scored again on the whole roster (with the equal split).
+SCREEN_KEEP = 1 + ALTERNATIVES + 1
 
 
 class PlanError(ValueError):
@@ -241,9 +245,20 @@ def plan_rest(request: PlanRequest) -> RestPlan:
             f"(CS FTL.1.205(c)) need {need:.1f} h for {n} pilots",
         )
     starts, ends = search.windows(candidates)
-    last_hour, means = _score(crew, starts, ends, params)
+    assign = candidates.assign
+    # screen every split on the last SCREEN_DAYS of history, then score the best few and the
+    # equal split on the whole roster: the reported figures are the service's own
+    cut = _screen_cut(crew)
+    last_hour, means = _score(crew, starts, ends, params, cut)
     primary, secondary = search.objective(last_hour, means, landing)
     best = search.rank(primary, secondary)
+    if cut is not None:
+        keep = np.unique(np.concatenate([best[:SCREEN_KEEP], [0] if candidates.equal else []]))
+        keep = keep.astype(np.int64)
+        starts, ends, assign = starts[keep], ends[keep], assign[keep]
+        last_hour, means = _score(crew, starts, ends, params, None)
+        primary, secondary = search.objective(last_hour, means, landing)
+        best = search.rank(primary, secondary)
 
     def split(
         c: int,
@@ -276,15 +291,15 @@ def plan_rest(request: PlanRequest) -> RestPlan:
         )
         return Split(breaks, round(float(pr[c]), 3), round(float(se[c]), 3))
 
-    found = (starts, ends, candidates.assign, last_hour, means, primary, secondary)
+    found = (starts, ends, assign, last_hour, means, primary, secondary)
     proposal = split(int(best[0]), *found)
-    if candidates.equal:  # candidate 0
+    if candidates.equal:  # candidate 0, kept first by the screen
         equal = split(0, *found)
     else:  # below the minimums: scored on its own, reported, never proposed
         bounds, assign = search.equal_split(z0, z1, landing, order)
         one = search.Candidates(bounds[None, :], assign[None, :], False)
         s1, e1 = search.windows(one)
-        lh1, mn1 = _score(crew, s1, e1, params)
+        lh1, mn1 = _score(crew, s1, e1, params, None)
         pr1, se1 = search.objective(lh1, mn1, landing)
         equal = split(0, s1, e1, one.assign, lh1, mn1, pr1, se1)
     alternatives = tuple(split(int(c), *found) for c in best[1 : 1 + ALTERNATIVES])
@@ -302,14 +317,27 @@ def plan_rest(request: PlanRequest) -> RestPlan:
     )
 
 
+def _screen_cut(crew: Sequence[tuple[Schedule, int]]) -> datetime | None:
+    """Where the screen cuts history: ``SCREEN_DAYS`` before the planned report, or ``None``
+    when no crew member has a duty that ends before then (the screen is then exact)."""
+    cut = min(s.duties[i].on_duty for s, i in crew) - timedelta(days=SCREEN_DAYS)
+    early = any(d.off_duty < cut for s, i in crew for d in s.duties[:i])
+    return cut if early else None
+
+
 def _score(
-    crew: Sequence[tuple[Schedule, int]], starts: FloatArray, ends: FloatArray, params: Parameters
+    crew: Sequence[tuple[Schedule, int]],
+    starts: FloatArray,
+    ends: FloatArray,
+    params: Parameters,
+    cut: datetime | None,
 ) -> tuple[FloatArray, FloatArray]:
     """Each pilot's last-hour worst and duty-mean KSS under each candidate, ``(C, P)`` each.
 
     One schedule is scored per distinct (pilot, break): a pilot's scores depend on their own
     break only. Each schedule is cut after the planned duty (later duties cannot change its
-    scores), and all of them go through the scorer in one batch along the crew axis.
+    scores) and, for the screen, before ``cut`` (duties ending and given sleep ending
+    earlier are left out); all of them go through the scorer in one batch along the crew axis.
     """
     batch: list[Schedule] = []
     inverse: list[IntArray] = []
@@ -321,11 +349,16 @@ def _score(
         inverse.append(np.asarray(inv, dtype=np.int64).reshape(-1))
         counts.append(len(pairs))
         duty = schedule.duties[index]
+        before = schedule.duties[:index]
+        sleep = schedule.sleep
+        if cut is not None:
+            before = tuple(d for d in before if d.off_duty >= cut)
+            sleep = tuple(r for r in sleep if r.end >= cut)
         for a, b in pairs.tolist():
             planned = replace(
                 duty, first_rest=Period(_instant(a), _instant(b)), second_rest=None, sleep_count=1
             )
-            batch.append(replace(schedule, duties=(*schedule.duties[:index], planned)))
+            batch.append(replace(schedule, duties=(*before, planned), sleep=sleep))
     kss = duty_scores(batch, params)
     last_hour = np.empty(starts.shape)
     means = np.empty(starts.shape)
