@@ -39,13 +39,14 @@ def roster(
     crew: tuple[str, ...] = CREW4,
     rests: dict[str, tuple[datetime, datetime]] | None = None,
     prior: bool = False,
+    prior_days: int = 2,
 ) -> str:
     """A roster of one augmented LHR-SIN duty (UTC times), optionally with given rests."""
     off = on + timedelta(hours=hours)
     lines = [HEADER]
     for ref in crew:
         if prior:  # a short-haul day two days before
-            a = on - timedelta(days=2, hours=on.hour - 7)
+            a = on - timedelta(days=prior_days, hours=on.hour - 7)
             lines.append(f"{ref},{_d(a)},07:00,LHR,{_d(a)},15:00,LHR,LHR,0,2,0,1,,,,")
         rest = ",,,"
         if rests and ref in rests:
@@ -181,6 +182,22 @@ def test_pasted_roster_text_scores_as_the_proposal() -> None:
     assert len(plan.alternatives) == 3
     assert plan.summary.startswith("Landing pilots CA and FO take break")
     assert f"landing KSS {plan.proposal.landing_kss:.1f} instead of" in plan.summary
+
+
+def test_with_long_history_the_figures_are_the_whole_rosters() -> None:
+    # a duty 9 days earlier: the screen cuts it, the final scores must not
+    on = datetime(2026, 3, 12, 18, 0, tzinfo=UTC)
+    text = roster(on, 15.0, prior=True, prior_days=9)
+    plan = plan_rest(request(text, on))
+    proposed = objective(plan.roster_text, on, LANDING)
+    equal = objective(roster(on, 15.0, rests=pasted(plan, "equal"), prior=True, prior_days=9),
+                      on, LANDING)  # fmt: skip
+    assert proposed == pytest.approx(
+        (plan.proposal.landing_kss, plan.proposal.crew_mean_kss), abs=1e-3
+    )
+    assert equal == pytest.approx((plan.equal.landing_kss, plan.equal.crew_mean_kss), abs=1e-3)
+    assert plan.proposal.landing_kss <= plan.equal.landing_kss
+    check_minimums(plan)
 
 
 @pytest.mark.parametrize(
