@@ -209,6 +209,7 @@ def test_with_long_history_the_figures_are_the_whole_rosters() -> None:
         ({"landing": ("CA",)}, "Landing", "2 distinct"),
         ({"references": ("CA", "FO")}, "References", "3 or 4"),
         ({"preset": "nope"}, "Preset", "unknown preset"),
+        ({"duty": datetime(2026, 3, 3, 20, 0)}, "Duty", "time zone"),  # noqa: DTZ001
     ],
 )
 def test_bad_requests_name_the_property(change: dict[str, object], prop: str, words: str) -> None:

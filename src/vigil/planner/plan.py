@@ -181,6 +181,8 @@ def _crew_duties(
 
 
 def _check_crew(request: PlanRequest) -> None:
+    if request.duty.tzinfo is None:
+        raise PlanError("Duty", "Duty needs a time zone (UTC), e.g. 2026-03-03T20:00Z")
     refs = request.references
     if len(refs) not in (3, 4) or len(set(refs)) != len(refs):
         raise PlanError("References", "give the 3 or 4 distinct pilots of the relief crew")
