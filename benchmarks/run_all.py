@@ -150,6 +150,15 @@ def read_upload_dos(out: str) -> Figures:
     )
 
 
+def read_planner(out: str) -> Figures:
+    r = _last_json(out)
+    return (
+        "plan in-flight rest, 28-d history, 14.5 h duty (median)",
+        f"4 pilots {r['four_ms']:.0f} ms/duty ({r['four_splits']} splits); "
+        f"3 pilots {r['three_ms']:.0f} ms/duty ({r['three_splits']} splits)",
+    )
+
+
 def read_fuzz(out: str) -> Figures:
     r = _last_json(out)
     return (
@@ -245,6 +254,15 @@ BENCHES: tuple[Bench, ...] = (
         ("--json", "--seconds", "30"),
         "no failure; 8x input < 16x time",
         read_fuzz,
+        json=True,
+    ),
+    Bench(
+        "planner",
+        "bench_planner.py",
+        ("--json",),
+        ("--json", "--repeat", "3"),
+        "<= 200 ms per duty for 4 pilots (issue 17)",
+        read_planner,
         json=True,
     ),
 )

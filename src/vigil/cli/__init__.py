@@ -26,6 +26,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "vigil.cli.score",
         "Score ROSTER offline: per-15-minute fatigue scores (and risk) for every schedule.",
     ),
+    "plan-rest": (
+        "vigil.cli.plan",
+        "Plan the in-flight rest of an augmented duty: best split, equal split, alternatives.",
+    ),
     "serve": (
         "vigil.cli.serve",
         "Serve Vigil: identity, scoring and upload surfaces (all on one port by default).",

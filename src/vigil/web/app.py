@@ -35,6 +35,7 @@ IDENTITY_ROUTERS: tuple[APIRouter, ...] = (token.router, discovery.router)
 EMBEDDED_ROUTERS: tuple[str, ...] = (
     "vigil.web.routes.processor:router",
     "vigil.web.routes.upload:router",
+    "vigil.web.routes.planner:router",
     "vigil.web.console.routes:router",
 )
 

@@ -1,0 +1,101 @@
+"""``vigil plan-rest``: plan an augmented duty's in-flight rest offline (issue 17)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from vigil.cli.score import _load_sleep, _read_text
+from vigil.domain import DateFormat
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``plan-rest`` command to the CLI."""
+    app.command("plan-rest")(plan_rest_command)
+
+
+def _instant(text: str) -> datetime:
+    try:
+        value = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise typer.BadParameter(
+            f"{text!r} is not an ISO date-time such as 2026-03-03T20:00Z", param_hint="--duty"
+        ) from exc
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def _refs(text: str) -> tuple[str, ...]:
+    return tuple(r.strip() for r in text.split(",") if r.strip())
+
+
+def plan_rest_command(
+    roster: Annotated[Path, typer.Argument(help="Roster CSV with every crew member's duties.")],
+    duty: Annotated[
+        str, typer.Option("--duty", help="An instant inside the duty to plan (UTC ISO).")
+    ],
+    crew: Annotated[
+        str, typer.Option("--crew", help="The 3 or 4 References of the relief crew, a,b,c,d.")
+    ],
+    landing: Annotated[
+        str, typer.Option("--landing", help="The 2 References at the controls for landing.")
+    ],
+    sleep: Annotated[
+        Path | None, typer.Option("--sleep", help="SleepData JSON array (contract §3.2).")
+    ] = None,
+    date_format: Annotated[
+        DateFormat, typer.Option("--date-format", help="Dates in the roster: dmy or mdy.")
+    ] = DateFormat.DMY,
+    preset: Annotated[
+        str, typer.Option("--preset", help="Model parameter preset (docs/model.md).")
+    ] = "ingre2014_5c",
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Write the roster with the planned rest columns to FILE."),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the API's response body on stdout.")
+    ] = False,
+) -> None:
+    """Plan the in-flight rest of an augmented duty: best split, equal split, alternatives.
+
+    Exit status: 0 planned, 2 the request cannot be planned (the message names why).
+    """
+    from vigil.planner import PlanError, PlanRequest, plan_rest
+
+    request = PlanRequest(
+        roster_text=_read_text(roster, "ROSTER"),
+        duty=_instant(duty),
+        references=_refs(crew),
+        landing=_refs(landing),
+        date_format=date_format,
+        sleep_data=_load_sleep(sleep),
+        preset=preset,
+    )
+    try:
+        plan = plan_rest(request)
+    except PlanError as exc:
+        hint = {"References": "--crew", "Landing": "--landing", "Duty": "--duty"}
+        raise typer.BadParameter(str(exc), param_hint=hint.get(exc.prop, exc.prop)) from exc
+    if out is not None:
+        out.write_text(plan.roster_text, encoding="utf-8")
+    if as_json:
+        sys.stdout.write(json.dumps(plan.to_dict()) + "\n")
+        return
+    typer.echo(plan.summary)
+    for name, split in (("proposal", plan.proposal), ("equal split", plan.equal)):
+        typer.echo(
+            f"{name}: landing KSS {split.landing_kss:.2f}, crew mean {split.crew_mean_kss:.2f}"
+        )
+        for b in split.breaks:
+            role = "landing" if b.landing else "relief"
+            typer.echo(
+                f"  {b.reference:<12} {role:<8} break {b.number}  "
+                f"{b.start:%d %H:%M}-{b.end:%d %H:%M}Z  row {b.row}"
+            )
+    for i, alt in enumerate(plan.alternatives, start=2):
+        typer.echo(f"#{i}: landing KSS {alt.landing_kss:.2f}, crew mean {alt.crew_mean_kss:.2f}")

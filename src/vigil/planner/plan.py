@@ -1,0 +1,393 @@
+"""Plan a relief crew's in-flight rest: the best split of the cruise, scored by the model.
+
+:func:`plan_rest` reads the roster (so every pilot's prior duties and given or predicted
+sleep count), finds the planned duty of each crew member, enumerates the admissible splits
+(:mod:`vigil.planner.search`), scores every pilot under every distinct break of theirs in
+one batch through the scoring service (:mod:`vigil.planner._scoring`), and ranks the splits
+on the documented objective. See ``docs/planner.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import numpy.typing as npt
+
+from vigil.domain import CrewComposition, DateFormat, Duty, Period, Schedule
+from vigil.model import Parameters
+from vigil.planner import search
+from vigil.planner._scoring import ScoringError, cruise_window, duty_scores, resolve_preset
+from vigil.planner.columns import apply_to_roster, rest_cells
+from vigil.roster import format_error, parse_request
+
+__all__ = ["PlanError", "PlanRequest", "PilotBreak", "Split", "RestPlan", "plan_rest"]
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_HOUR = timedelta(hours=1)
+#: Intervals in the last hour of a duty (the top-of-descent window of the objective).
+LAST_HOUR_INTERVALS = 4
+#: Next-best alternatives reported beside the proposal.
+ALTERNATIVES = 3
+#: History the screen keeps before the planned report [days] (docs/planner.md).
+SCREEN_DAYS = 4
+#: Best screened splits scored again on the whole roster (with the equal split).
+SCREEN_KEEP = 1 + ALTERNATIVES + 1
+
+
+class PlanError(ValueError):
+    """A request the planner cannot plan; ``prop`` names the offending request property."""
+
+    def __init__(self, prop: str, message: str) -> None:
+        super().__init__(message)
+        self.prop = prop
+
+
+@dataclass(frozen=True, slots=True)
+class PlanRequest:
+    """What to plan (the API's and CLI's input)."""
+
+    roster_text: str
+    duty: datetime  #: any instant inside the planned duty (usually its report time), UTC
+    references: tuple[str, ...]  #: the relief crew, 3 or 4 pilots
+    landing: tuple[str, ...]  #: the 2 pilots at the controls for landing
+    date_format: DateFormat = DateFormat.DMY
+    sleep_data: Sequence[Mapping[str, object]] = ()
+    preset: str = "ingre2014_5c"
+
+
+@dataclass(frozen=True, slots=True)
+class PilotBreak:
+    """One pilot's break in a split, and its score."""
+
+    reference: str
+    landing: bool
+    number: int  #: 1-based break number, in time order
+    start: datetime
+    end: datetime
+    row: int  #: the duty's physical line in RosterData
+    columns: dict[str, str]  #: the eight rest cells of that row
+    last_hour_kss: float  #: worst KSS in the last hour of the duty
+    mean_kss: float  #: mean KSS over the duty
+
+
+@dataclass(frozen=True, slots=True)
+class Split:
+    """A split of the cruise and what the model predicts for it."""
+
+    breaks: tuple[PilotBreak, ...]
+    landing_kss: float  #: landing pilots' worst KSS in the duty's last hour (top of descent)
+    crew_mean_kss: float  #: mean KSS of the whole crew over the duty
+
+
+@dataclass(frozen=True, slots=True)
+class RestPlan:
+    """The planner's answer."""
+
+    cruise: tuple[datetime, datetime]
+    proposal: Split
+    equal: Split
+    equal_meets_minimums: bool
+    alternatives: tuple[Split, ...]
+    candidates: int
+    summary: str
+    roster_text: str  #: the request's roster with the proposal's rest columns filled in
+    model_version: str = field(default="")
+
+    def to_dict(self) -> dict[str, object]:
+        """The API's and ``vigil plan-rest --json``'s response body (``docs/planner.md``)."""
+        return {
+            "summary": self.summary,
+            "modelVersion": self.model_version,
+            "cruise": {"start": _iso(self.cruise[0]), "end": _iso(self.cruise[1])},
+            "candidates": self.candidates,
+            "proposal": _split_dict(self.proposal),
+            "equalSplit": {**_split_dict(self.equal), "meetsMinimums": self.equal_meets_minimums},
+            "gain": self.gain,
+            "alternatives": [_split_dict(a) for a in self.alternatives],
+            "rosterData": self.roster_text,
+        }
+
+    @property
+    def gain(self) -> float:
+        """How much lower the proposal's top-of-descent KSS is than the equal split's."""
+        return round(self.equal.landing_kss - self.proposal.landing_kss, 3)
+
+
+def _iso(t: datetime) -> str:
+    return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _split_dict(split: Split) -> dict[str, object]:
+    return {
+        "landingKss": split.landing_kss,
+        "crewMeanKss": split.crew_mean_kss,
+        "breaks": [
+            {
+                "reference": b.reference,
+                "landing": b.landing,
+                "break": b.number,
+                "start": _iso(b.start),
+                "end": _iso(b.end),
+                "hours": round((b.end - b.start) / _HOUR, 2),
+                "row": b.row,
+                "columns": b.columns,
+                "lastHourKss": b.last_hour_kss,
+                "meanKss": b.mean_kss,
+            }
+            for b in split.breaks
+        ],
+    }
+
+
+def _hours(t: datetime) -> float:
+    return (t - _EPOCH) / _HOUR
+
+
+def _instant(hours: float) -> datetime:
+    # boundaries are whole minutes (grid points, or cruise ends derived from duty minutes)
+    return _EPOCH + timedelta(minutes=round(hours * 60.0))
+
+
+def _crew_duties(
+    schedules: Sequence[Schedule], request: PlanRequest, errors: Sequence[str]
+) -> list[tuple[Schedule, int]]:
+    """Each crew member's schedule and the index of the planned duty in it."""
+    by_ref = {s.reference: s for s in schedules}
+    out: list[tuple[Schedule, int]] = []
+    for ref in request.references:
+        schedule = by_ref.get(ref)
+        if schedule is None:
+            mine = [e for e in errors if e.split("|")[1:2] == [ref]]
+            detail = f"; its roster errors: {'; '.join(mine[:5])}" if mine else ""
+            raise PlanError(
+                "References", f"reference {ref!r} has no valid duty in RosterData{detail}"
+            )
+        index = next(
+            (i for i, d in enumerate(schedule.duties) if d.on_duty <= request.duty < d.off_duty),
+            None,
+        )
+        if index is None:
+            raise PlanError(
+                "Duty",
+                f"duty not found: reference {ref!r} has no duty at {request.duty:%Y-%m-%dT%H:%MZ}",
+            )
+        out.append((schedule, index))
+    return out
+
+
+def _check_crew(request: PlanRequest) -> None:
+    if request.duty.tzinfo is None:
+        raise PlanError("Duty", "Duty needs a time zone (UTC), e.g. 2026-03-03T20:00Z")
+    refs = request.references
+    if len(refs) not in (3, 4) or len(set(refs)) != len(refs):
+        raise PlanError("References", "give the 3 or 4 distinct pilots of the relief crew")
+    if len(request.landing) != 2 or len(set(request.landing)) != 2:
+        raise PlanError("Landing", "give the 2 distinct pilots at the controls for landing")
+    missing = [r for r in request.landing if r not in refs]
+    if missing:
+        raise PlanError("Landing", f"landing pilot {missing[0]!r} is not one of References")
+
+
+def _check_augmented(duties: Sequence[Duty], n: int) -> None:
+    want = CrewComposition.FOUR_PILOTS if n == 4 else CrewComposition.THREE_PILOTS
+    for duty in duties:
+        if duty.crew_composition != want:
+            raise PlanError(
+                "Duty",
+                f"duty not augmented for {n} pilots: reference {duty.reference!r} row {duty.row} "
+                f"has CrewComposition {int(duty.crew_composition)}, planning needs {int(want)}",
+            )
+
+
+def _common_cruise(duties: Sequence[Duty], params: Parameters) -> tuple[datetime, datetime]:
+    spans = [cruise_window(d, params) for d in duties]
+    if any(s is None for s in spans):
+        raise PlanError("Duty", "the duty has no cruise to share out (too short)")
+    z0 = max(s[0] for s in spans if s is not None)
+    z1 = min(s[1] for s in spans if s is not None)
+    return z0, z1
+
+
+def plan_rest(request: PlanRequest) -> RestPlan:
+    """Propose the in-flight rest split that minimises the objective (``docs/planner.md``).
+
+    Raises
+    ------
+    PlanError
+        A request property that cannot be planned (its name in ``prop``).
+    """
+    _check_crew(request)
+    try:
+        params = resolve_preset(request.preset)
+    except ScoringError as exc:
+        raise PlanError("Preset", str(exc)) from None
+    parsed = parse_request(request.roster_text, request.date_format, sleep_data=request.sleep_data)
+    errors = [format_error(e) for e in parsed.errors]
+    crew = _crew_duties(parsed.schedules, request, errors)
+    duties = [s.duties[i] for s, i in crew]
+    n = len(duties)
+    _check_augmented(duties, n)
+    z0_t, z1_t = _common_cruise(duties, params)
+    landing = np.asarray([r in request.landing for r in request.references])
+    order = np.asarray([(d.sleep_order - 1) for d in duties], dtype=np.int64)
+    z0, z1 = _hours(z0_t), _hours(z1_t)
+    candidates = search.candidate_splits(z0, z1, landing, order)
+    if len(candidates) == 0:
+        need = 2 * search.MIN_LANDING_HOURS + (n - 2) * search.MIN_OTHER_HOURS
+        if n == 4:
+            need = search.MIN_LANDING_HOURS + search.MIN_OTHER_HOURS
+        raise PlanError(
+            "Duty",
+            f"the cruise {z0_t:%H:%M}-{z1_t:%H:%M}Z lasts {z1 - z0:.2f} h; the EASA minimums "
+            f"(CS FTL.1.205(c)) need {need:.1f} h for {n} pilots",
+        )
+    starts, ends = search.windows(candidates)
+    assign = candidates.assign
+    # screen every split on the last SCREEN_DAYS of history, then score the best few and the
+    # equal split on the whole roster: the reported figures are the service's own
+    cut = _screen_cut(crew)
+    last_hour, means = _score(crew, starts, ends, params, cut)
+    primary, secondary = search.objective(last_hour, means, landing)
+    best = search.rank(primary, secondary)
+    if cut is not None:
+        keep = np.unique(np.concatenate([best[:SCREEN_KEEP], [0] if candidates.equal else []]))
+        keep = keep.astype(np.int64)
+        starts, ends, assign = starts[keep], ends[keep], assign[keep]
+        last_hour, means = _score(crew, starts, ends, params, None)
+        primary, secondary = search.objective(last_hour, means, landing)
+        best = search.rank(primary, secondary)
+
+    def split(
+        c: int,
+        s: FloatArray,
+        e: FloatArray,
+        assign: IntArray,
+        lh: FloatArray,
+        mn: FloatArray,
+        pr: FloatArray,
+        se: FloatArray,
+    ) -> Split:
+        breaks = tuple(
+            PilotBreak(
+                reference=ref,
+                landing=bool(landing[p]),
+                number=int(assign[c, p]) + 1,
+                start=_instant(float(s[c, p])),
+                end=_instant(float(e[c, p])),
+                row=duties[p].row,
+                columns=rest_cells(
+                    duties[p],
+                    _instant(float(s[c, p])),
+                    _instant(float(e[c, p])),
+                    request.date_format,
+                ),
+                last_hour_kss=round(float(lh[c, p]), 3),
+                mean_kss=round(float(mn[c, p]), 3),
+            )
+            for p, ref in enumerate(request.references)
+        )
+        return Split(breaks, round(float(pr[c]), 3), round(float(se[c]), 3))
+
+    found = (starts, ends, assign, last_hour, means, primary, secondary)
+    proposal = split(int(best[0]), *found)
+    if candidates.equal:  # candidate 0, kept first by the screen
+        equal = split(0, *found)
+    else:  # below the minimums: scored on its own, reported, never proposed
+        bounds, assign = search.equal_split(z0, z1, landing, order)
+        one = search.Candidates(bounds[None, :], assign[None, :], False)
+        s1, e1 = search.windows(one)
+        lh1, mn1 = _score(crew, s1, e1, params, None)
+        pr1, se1 = search.objective(lh1, mn1, landing)
+        equal = split(0, s1, e1, one.assign, lh1, mn1, pr1, se1)
+    alternatives = tuple(split(int(c), *found) for c in best[1 : 1 + ALTERNATIVES])
+    cells = {b.row: b.columns for b in proposal.breaks}
+    return RestPlan(
+        cruise=(z0_t, z1_t),
+        proposal=proposal,
+        equal=equal,
+        equal_meets_minimums=candidates.equal,
+        alternatives=alternatives,
+        candidates=len(candidates),
+        summary=summary(proposal, equal),
+        roster_text=apply_to_roster(request.roster_text, cells),
+        model_version=params.model_version,
+    )
+
+
+def _screen_cut(crew: Sequence[tuple[Schedule, int]]) -> datetime | None:
+    """Where the screen cuts history: ``SCREEN_DAYS`` before the planned report, or ``None``
+    when no crew member has a duty that ends before then (the screen is then exact)."""
+    cut = min(s.duties[i].on_duty for s, i in crew) - timedelta(days=SCREEN_DAYS)
+    early = any(d.off_duty < cut for s, i in crew for d in s.duties[:i])
+    return cut if early else None
+
+
+def _score(
+    crew: Sequence[tuple[Schedule, int]],
+    starts: FloatArray,
+    ends: FloatArray,
+    params: Parameters,
+    cut: datetime | None,
+) -> tuple[FloatArray, FloatArray]:
+    """Each pilot's last-hour worst and duty-mean KSS under each candidate, ``(C, P)`` each.
+
+    One schedule is scored per distinct (pilot, break): a pilot's scores depend on their own
+    break only. Each schedule is cut after the planned duty (later duties cannot change its
+    scores) and, for the screen, before ``cut`` (duties ending and given sleep ending
+    earlier are left out); all of them go through the scorer in one batch along the crew axis.
+    """
+    batch: list[Schedule] = []
+    inverse: list[IntArray] = []
+    counts: list[int] = []
+    for p, (schedule, index) in enumerate(crew):
+        pairs, inv = np.unique(
+            np.stack([starts[:, p], ends[:, p]], axis=1), axis=0, return_inverse=True
+        )
+        inverse.append(np.asarray(inv, dtype=np.int64).reshape(-1))
+        counts.append(len(pairs))
+        duty = schedule.duties[index]
+        before = schedule.duties[:index]
+        sleep = schedule.sleep
+        if cut is not None:
+            before = tuple(d for d in before if d.off_duty >= cut)
+            sleep = tuple(r for r in sleep if r.end >= cut)
+        for a, b in pairs.tolist():
+            planned = replace(
+                duty, first_rest=Period(_instant(a), _instant(b)), second_rest=None, sleep_count=1
+            )
+            batch.append(replace(schedule, duties=(*before, planned), sleep=sleep))
+    kss = duty_scores(batch, params)
+    last_hour = np.empty(starts.shape)
+    means = np.empty(starts.shape)
+    row = 0
+    for p, k in enumerate(counts):
+        rows = kss[row : row + k]
+        tail = np.asarray([x[-LAST_HOUR_INTERVALS:].max() for x in rows])
+        mean = np.asarray([x.mean() for x in rows])
+        last_hour[:, p] = tail[inverse[p]]
+        means[:, p] = mean[inverse[p]]
+        row += k
+    return last_hour, means
+
+
+def summary(proposal: Split, equal: Split) -> str:
+    """One line for the crew scheduler, e.g. "Landing pilots A, B take break 2, 03:15-05:45Z;
+    landing KSS 5.9 instead of 6.7 (equal split)"."""
+    landing = [b for b in proposal.breaks if b.landing]
+    names = " and ".join(b.reference for b in landing)
+    if len({b.number for b in landing}) == 1:
+        b = landing[0]
+        where = f"take break {b.number}, {b.start:%H:%M}\u2013{b.end:%H:%M}Z"
+    else:
+        where = "take breaks " + ", ".join(
+            f"{b.number} ({b.reference}) {b.start:%H:%M}\u2013{b.end:%H:%M}Z" for b in landing
+        )
+    return (
+        f"Landing pilots {names} {where}; landing KSS {proposal.landing_kss:.1f} "
+        f"instead of {equal.landing_kss:.1f} with the equal split"
+    )

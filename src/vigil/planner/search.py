@@ -1,0 +1,201 @@
+"""The search over in-flight rest splits, as arrays (pure NumPy, no dates, no I/O).
+
+A *split* divides the cruise window ``[z0, z1]`` (epoch hours) into consecutive breaks and
+gives every pilot one break:
+
+* 4 pilots: two breaks; the two landing pilots share one, the relief pair the other;
+* 3 pilots: three breaks, one pilot each.
+
+Interior boundaries lie on the 15-minute clock grid (``:00, :15, :30, :45`` UTC). A split is
+admissible when every landing pilot's break lasts at least 2 h and every other pilot's at
+least 90 min (EASA CS FTL.1.205(c)(2) [1]_). The equal split (equal breaks, see
+:func:`equal_split`) is added as a candidate even when its boundary is off the grid, so a
+proposal can never be worse than it on the objective.
+
+Objective (lexicographic, lower is better): first the landing pilots' worst KSS in the last
+hour of the duty (the top-of-descent score), then the whole crew's mean KSS over the duty.
+
+References
+----------
+.. [1] EASA, Easy Access Rules for Flight Time Limitations (Regulation (EU) No 965/2012,
+   Annex III ORO.FTL and CS FTL.1), CS FTL.1.205(c): in-flight rest of at least 2
+   consecutive hours for the flight crew members at the controls during landing, and
+   90 minutes for the others.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import permutations
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "GRID_HOURS",
+    "MIN_LANDING_HOURS",
+    "MIN_OTHER_HOURS",
+    "Candidates",
+    "candidate_splits",
+    "equal_split",
+    "objective",
+    "rank",
+    "windows",
+]
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+#: Break boundaries lie on this clock grid [h] (the scores' 15-min interval).
+GRID_HOURS = 0.25
+#: CS FTL.1.205(c): rest of the pilots at the controls for landing [h].
+MIN_LANDING_HOURS = 2.0
+#: CS FTL.1.205(c): rest of the other flight crew members [h].
+MIN_OTHER_HOURS = 1.5
+_EPS = 1e-9
+
+
+@dataclass(frozen=True, slots=True)
+class Candidates:
+    """Candidate splits: ``C`` rows of break boundaries and pilot-to-break assignments.
+
+    ``bounds`` is ``(C, B + 1)`` epoch hours, ``bounds[:, 0] = z0`` and ``bounds[:, B] =
+    z1``; ``assign`` is ``(C, P)``, the 0-based break of each pilot. Row 0 is the equal
+    split when ``equal`` is true (it met the minimums).
+    """
+
+    bounds: FloatArray
+    assign: IntArray
+    equal: bool
+
+    def __len__(self) -> int:
+        return int(self.assign.shape[0])
+
+
+def _assignments(landing: npt.NDArray[np.bool_]) -> IntArray:
+    """Every assignment of pilots to breaks (4 pilots: pairs; 3 pilots: one each)."""
+    n = landing.size
+    if n == 4:
+        first = np.where(landing, 0, 1)
+        return np.stack([first, 1 - first]).astype(np.int64)
+    return np.asarray(list(permutations(range(n))), dtype=np.int64)
+
+
+def n_breaks(n_pilots: int) -> int:
+    """Breaks in a split for a crew of ``n_pilots`` (3 or 4)."""
+    if n_pilots not in (3, 4):
+        raise ValueError(f"rest is planned for 3 or 4 pilots, not {n_pilots}")
+    return 2 if n_pilots == 4 else 3
+
+
+def equal_split(
+    z0: float, z1: float, landing: npt.NDArray[np.bool_], order: IntArray | None = None
+) -> tuple[FloatArray, IntArray]:
+    """The rule-of-thumb split: equal breaks, boundaries ``(B + 1,)`` and assignment ``(P,)``.
+
+    ``order`` is each pilot's 0-based break as rostered (SleepOrder, reference §5.1); when it
+    is missing or not a valid assignment, the landing pilots take the last break(s).
+    """
+    b = n_breaks(landing.size)
+    bounds = np.linspace(z0, z1, b + 1)
+    valid = _assignments(landing)
+    if order is not None and (valid == order).all(axis=1).any():
+        return bounds, np.asarray(order, dtype=np.int64)
+    # landing pilots last: the assignment whose landing breaks are latest
+    score = np.where(landing, valid, 0).sum(axis=1)
+    return bounds, valid[int(np.argmax(score))]
+
+
+def candidate_splits(
+    z0: float,
+    z1: float,
+    landing: npt.NDArray[np.bool_],
+    order: IntArray | None = None,
+    *,
+    grid: float = GRID_HOURS,
+) -> Candidates:
+    """Every admissible split of the cruise ``[z0, z1]`` [epoch h] for this crew.
+
+    Parameters
+    ----------
+    z0, z1 : float
+        Cruise window [epoch h] (reference §5.1, or the PartialAugment period).
+    landing : ndarray of bool, shape (P,)
+        Which pilots are at the controls for landing (exactly 2).
+    order : ndarray of int, optional
+        The rostered break of each pilot, for the equal split (:func:`equal_split`).
+    grid : float
+        Boundary grid [h].
+    """
+    b = n_breaks(landing.size)
+    first = np.ceil((z0 + _EPS) / grid) * grid
+    points = np.arange(first, z1 - _EPS, grid)
+    if b == 2:
+        inner = points[:, None]
+    else:
+        i, j = np.triu_indices(points.size, k=1)
+        inner = np.stack([points[i], points[j]], axis=1)
+    eq_bounds, eq_assign = equal_split(z0, z1, landing, order)
+    n_inner = inner.shape[0]
+    bounds = np.empty((n_inner + 1, b + 1))
+    bounds[0] = eq_bounds
+    bounds[1:, 0], bounds[1:, b] = z0, z1
+    bounds[1:, 1:b] = inner
+    assigns = _assignments(landing)
+    # every (boundaries, assignment) pair; the equal split only with its own assignment
+    all_bounds = np.concatenate([bounds[:1], np.repeat(bounds[1:], len(assigns), axis=0)])
+    all_assign = np.concatenate([eq_assign[None, :], np.tile(assigns, (n_inner, 1))])
+    ok = admissible(all_bounds, all_assign, landing)
+    return Candidates(all_bounds[ok], all_assign[ok], bool(ok[0]))
+
+
+def windows(c: Candidates) -> tuple[FloatArray, FloatArray]:
+    """Each pilot's break ``(start, end)`` under each candidate, two ``(C, P)`` arrays."""
+    rows = np.arange(len(c))[:, None]
+    return c.bounds[rows, c.assign], c.bounds[rows, c.assign + 1]
+
+
+def admissible(
+    bounds: FloatArray, assign: IntArray, landing: npt.NDArray[np.bool_]
+) -> npt.NDArray[np.bool_]:
+    """Whether each split meets the EASA minimums, ``(C,)`` (CS FTL.1.205(c))."""
+    rows = np.arange(bounds.shape[0])[:, None]
+    hours = bounds[rows, assign + 1] - bounds[rows, assign]
+    need = np.where(landing, MIN_LANDING_HOURS, MIN_OTHER_HOURS)
+    ordered = (np.diff(bounds, axis=1) > 0).all(axis=1)
+    ok: npt.NDArray[np.bool_] = np.asarray(ordered & (hours >= need - _EPS).all(axis=1))
+    return ok
+
+
+def objective(
+    last_hour_max: FloatArray, duty_mean: FloatArray, landing: npt.NDArray[np.bool_]
+) -> tuple[FloatArray, FloatArray]:
+    """The planner's objective of each candidate (lower is better).
+
+    Parameters
+    ----------
+    last_hour_max : ndarray, shape (C, P)
+        Each pilot's worst KSS in the last hour of the duty under each candidate.
+    duty_mean : ndarray, shape (C, P)
+        Each pilot's mean KSS over the duty.
+    landing : ndarray of bool, shape (P,)
+
+    Returns
+    -------
+    primary, secondary : ndarray, shape (C,)
+        The landing pilots' worst last-hour KSS (top of descent), and the crew's mean KSS.
+    """
+    primary: FloatArray = np.where(landing, last_hour_max, -np.inf).max(axis=1)
+    secondary: FloatArray = duty_mean.mean(axis=1)
+    return primary, secondary
+
+
+def rank(primary: FloatArray, secondary: FloatArray, decimals: int = 3) -> IntArray:
+    """Candidate indices best first: primary, then secondary, then candidate order.
+
+    Values are compared at the scores' reported precision (``decimals``), so a difference
+    below it never decides.
+    """
+    keys = (np.arange(primary.size), np.round(secondary, decimals), np.round(primary, decimals))
+    order: IntArray = np.lexsort(keys).astype(np.int64)
+    return order
