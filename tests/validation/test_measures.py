@@ -61,3 +61,19 @@ def test_prior_main_sleep_takes_the_longest_sleep_of_each_break() -> None:
     result = _schedule("BLOCK", duties, sleeps)
     assert cases.prior_main_sleep(_runs(result), "BLOCK") == 7.0
     assert cases.break_sleep_count(_runs(_schedule("B", duties[:2], sleeps)), "B") == 2.0
+
+
+def test_local_night_sleeper_counts_nights_half_asleep() -> None:
+    # the same trip as above: a whole first local night and exactly half the second
+    result = _schedule("TRIP", [(0.0, 12.0), (60.0, 73.0)], [(15.0, 23.0), (43.0, 46.5)])
+    assert cases.local_night_sleeper(_runs(result), "TRIP", "HKG") == 0.5
+
+
+def test_roach_steps_scale_by_the_actigraphy_efficiency() -> None:
+    # one schedule per report hour; sleep ends at each report and grows 0.5 h per step
+    schedules = [
+        _schedule(scenarios.report_schedule(h), [(h, h + 8.0)], [(h - 6.0 - k * 0.5, h)])
+        for k, h in enumerate(scenarios.REPORT_HOURS)
+    ]
+    steps = cases.roach_steps(_runs(*schedules))
+    assert np.allclose(steps, 60.0 * scenarios.ACTIGRAPHY_EFFICIENCY)

@@ -27,7 +27,7 @@ from ._kernels import Consts, s_sleep, s_wake, sleep_needed
 from .sleep_gates import first_onset, layover_wake, wake_time
 from .sleep_inflight import inflight
 from .sleep_parameters import KIND_MAIN, KIND_NAP, WINDOW_INFLIGHT
-from .sleep_windows_out import Out, State, emit
+from .sleep_windows_out import Out, State, emit, last_onset
 
 #: One person's busy items (CSR slice): start, end, lead, lag, away-after flag, nap flag.
 Busy = namedtuple("Busy", ["s", "e", "lead", "lag", "away", "nap"])
@@ -84,7 +84,9 @@ def _nap(
 
 
 @nb.njit(cache=True)
-def _early_onset(k: Consts, c: Clock, w: Win, on: float, t: float, st: State) -> float:
+def _early_onset(
+    k: Consts, c: Clock, w: Win, on: float, t: float, st: State, delayed: bool
+) -> float:
     """Bedtime before a forced wake: the onset moves earlier by ``early_advance_fraction``
     of the sleep the forced wake cuts off (natural wake - window end), not before 21:00
     body time nor ``t`` (ref §4.3.2 recalibrated to Roach et al. 2012, docs/sleep.md).
@@ -93,7 +95,7 @@ def _early_onset(k: Consts, c: Clock, w: Win, on: float, t: float, st: State) ->
     An advanced sleep lasts until the forced wake (the alarm): see :func:`_sleep_from`.
     """
     s_on = s_wake(k, st[1], on - st[2])
-    natural = _natural_wake(k, c, w, s_on, on, w.q)
+    natural = _natural_wake(k, c, w, s_on, on, w.q, delayed)
     cut = natural - w.we
     since = (body(k, c, on) - k.early_earliest_body) % 24.0
     if cut <= 0.0 or since > 12.0:  # no cut, or the gate is not between 21:00 and 09:00 body
@@ -102,17 +104,30 @@ def _early_onset(k: Consts, c: Clock, w: Win, on: float, t: float, st: State) ->
 
 
 @nb.njit(cache=True)
-def _natural_wake(k: Consts, c: Clock, w: Win, s_on: float, on: float, q: float) -> float:
+def delayed_sleeper(k: Consts, c: Clock, out: Out, n: int) -> bool:
+    """Whether the person's last main sleep began late in the body night (00:00-03:59 body
+    time, after a late finish): the behavioural delay that allows the sleep-in [C]."""
+    prev = last_onset(out, n, KIND_MAIN)
+    if math.isnan(prev):
+        return False
+    since = (body(k, c, prev) - k.sleep_in_prev_from_body) % 24.0
+    return since < (k.sleep_in_to_body - k.sleep_in_prev_from_body) % 24.0  # type: ignore[no-any-return]
+
+
+@nb.njit(cache=True)
+def _natural_wake(
+    k: Consts, c: Clock, w: Win, s_on: float, on: float, q: float, delayed: bool
+) -> float:
     """Wake of an unconstrained sleep from ``on``: the gate (raised in the local night on
-    layovers), and no sooner than the sleep-in level for body-night onsets (Arsintescu et
-    al. 2021), within ``max_sleep``."""
+    layovers), and, for a ``delayed`` sleeper (:func:`delayed_sleeper`), no sooner than the
+    sleep-in level for body-night onsets (Arsintescu et al. 2021), within ``max_sleep``."""
     cap_end = on + k.max_sleep
     if w.away:
         wake = layover_wake(k, c, s_on, on, q, cap_end, w.ws)
     else:
         wake = wake_time(k, c, s_on, on, q, cap_end)
-    if ((body(k, c, on) - k.sleep_in_from_body) % 24.0
-            < (k.sleep_in_to_body - k.sleep_in_from_body) % 24.0):  # fmt: skip
+    if delayed and ((body(k, c, on) - k.sleep_in_from_body) % 24.0
+                    < (k.sleep_in_to_body - k.sleep_in_from_body) % 24.0):  # fmt: skip
         need = sleep_needed(k, s_on, k.sleep_in_level, q)
         wake = max(wake, min(ceil_min(on + need), cap_end))
     return wake
@@ -134,10 +149,11 @@ def _sleep_from(
     s_on = s_wake(k, s_w, on - t_wake)
     cap_end = min(on + k.max_sleep, w.we)
     qe = w.q
-    wake = cap_end if alarm else min(_natural_wake(k, c, w, s_on, on, qe), cap_end)
+    late = delayed_sleeper(k, c, out, n)
+    wake = cap_end if alarm else min(_natural_wake(k, c, w, s_on, on, qe, late), cap_end)
     if standby_q(k, qe, on, wake, sb_s, sb_e) != qe:  # sleep overlapping home standby
         qe = standby_q(k, qe, on, wake, sb_s, sb_e)
-        wake = cap_end if alarm else min(_natural_wake(k, c, w, s_on, on, qe), cap_end)
+        wake = cap_end if alarm else min(_natural_wake(k, c, w, s_on, on, qe, late), cap_end)
     if wake - on >= k.min_sleep - 1e-9:
         n = emit(out, n, on, wake, qe, w.kind)
         return (n, s_sleep(k, s_on, wake - on, qe), wake), wake + k.min_wake_between
@@ -169,7 +185,7 @@ def ground(
         alarm = False
         if early and w.we - on <= k.max_sleep:
             early = False
-            advanced = _early_onset(k, c, w, on, t, st)
+            advanced = _early_onset(k, c, w, on, t, st, delayed_sleeper(k, c, out, st[0]))
             alarm = advanced < on
             on = advanced
         st, t = _sleep_from(k, c, w, on, st, sb_s, sb_e, out, alarm)

@@ -24,20 +24,19 @@ from vigil.validation.scenarios import Runs, epoch_hours
 
 #: Rows that fail today: case key -> one-line reason. The single source of truth.
 KNOWN_FAILURES: dict[str, str] = {
-    "roach2012-0400": "predicted sleep periods are compared with actigraphy without a sleep "
-    "efficiency; 6.4 h against 5.4 h",
     "roach2012-0900": "no sleep limit before late reports: a full 8-h night, not Roach's 6.6 h",
+    "arsintescu2021-late": "the sleep-in needs a late sleep the night before (behavioural "
+    "delay, keeping Åkerstedt & Folkard's 6.1 h at 03:00): 6.5 h after the first late finish",
     "arsintescu2021-early": "the bedtime advance before early starts gives 7.8 h, not 6.9 h",
     "gander2013-slope": "in-flight sleep grows 17.8 min per flight hour, not 12.3",
-    "holmes2012": "the local-night pull is too weak: 27 % of the local night slept, not 64 %",
+    "holmes2012": "the crew member stays on Doha time: no layover night has 4 h asleep in "
+    "23:00-07:00 Houston time (the local-night pull is too weak)",
     "smith1994-night": "R follows sleepiness odds (x1.72 per KSS step, road crashes, ref §8), "
     "so a night is 2.5x a morning; plant injuries rose only 1.23x",
     "folkard2004-afternoon": "the early start's shorter sleep makes the morning sleepier; "
     "Folkard & Åkerstedt name this as a failure of fatigue-based risk models",
     "folkard2004-midnight": "R's hazard follows sleepiness, which peaks near the end of the "
     "night; injury risk peaks about midnight (no time-of-day risk term yet)",
-    "sleep-length-0300": "the sleep-in after body-night onsets lets a 03:00 bedtime sleep 9.1 h "
-    "(published 6.1 h)",
 }
 
 
@@ -191,20 +190,37 @@ def sleep_before_report(runs: Runs, hour: float) -> float:
     return sc.sleep_between(result, report - 12.0, report)
 
 
+def actigraphic_before_report(runs: Runs, hour: float) -> float:
+    """Roach 2012 measured by actigraphy: predicted sleep before a report at ``hour`` times
+    :data:`~vigil.validation.scenarios.ACTIGRAPHY_EFFICIENCY` [h]."""
+    return sleep_before_report(runs, hour) * sc.ACTIGRAPHY_EFFICIENCY
+
+
 def roach_bin(runs: Runs, first_hour: float) -> float:
-    """Mean of the reports at ``first_hour`` and +30 min (Roach's one-hour start bins)."""
-    return (sleep_before_report(runs, first_hour) + sleep_before_report(runs, first_hour + 0.5)) / 2
+    """Actigraphic sleep, mean of the reports at ``first_hour`` and +30 min (Roach's
+    one-hour start bins) [h]."""
+    return (
+        actigraphic_before_report(runs, first_hour)
+        + actigraphic_before_report(runs, first_hour + 0.5)
+    ) / 2.0
 
 
 def roach_slope(runs: Runs) -> float:
-    """Sleep gained per hour of later start, 04:00-05:00 bin to 09:00-10:00 bin [min/h]."""
+    """Actigraphic sleep gained per hour of later start, 04:00-05:00 bin to 09:00-10:00 bin
+    [min/h]."""
     return (roach_bin(runs, 9.0) - roach_bin(runs, 4.0)) / 5.0 * 60.0
 
 
+def roach_steps(runs: Runs) -> list[float]:
+    """Actigraphic sleep gained per hour of later start, each 30-min step 04:00-10:00
+    [min/h]."""
+    values = [actigraphic_before_report(runs, h) for h in sc.REPORT_HOURS]
+    return [(b - a) / 0.5 * 60.0 for a, b in zip(values, values[1:], strict=False)]
+
+
 def roach_largest_drop(runs: Runs) -> float:
-    """Largest fall of pre-duty sleep from one report time to the next (30 min later) [h]."""
-    values = [sleep_before_report(runs, h) for h in sc.REPORT_HOURS]
-    return max(0.0, *(a - b for a, b in zip(values, values[1:], strict=False)))
+    """Largest fall of actigraphic pre-duty sleep for a report 30 min later [h]."""
+    return max(0.0, *(-step * 0.5 / 60.0 for step in roach_steps(runs)))
 
 
 def prior_main_sleep(runs: Runs, name: str) -> float:
@@ -253,6 +269,13 @@ def layover_night_fractions(runs: Runs, name: str, away: str) -> list[float]:
     nights = [first + 24.0 * k for k in range(5)]
     nights = [n for n in nights if n >= arrive and n + 8.0 <= leave]
     return [sc.local_night_sleep(result, n, offset) / 8.0 for n in nights]
+
+
+def local_night_sleeper(runs: Runs, name: str, away: str) -> float:
+    """Share of a layover's full local nights (23:00-07:00) on which the person slept in
+    the local night, i.e. at least half of it (4 h) asleep [-]."""
+    fractions = layover_night_fractions(runs, name, away)
+    return float(np.mean([f >= 0.5 for f in fractions])) if fractions else math.nan
 
 
 def local_night_drift(runs: Runs) -> float:
@@ -363,7 +386,7 @@ CASES: tuple[Case, ...] = (
     _case(
         "roach2012-0400",
         ROACH_2012,
-        "sleep in the 12 h before 04:00-05:00 reports (ACC)",
+        "actigraphic sleep in the 12 h before 04:00-05:00 reports (ACC; predicted × 0.89)",
         "5.4 h",
         (4.8, 6.0),
         "±0.6 h",
@@ -374,7 +397,7 @@ CASES: tuple[Case, ...] = (
     _case(
         "roach2012-0900",
         ROACH_2012,
-        "sleep in the 12 h before 09:00-10:00 reports (ACC)",
+        "actigraphic sleep in the 12 h before 09:00-10:00 reports (ACC; predicted × 0.89)",
         "6.6 h",
         (6.0, 7.2),
         "±0.6 h",
@@ -385,7 +408,7 @@ CASES: tuple[Case, ...] = (
     _case(
         "roach2012-slope",
         ROACH_2012,
-        "sleep gained per hour of later start, 04-05 to 09-10",
+        "actigraphic sleep gained per hour of later start, 04-05 to 09-10",
         "≈ 15 min/h",
         (10.0, 20.0),
         "10-20 min/h",
@@ -488,12 +511,14 @@ CASES: tuple[Case, ...] = (
     _case(
         "holmes2012",
         HOLMES_2012,
-        "share of the local night (23-07) slept, DOH-IAH 49.5-h layover",
-        "64 % slept in the local night",
-        (0.50, 0.78),
-        "±0.14",
-        "binomial 95 % CI of 64 % of 44 pilots",
-        lambda runs: float(np.mean(layover_night_fractions(runs, "DOHIAH", "IAH"))),
+        "share of the layover's local nights (23-07) with ≥ 4 h asleep in them, DOH-IAH "
+        "49.5-h layover",
+        "64 % of 44 pilots slept during the local night",
+        (0.5, 1.0),
+        "≥ 0.5",
+        "64 % is a share of pilots; one deterministic crew member should do what the "
+        "majority did (binomial 95 % CI 50-78 %, above one half) on most nights",
+        lambda runs: local_night_sleeper(runs, "DOHIAH", "IAH"),
         "",
     ),
     _case(

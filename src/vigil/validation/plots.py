@@ -36,10 +36,10 @@ def report_time(runs: Runs, path: Path) -> None:
     hours = np.asarray(sc.REPORT_HOURS)
     ax.plot(
         hours,
-        [c.sleep_before_report(runs, h) for h in hours],
+        [c.actigraphic_before_report(runs, h) for h in hours],
         "o-",
         color="#1f4e79",
-        label="Vigil (predicted sleep)",
+        label="Vigil (predicted sleep × 0.89, actigraphic)",
     )
     # Roach 2012: 5.4 h (04-05) and 6.6 h (09-10), ~15 min/h between; issue band ±0.6 h
     line = 5.4 + (hours - 4.5) * 0.25
@@ -58,7 +58,12 @@ def report_time(runs: Runs, path: Path) -> None:
     ax.set_xticks(range(4, 11))
     ax.set_xticklabels([f"{h:02d}:00" for h in range(4, 11)])
     _finish(
-        plt, fig, ax, path, "report time (local = UTC, ACC)", "sleep in the 12 h before report [h]"
+        plt,
+        fig,
+        ax,
+        path,
+        "report time (local = UTC, ACC)",
+        "actigraphic sleep, 12 h before report [h]",
     )
 
 

@@ -27,6 +27,14 @@ DEPARTURE_HOUR = 21.0
 LONG_RANGE, ULTRA_LONG_RANGE = 13.0, 17.0
 #: Habitual sleep before every scenario (given SleepData scenarios) [local h].
 NIGHT = (23.0, 31.0)
+#: Actigraphic sleep per hour of predicted ground sleep [-]. Predicted ground episodes
+#: stand for self-reported (diary) sleep [C]; actigraphy records less: Wu et al. 2016
+#: (Sleep Health 2:143, doi:10.1016/j.sleh.2016.02.004), 332 long-haul pilots at home:
+#: actigraphic sleep 6.8 h per 24 h vs self-reported usual night sleep 7.6 h. Applied to
+#: actigraphy rows of predicted ground sleep only: not to diary rows, and not to in-flight
+#: sleep, which the predictor already gives as sleep obtained (Σ of per-minute propensity
+#: e(t) = 0.70·g, reference §5.2), not time in the bunk.
+ACTIGRAPHY_EFFICIENCY = 6.8 / 7.6
 #: UTC offsets of the scenario airports in January 2026 (no DST at any of them) [h].
 UTC_OFFSET: dict[str, float] = {"ACC": 0.0, "HKG": 8.0, "DOH": 3.0, "IAH": -6.0, "JNB": 2.0}
 
