@@ -24,7 +24,7 @@ def start_server(
     """``vigil serve`` on ``port`` in ``workdir``; returns the process and the bootstrap
     client's ID and secret. Its log is drained in a thread so the pipe never blocks it."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("VIGIL_")}
-    env.update(PYTHONUNBUFFERED="1", **env_overrides)
+    env.update(PYTHONUNBUFFERED="1", VIGIL_DATA_DIR=str(workdir), **env_overrides)
     process = subprocess.Popen(
         [sys.executable, "-m", "vigil", "serve", "--port", str(port), "--workers", str(workers)],
         cwd=workdir,

@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 
 from fastapi import APIRouter, FastAPI
+from starlette_compress import CompressMiddleware
 
 from vigil.web import docs_ui
 from vigil.web._limits import BodySizeLimitMiddleware
@@ -37,6 +38,10 @@ EMBEDDED_ROUTERS: tuple[str, ...] = (
     "vigil.web.routes.upload:router",
     "vigil.web.console.routes:router",
 )
+
+
+#: route prefixes whose surface scores rosters (and so warms the kernels up at start)
+SCORING_PATHS = ("/api/Processor/", "/api/UploadRoster")
 
 
 def _load_router(spec: str) -> APIRouter:
@@ -74,6 +79,10 @@ def make_surface_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         runtime: Runtime = start_runtime(settings, identity=identity, needs_db=needs_db)
         app.state.vigil = runtime
+        if settings.warm_start and scores:
+            runtime.start_warm_up()  # /readyz is 503 until the kernels are loaded
+        else:
+            runtime.warm.set()
         try:
             yield
         finally:
@@ -88,6 +97,11 @@ def make_surface_app(
         redoc_url=None,
         swagger_ui_oauth2_redirect_url=None,
     )
+    scores = any(
+        getattr(route, "path", "").startswith(SCORING_PATHS)
+        for router in routers
+        for route in router.routes
+    )
     install_handlers(app)
     # innermost: 401/403 from the headers before a protected body is read (issue 13)
     app.add_middleware(
@@ -101,6 +115,15 @@ def make_surface_app(
         path_limits={"/api/UploadRoster": settings.max_upload_bytes},
     )
     app.add_middleware(SourceAddressMiddleware)  # throttling keys failures by source
+    # zstd, then br, then gzip, as the request's Accept-Encoding allows (issue 15); streamed
+    # bodies (GetResults scores) are compressed chunk by chunk, never buffered whole
+    app.add_middleware(
+        CompressMiddleware,
+        minimum_size=settings.compress_min_bytes,
+        zstd_level=3,
+        brotli_quality=4,
+        gzip_level=6,
+    )
     app.add_middleware(RequestContextMiddleware)  # outermost: every answer gets an ID
     app.include_router(health.router)
     app.include_router(docs_ui.router)

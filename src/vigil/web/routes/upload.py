@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
-from fastapi import APIRouter, FastAPI, Query, Request
+from fastapi import APIRouter, Depends, FastAPI, Query, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import Field, field_validator
 
@@ -26,7 +26,7 @@ from vigil.store import uploads
 from vigil.store.repo import AlreadyExistsError
 from vigil.store.tables import RosterUpload, utcnow
 from vigil.web.deps import SessionDep, UploadPrincipal
-from vigil.web.problems import problem
+from vigil.web.problems import only_query, problem
 from vigil.web.schemas import ScaleCode, SleepRecordIn, _Wire
 
 logger = logging.getLogger(__name__)
@@ -177,6 +177,7 @@ def upload_roster(
 
 @router.get(
     "/GetResults",
+    dependencies=[Depends(only_query("rosterToken", "dataKey", "scale"))],
     summary="Status, feedback (data errors) or scores of an uploaded roster",
     responses={
         200: {"description": "status, feedback, or the contract §4 risk envelope."},
@@ -268,6 +269,7 @@ def _encoded(parts: Iterator[str]) -> Iterator[bytes]:
 
 @router.delete(
     "/DeleteRoster",
+    dependencies=[Depends(only_query("rosterToken"))],
     status_code=204,
     summary="Delete an uploaded roster and its results",
     responses={
@@ -290,7 +292,11 @@ def delete_roster(
     return Response(status_code=204)
 
 
-@router.get("/ListRosters", summary="The operator's rosters, newest first, with status")
+@router.get(
+    "/ListRosters",
+    dependencies=[Depends(only_query())],
+    summary="The operator's rosters, newest first, with status",
+)
 def list_rosters(principal: UploadPrincipal, session: SessionDep) -> JSONResponse:
     """ListRosters (contract §5, §8 Formats)."""
     rows = uploads.list_uploads(session=session, operator=principal.operator)
