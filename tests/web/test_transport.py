@@ -104,9 +104,7 @@ def test_known_query_parameters_in_any_case_still_work(api: Api) -> None:
 def test_readyz_waits_for_the_warm_start(tmp_path: Path, sqlite_url: str) -> None:
     from conftest import live_service
 
-    with live_service(
-        tmp_path, sqlite_url, routers=[processor.router], warm_start=True
-    ) as service:
+    with live_service(tmp_path, sqlite_url, routers=[processor.router], warm_start=True) as service:
         runtime = service.app.state.vigil
         early = httpx.get(f"{service.base_url}/readyz")
         if not runtime.warm.is_set():  # kernels already loaded in this process: no window

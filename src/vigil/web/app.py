@@ -15,6 +15,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import APIRouter, FastAPI
 from starlette_compress import CompressMiddleware
@@ -96,6 +97,9 @@ def make_surface_app(
         docs_url=None,
         redoc_url=None,
         swagger_ui_oauth2_redirect_url=None,
+        # operation IDs are the route names (get_results, upload_roster, ...): what client
+        # generators name their functions after (issue 15)
+        generate_unique_id_function=lambda route: route.name,
     )
     scores = any(
         getattr(route, "path", "").startswith(SCORING_PATHS)
@@ -130,7 +134,29 @@ def make_surface_app(
     app.add_api_route("/docs", lambda: docs_ui.docs_page(title), include_in_schema=False)
     for router in routers:
         app.include_router(router)
+    _finish_openapi(app, settings)
     return app
+
+
+def _finish_openapi(app: FastAPI, settings: Settings) -> None:
+    """Publish the finished document (vigil.web.openapi_doc), built once per app."""
+    from fastapi.openapi.utils import get_openapi
+
+    from vigil.auth.scopes import ScopeTable
+    from vigil.web.openapi_doc import API_DESCRIPTION, finish_document
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            document = get_openapi(
+                title=app.title,
+                version=app.version,
+                description=API_DESCRIPTION,
+                routes=app.routes,
+            )
+            app.openapi_schema = finish_document(document, ScopeTable(settings.scope_prefix))
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def _version() -> str:

@@ -15,8 +15,8 @@ answers 400. The log names the fault but never the SQL parameters (roster text, 
 from __future__ import annotations
 
 import logging
-from http import HTTPStatus
 from collections.abc import Callable
+from http import HTTPStatus
 from typing import Any
 
 from fastapi import FastAPI, Request
