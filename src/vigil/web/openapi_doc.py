@@ -56,7 +56,7 @@ ERROR_TEXT = {
 #: citations of internal documents: "(seed §4.2)", "(contract §4, ours)", "contract §4 "
 _CITATION = re.compile(
     r"\s*\((?:[^()]*?\b(?:seed|contract|reference|STYLE)\s*§[^()]*|ours)\)"
-    r"|\b(?:the\s+)?(?:seed|contract|reference)\s*§\s*[\d.]+(?:\s*(?:,|and)\s*§?\s*[\d.]+)*:?\s*",
+    r"|\b(?:seed|contract|reference)\s*§\s*[\d.]+(?:\s*(?:,|and)\s*§?\s*[\d.]+)*:?\s*",
     re.IGNORECASE,
 )
 
