@@ -70,7 +70,7 @@ def start(workdir: Path, port: int) -> Server:
     raise AssertionError("server did not start:\n" + "".join(output))
 
 
-def wait_ready(base: str, process: subprocess.Popen[str], timeout: float = 300) -> None:
+def wait_ready(base: str, process: subprocess.Popen[str], timeout: float = 900) -> None:
     """Poll ``/readyz`` until 200: ready once the scoring kernels are loaded (warm start,
     issue 15; a cold Numba cache compiles them first)."""
     deadline = time.monotonic() + timeout
