@@ -144,7 +144,7 @@ def _serve(workdir: Path) -> tuple[subprocess.Popen[str], list[str], str, thread
     reader = threading.Thread(target=pump, daemon=True)
     reader.start()
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
+    deadline = time.monotonic() + 900  # the warm start loads the kernels first (issue 15)
     while True:
         try:
             if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:
