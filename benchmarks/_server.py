@@ -24,7 +24,7 @@ def start_server(
     """``vigil serve`` on ``port`` in ``workdir``; returns the process and the bootstrap
     client's ID and secret. Its log is drained in a thread so the pipe never blocks it."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("VIGIL_")}
-    env.update(PYTHONUNBUFFERED="1", **env_overrides)
+    env.update(PYTHONUNBUFFERED="1", VIGIL_DATA_DIR=str(workdir), **env_overrides)
     process = subprocess.Popen(
         [sys.executable, "-m", "vigil", "serve", "--port", str(port), "--workers", str(workers)],
         cwd=workdir,
@@ -56,4 +56,14 @@ def start_server(
             pass
 
     threading.Thread(target=drain, daemon=True).start()
+    # ready once the scoring kernels are loaded (warm start, issue 15): measuring before
+    # would time the compiler running in the background
+    import httpx
+
+    ready_by = time.monotonic() + 600
+    while httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=30).status_code != 200:
+        if time.monotonic() > ready_by or process.poll() is not None:
+            process.kill()
+            raise SystemExit("server never became ready")
+        time.sleep(0.2)
     return process, client_id, secret

@@ -168,6 +168,17 @@ def read_fuzz(out: str) -> Figures:
     )
 
 
+def read_integrators(out: str) -> Figures:
+    r = _last_json(out)
+    return (
+        f"first call after /readyz: {r['warm_workload']}; GetResults scores: {r['workload']}",
+        f"first call {r['first_call_s']} s (ready {r['ready_s']} s after a cold start); "
+        f"scores identity {r['identity_mb']} MB {r['identity_s']} s, "
+        f"gzip {r['gzip_mb']} MB {r['gzip_s']} s, br {r['br_mb']} MB {r['br_s']} s, "
+        f"zstd {r['zstd_mb']} MB {r['zstd_s']} s",
+    )
+
+
 BENCHES: tuple[Bench, ...] = (
     Bench(
         "roster",
@@ -245,6 +256,15 @@ BENCHES: tuple[Bench, ...] = (
         ("--json", "--runs", "1"),
         "RSS within 100 MiB of idle (issue 13)",
         read_upload_dos,
+        json=True,
+    ),
+    Bench(
+        "integrators",
+        "bench_integrators.py",
+        ("--json",),
+        ("--json", "--crew", "1000"),
+        "first call after /readyz <= 1 s (300 crew); scores compressed",
+        read_integrators,
         json=True,
     ),
     Bench(

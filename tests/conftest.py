@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import socket
+import tempfile
 import threading
 import time
 import uuid
@@ -12,11 +14,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import platformdirs
 import pytest
 from fastapi import APIRouter
 
-from vigil.auth.scopes import ScopeKind
-from vigil.web.deps import Principal, RequireScope
+# no test writes to the real user data directory (issue 15: state outside the checkout, by
+# default ~/.local/share/vigil): unless a test names VIGIL_DATA_DIR, state lands here
+# and Numba's cache is kept between runs in the user cache directory, never in the package
+os.environ.setdefault(
+    "NUMBA_CACHE_DIR", os.path.join(platformdirs.user_cache_dir("vigil"), "numba-tests")
+)
+os.environ.setdefault("XDG_DATA_HOME", tempfile.mkdtemp(prefix="vigil-test-xdg-"))
+
+from vigil.auth.scopes import ScopeKind  # noqa: E402
+from vigil.web.deps import Principal, RequireScope  # noqa: E402
 
 DATA_DIR = Path(__file__).parent / "data"
 
@@ -178,6 +189,7 @@ def live_service(
         "public_base_url": base,
         "data_dir": str(tmp_path),
         "auth_failure_delay": 0,
+        "warm_start": False,  # tests of the warm start set it
     }
     if database_url is not None:
         values["database_url"] = database_url

@@ -44,7 +44,16 @@ def test_client_commands_and_token(
 
     made = json.loads(
         run(
-            cli, env, "client", "create", "--operator", "acme", "--scopes", "fatigue,risk", "--json"
+            cli,
+            env,
+            "client",
+            "create",
+            "--operator",
+            "acme",
+            "--create-operator",
+            "--scopes",
+            "fatigue,risk",
+            "--json",
         )
     )
     assert made["scopes"] == ["svc_fast_safe_api", "svc_fast_safe_risk_api"]
@@ -71,20 +80,31 @@ def test_client_commands_and_token(
 
 def test_unknown_scope_kind_fails(cli: typer.Typer, env: dict[str, str]) -> None:
     result = CliRunner().invoke(
-        cli, ["client", "create", "--operator", "a", "--scopes", "admin"], env=env
+        cli,
+        ["client", "create", "--operator", "a", "--create-operator", "--scopes", "admin"],
+        env=env,
     )
     assert result.exit_code == 1 and "unknown scope kind" in result.output
 
 
 def test_user_create_password_stdin(cli: typer.Typer, env: dict[str, str]) -> None:
     out = run(
-        cli, env, "user", "create", "--operator", "acme", "--username", "ops", "--password-stdin",
-        stdin="long enough password\n",
+        cli, env, "user", "create", "--operator", "acme", "--create-operator", "--username", "ops",
+        "--password-stdin", stdin="long enough password\n",
     )  # fmt: skip
     assert "user ops created" in out
     result = CliRunner().invoke(
         cli,
-        ["user", "create", "--operator", "acme", "--username", "ops", "--password-stdin"],
+        [
+            "user",
+            "create",
+            "--operator",
+            "acme",
+            "--create-operator",
+            "--username",
+            "ops",
+            "--password-stdin",
+        ],
         env=env,
         input="another password\n",
     )
@@ -96,13 +116,22 @@ def test_user_create_takes_an_email_and_refuses_short_passwords(
 ) -> None:
     # issue 8: `vigil user create --operator NAME --email ... --password-stdin`
     out = run(
-        cli, env, "user", "create", "--operator", "acme", "--email", "planner@acme.example",
-        "--password-stdin", stdin="long enough password\n",
+        cli, env, "user", "create", "--operator", "acme", "--create-operator",
+        "--email", "planner@acme.example", "--password-stdin", stdin="long enough password\n",
     )  # fmt: skip
     assert "user planner@acme.example created" in out
     result = CliRunner().invoke(
         cli,
-        ["user", "create", "--operator", "acme", "--email", "x@acme.example", "--password-stdin"],
+        [
+            "user",
+            "create",
+            "--operator",
+            "acme",
+            "--create-operator",
+            "--email",
+            "x@acme.example",
+            "--password-stdin",
+        ],
         env=env,
         input="short\n",
     )
@@ -118,8 +147,8 @@ def test_user_lifecycle_ends_sessions_at_once(
     from console.conftest import embedded_routers, sign_in
 
     password = "correct horse battery"
-    run(cli, env, "user", "create", "--operator", "acme", "--username", "alice",
-        "--password-stdin", stdin=password + "\n")  # fmt: skip
+    run(cli, env, "user", "create", "--operator", "acme", "--create-operator",
+        "--username", "alice", "--password-stdin", stdin=password + "\n")  # fmt: skip
     listed = json.loads(run(cli, env, "user", "list", "--json"))
     assert [(u["username"], u["operator"], u["disabled"]) for u in listed] == [
         ("alice", "acme", False)
@@ -192,7 +221,9 @@ def test_withdrawn_key_leaves_jwks_and_its_tokens_stop(
 
     from conftest import live_service, probe_router
 
-    made = json.loads(run(cli, env, "client", "create", "--operator", "acme", "--json"))
+    made = json.loads(
+        run(cli, env, "client", "create", "--operator", "acme", "--create-operator", "--json")
+    )
     with live_service(
         tmp_path, sqlite_url, routers=[probe_router()], revocation_ttl=0.2
     ) as service:

@@ -49,7 +49,7 @@ def start(workdir: Path, port: int) -> Server:
     process = subprocess.Popen(
         [*VIGIL, "serve", "--port", str(port)],
         cwd=workdir,
-        env=clean_env(),
+        env={**clean_env(), "VIGIL_DATA_DIR": str(workdir)},
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -64,9 +64,19 @@ def start(workdir: Path, port: int) -> Server:
             break
         output.append(line)
         if "Application startup complete" in line:
+            wait_ready(base, process)
             return Server(process, base, output)
     process.kill()
     raise AssertionError("server did not start:\n" + "".join(output))
+
+
+def wait_ready(base: str, process: subprocess.Popen[str], timeout: float = 900) -> None:
+    """Poll ``/readyz`` until 200: ready once the scoring kernels are loaded (warm start,
+    issue 15; a cold Numba cache compiles them first)."""
+    deadline = time.monotonic() + timeout
+    while httpx.get(f"{base}/readyz", timeout=10).status_code != 200:
+        assert process.poll() is None and time.monotonic() < deadline, "never ready"
+        time.sleep(0.2)
 
 
 def stop(server: Server) -> int:

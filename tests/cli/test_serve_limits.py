@@ -18,7 +18,9 @@ from test_serve import VIGIL, clean_env, free_port
 
 def test_served_process_closes_slow_and_oversized_requests(tmp_path: Path) -> None:
     env_file = tmp_path / "vigil.env"
-    env_file.write_text("VIGIL_HEADER_TIMEOUT=1.5\nVIGIL_MAX_HEADER_BYTES=4096\n")
+    env_file.write_text(
+        f"VIGIL_HEADER_TIMEOUT=1.5\nVIGIL_MAX_HEADER_BYTES=4096\nVIGIL_DATA_DIR={tmp_path}\n"
+    )
     port = free_port()
     process = subprocess.Popen(
         [*VIGIL, "serve", "--port", str(port), "--workers", "2", "--env-file", str(env_file)],

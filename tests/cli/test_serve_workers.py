@@ -18,7 +18,7 @@ def test_two_workers_do_not_double_the_allowance(tmp_path: Path) -> None:
     process = subprocess.Popen(
         [sys.executable, "-m", "vigil", "serve", "--port", str(port), "--workers", "2"],
         cwd=tmp_path,
-        env=clean_env(),
+        env={**clean_env(), "VIGIL_DATA_DIR": str(tmp_path)},
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

@@ -124,6 +124,7 @@ def _serve(workdir: Path) -> tuple[subprocess.Popen[str], list[str], str, thread
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("VIGIL_")}
     env.update(PYTHONUNBUFFERED="1", VIGIL_WORKER_PROCESSES="0", VIGIL_AUTH_FAILURE_DELAY="0")
+    env["VIGIL_DATA_DIR"] = str(workdir)
     process = subprocess.Popen(
         [sys.executable, "-m", "vigil", "serve", "--port", str(port)],
         cwd=workdir,
@@ -143,7 +144,7 @@ def _serve(workdir: Path) -> tuple[subprocess.Popen[str], list[str], str, thread
     reader = threading.Thread(target=pump, daemon=True)
     reader.start()
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
+    deadline = time.monotonic() + 900  # the warm start loads the kernels first (issue 15)
     while True:
         try:
             if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:

@@ -48,7 +48,7 @@ class ServeProcess:
         """Register a client with the CLI against the server's database."""
         done = subprocess.run(
             [sys.executable, "-m", "vigil", "client", "create", "--operator", operator,
-             "--scopes", scopes.replace(" ", ","), "--json"],
+             "--create-operator", "--scopes", scopes.replace(" ", ","), "--json"],
             cwd=self.workdir, env=self.env, capture_output=True, text=True, timeout=120,
         )  # fmt: skip
         assert done.returncode == 0, done.stderr
@@ -61,7 +61,12 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
     workdir = tmp_path_factory.mktemp("serve")
     env = {k: v for k, v in os.environ.items() if not k.startswith("VIGIL_")}
     env.update(
-        {"VIGIL_SYNC_ROW_LIMIT": "20", "VIGIL_MAX_BODY_BYTES": "65536", "PYTHONUNBUFFERED": "1"}
+        {
+            "VIGIL_SYNC_ROW_LIMIT": "20",
+            "VIGIL_MAX_BODY_BYTES": "65536",
+            "PYTHONUNBUFFERED": "1",
+            "VIGIL_DATA_DIR": str(workdir),
+        }
     )
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -81,6 +86,9 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
         raise AssertionError("vigil serve did not start:\n" + "".join(seen))
     drain = threading.Thread(target=lambda: [None for _ in process.stdout or ()], daemon=True)
     drain.start()
+    from cli.test_serve import wait_ready  # ready once the kernels are loaded (issue 15)
+
+    wait_ready(f"http://127.0.0.1:{port}", process)
     yield ServeProcess(f"http://127.0.0.1:{port}", workdir, env)
     process.send_signal(signal.SIGTERM)
     process.wait(timeout=60)

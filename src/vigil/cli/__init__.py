@@ -38,6 +38,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "vigil.cli.worker",
         "Process uploaded rosters: claim with a lease, score, store the results.",
     ),
+    "operator": ("vigil.cli.operator", "Manage operators (tenants)."),
     "client": ("vigil.cli.client", "Manage OAuth API clients."),
     "user": ("vigil.cli.client", "Manage operator console users."),
     "keys": ("vigil.cli.keys", "Manage token signing keys."),
@@ -100,4 +101,7 @@ def _root() -> None:
 
 def main() -> None:
     """Console-script entry point."""
+    from vigil.datadir import use_numba_cache
+
+    use_numba_cache()  # before any command imports Numba: never cache into the package
     create_app()()

@@ -16,7 +16,7 @@ from vigil.web.settings import Settings
 DatabaseUrlOption = typer.Option(
     "--database-url",
     envvar="VIGIL_DATABASE_URL",
-    help="SQLAlchemy URL (default sqlite:///./vigil.db).",
+    help="SQLAlchemy URL (default: vigil.db in the data directory, VIGIL_DATA_DIR).",
     show_default=False,
 )
 
@@ -33,6 +33,7 @@ class IdentityContext:
 def identity_context(database_url: str | None) -> Iterator[IdentityContext]:
     """Open the database (migrated), the secret box and a committing session."""
     settings = Settings.from_env()
+    settings.ensure_data_dir()
     url = database_url or settings.database_url
     engine = make_engine(url)
     try:

@@ -22,6 +22,19 @@ user_app = typer.Typer(help="Manage operator console users.", no_args_is_help=Tr
 DbUrl = Annotated[str | None, DatabaseUrlOption]
 OperatorFilter = Annotated[str | None, typer.Option("--operator", help="Only this operator.")]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+OperatorName = Annotated[
+    str,
+    typer.Option(
+        "--operator",
+        help="Operator (tenant) name, compared exactly (case counts); see `vigil operator list`.",
+    ),
+]
+CreateOperator = Annotated[
+    bool,
+    typer.Option(
+        "--create-operator", help="Create the operator if no operator has this exact name."
+    ),
+]
 
 
 def _print_rows(rows: list[dict[str, Any]], as_json: bool, *columns: str) -> None:
@@ -41,15 +54,16 @@ def _fail(message: str) -> None:
 
 @client_app.command("create")
 def create(
-    operator: Annotated[str, typer.Option("--operator", help="Operator (tenant) name.")],
+    operator: OperatorName,
     scopes: Annotated[
         str, typer.Option("--scopes", help="'all' or a comma list of fatigue,risk,upload.")
     ] = "all",
     name: Annotated[str, typer.Option("--name", help="Label for listings.")] = "",
+    create_operator: CreateOperator = False,
     as_json: JsonFlag = False,
     database_url: DbUrl = None,
 ) -> None:
-    """Register a client and print its ID and secret."""
+    """Register a client of an existing operator and print its ID and secret."""
     from vigil.auth.scopes import ScopeTable, format_kinds, parse_kinds
     from vigil.store import repo
 
@@ -66,6 +80,7 @@ def create(
                 operator=operator,
                 scopes=format_kinds(kinds),
                 name=name,
+                create_operator=create_operator,
             )
         except repo.RepoError as exc:
             _fail(str(exc))
@@ -176,21 +191,26 @@ UsernameArg = Annotated[str, typer.Argument(help="Sign-in name.")]
 
 @user_app.command("create")
 def create_user(
-    operator: Annotated[str, typer.Option("--operator", help="Operator (tenant) name.")],
+    operator: OperatorName,
     username: Annotated[
         str, typer.Option("--username", "--email", help="Sign-in name (an e-mail address works).")
     ],
     password_stdin: PasswordStdin = False,
+    create_operator: CreateOperator = False,
     database_url: DbUrl = None,
 ) -> None:
-    """Create an operator console user (password hashed with argon2id)."""
+    """Create a console user of an existing operator (password hashed with argon2id)."""
     from vigil.store import repo
 
     password = _read_password(password_stdin)
     with identity_context(database_url) as ctx:
         try:
             repo.create_console_user(
-                session=ctx.session, operator=operator, username=username, password=password
+                session=ctx.session,
+                operator=operator,
+                username=username,
+                password=password,
+                create_operator=create_operator,
             )
         except repo.RepoError as exc:
             _fail(str(exc))

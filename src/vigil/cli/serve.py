@@ -1,8 +1,9 @@
 """``vigil serve``: run the service (contract §0, §7).
 
 With no flags it serves every surface on ``http://127.0.0.1:8000`` with SQLite in the
-working directory and, on first start, creates and prints a bootstrap API client holding
-all three scopes.
+data directory (``VIGIL_DATA_DIR``, default the user data directory, never the working
+directory) and, on first start, creates and prints a bootstrap API client of the operator
+``default`` holding all three scopes.
 """
 
 from __future__ import annotations
@@ -75,6 +76,7 @@ def serve_command(
         os.environ["VIGIL_ENV_FILE"] = str(env_file)
     os.environ.setdefault("VIGIL_PUBLIC_BASE_URL", f"http://{host}:{port}")
     settings = Settings.from_env(env_file)
+    _use_data_dir(settings)
     if only in ("all", "identity"):
         from vigil.store.crypto import SecretBoxError
 
@@ -85,11 +87,15 @@ def serve_command(
             raise typer.Exit(code=1) from None
         if created is not None:
             client_id, secret = created
-            typer.echo("First start: created an API client holding every scope.")
+            typer.echo(
+                f"First start: created an API client of operator {bootstrap_operator!r}"
+                " holding every scope."
+            )
             typer.echo(f"  client_id:     {client_id}")
             typer.echo(f"  client_secret: {secret}")
             typer.echo(f"  token URL:     {settings.public_base_url}/connect/token")
             typer.echo("Keep the secret safe; `vigil client list` and the console show clients.")
+    typer.echo(f"Data directory: {settings.data_dir}")
     typer.echo(f"Serving {only} on http://{host}:{port} (docs at /docs)")
     uvicorn.run(
         "vigil.web.entry:app_from_env",
@@ -103,6 +109,23 @@ def serve_command(
         timeout_graceful_shutdown=30,
         **uvicorn_options(settings),  # header/body timeouts, sizes, keep-alive, concurrency
     )
+
+
+def _use_data_dir(settings: object) -> None:
+    """Create the data directory (0700) and keep Numba's cache in it (issue 15).
+
+    ``vigil``'s entry point already pointed ``NUMBA_CACHE_DIR`` at the default data
+    directory; an env file may have moved the data directory since, so follow it unless
+    the variable was set by the user.
+    """
+    from vigil.datadir import default_data_dir, numba_cache_dir
+    from vigil.web.settings import Settings
+
+    assert isinstance(settings, Settings)
+    settings.ensure_data_dir()
+    current = os.environ.get("NUMBA_CACHE_DIR")
+    if current is None or current == str(numba_cache_dir(default_data_dir())):
+        os.environ["NUMBA_CACHE_DIR"] = str(numba_cache_dir(settings.data_dir))
 
 
 def log_config() -> dict[str, object]:

@@ -43,6 +43,10 @@ class AlreadyExistsError(RepoError):
     """A record with that unique name exists."""
 
 
+class UnknownOperatorError(NotFoundError):
+    """No operator has that exact name; the message lists the known ones."""
+
+
 def new_client_id() -> str:
     """A fresh client ID: 24 characters of ``A–Z a–z 0–9`` (≈143 random bits)."""
     return "".join(secrets.choice(_ALNUM) for _ in range(24))
@@ -56,14 +60,25 @@ def new_client_secret() -> str:
 # --- operators ---------------------------------------------------------------------------
 
 
-def get_or_create_operator(*, session: Session, name: str) -> Operator:
-    """The operator called ``name``, created if missing."""
+def list_operators(*, session: Session) -> Sequence[Operator]:
+    """Every operator, oldest first."""
+    return session.scalars(select(Operator).order_by(Operator.id)).all()
+
+
+def get_or_create_operator(*, session: Session, name: str, create: bool = True) -> Operator:
+    """The operator called exactly ``name`` (case and spaces inside count), created if
+    missing and ``create``; otherwise :class:`UnknownOperatorError` naming the known ones."""
     name = name.strip()
     if not name or len(name) > 100:
         raise RepoError("operator name must be 1 to 100 characters")
     found = session.scalar(select(Operator).where(Operator.name == name))
     if found is not None:
         return found
+    if not create:
+        known = ", ".join(repr(o.name) for o in list_operators(session=session)) or "none"
+        raise UnknownOperatorError(
+            f"no operator {name!r} (names are compared exactly); known operators: {known}"
+        )
     operator = Operator(name=name)
     session.add(operator)
     session.flush()
@@ -82,6 +97,7 @@ def create_api_client(
     name: str = "",
     client_id: str | None = None,
     secret: str | None = None,
+    create_operator: bool = True,
 ) -> tuple[ApiClient, str]:
     """Register a client and return it with its plaintext secret.
 
@@ -98,6 +114,8 @@ def create_api_client(
         Free label shown in listings.
     client_id, secret : str, optional
         Explicit values (tests, imports); generated when omitted.
+    create_operator : bool
+        Create a missing operator; if false, an unknown one is :class:`UnknownOperatorError`.
     """
     client_id = client_id or new_client_id()
     secret = secret if secret is not None else new_client_secret()
@@ -105,7 +123,7 @@ def create_api_client(
         raise RepoError("client_id and secret must be 1 to 100 characters")
     if get_api_client(session=session, client_id=client_id) is not None:
         raise AlreadyExistsError(f"client {client_id!r} exists")
-    owner = get_or_create_operator(session=session, name=operator)
+    owner = get_or_create_operator(session=session, name=operator, create=create_operator)
     client = ApiClient(
         client_id=client_id,
         secret_encrypted=box.encrypt(secret),
@@ -268,9 +286,10 @@ def delete_signing_key(*, session: Session, kid: str) -> None:
 
 
 def create_console_user(
-    *, session: Session, operator: str, username: str, password: str
+    *, session: Session, operator: str, username: str, password: str, create_operator: bool = True
 ) -> ConsoleUser:
-    """Create a console user with an argon2id password hash (contract §6)."""
+    """Create a console user with an argon2id password hash; a missing operator is created
+    only if ``create_operator`` (else :class:`UnknownOperatorError`)."""
     username = username.strip()
     if not 1 <= len(username) <= 100:
         raise RepoError("username must be 1 to 100 characters")
@@ -278,7 +297,7 @@ def create_console_user(
         raise RepoError("password must be at least 8 characters")
     if session.scalar(select(ConsoleUser).where(ConsoleUser.username == username)):
         raise AlreadyExistsError(f"user {username!r} exists")
-    owner = get_or_create_operator(session=session, name=operator)
+    owner = get_or_create_operator(session=session, name=operator, create=create_operator)
     user = ConsoleUser(
         username=username, password_hash=_hasher.hash(password), operator=owner, created_at=utcnow()
     )

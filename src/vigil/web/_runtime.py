@@ -228,6 +228,26 @@ class Runtime:
     closers: list[Callable[[], None]] = field(default_factory=list)
     #: documents built once per runtime (discovery), by name
     cache: dict[str, Any] = field(default_factory=dict)
+    #: set once the scoring kernels are loaded (warm start, issue 15); ``/readyz`` is 503
+    #: until then. Set at once on surfaces that do not score.
+    warm: threading.Event = field(default_factory=threading.Event)
+
+    def start_warm_up(self) -> threading.Thread:
+        """Load (or compile) the scoring kernels in a background thread; sets :attr:`warm`."""
+
+        def run() -> None:
+            try:
+                seconds = warm_kernels()
+            except Exception:  # a failed warm-up must not stop the service: score cold
+                logger.exception("warm start failed; the first scoring call will compile")
+            else:
+                logger.info("scoring kernels ready in %.1f s (warm start)", seconds)
+            finally:
+                self.warm.set()
+
+        thread = threading.Thread(target=run, name="vigil-warm-up", daemon=True)
+        thread.start()
+        return thread
 
     def close(self) -> None:
         for close in reversed(self.closers):
@@ -418,9 +438,41 @@ def start_runtime(settings: Settings, *, identity: bool, needs_db: bool | None =
     )
 
 
+#: a small roster touching every kernel: day and night duties, a long-haul pair across time
+#: zones with a layover (sleep prediction, in-flight rest, risk)
+WARM_ROSTER = "\r\n".join(
+    [
+        "W1,02/03/2026,06:00,LHR,02/03/2026,14:30,LHR,LHR,0",
+        "W1,03/03/2026,21:10,LHR,04/03/2026,07:00,JFK,LHR,2",
+        "W1,05/03/2026,18:00,JFK,06/03/2026,07:30,LHR,LHR,2",
+        "W1,08/03/2026,23:00,LHR,09/03/2026,06:00,LHR,LHR,0",
+    ]
+)
+
+
+def warm_kernels() -> float:
+    """Score :data:`WARM_ROSTER` once, so that Numba loads every kernel from its cache (or
+    compiles it, writing the cache under ``NUMBA_CACHE_DIR``); returns the seconds taken."""
+    from vigil.domain import DateFormat
+    from vigil.scoring.service import ScoreRequest, score
+
+    started = time.perf_counter()
+    score(
+        ScoreRequest(
+            roster_text=WARM_ROSTER,
+            date_format=DateFormat.DMY,
+            risk=True,
+            include_sleep=True,
+        )
+    )
+    return time.perf_counter() - started
+
+
 def check_ready(runtime: Runtime) -> list[str]:
     """Problems that make the surface not ready (contract §0 ``/readyz``); empty when ready."""
     problems: list[str] = []
+    if not runtime.warm.is_set():
+        problems.append("scoring kernels loading (warm start)")
     if runtime.engine is not None:
         try:
             with runtime.engine.connect() as conn:

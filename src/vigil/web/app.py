@@ -15,8 +15,10 @@ from __future__ import annotations
 import importlib
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import APIRouter, FastAPI
+from starlette_compress import CompressMiddleware
 
 from vigil.web import docs_ui
 from vigil.web._limits import BodySizeLimitMiddleware
@@ -38,6 +40,10 @@ EMBEDDED_ROUTERS: tuple[str, ...] = (
     "vigil.web.routes.planner:router",
     "vigil.web.console.routes:router",
 )
+
+
+#: route prefixes whose surface scores rosters (and so warms the kernels up at start)
+SCORING_PATHS = ("/api/Processor/", "/api/UploadRoster")
 
 
 def _load_router(spec: str) -> APIRouter:
@@ -75,6 +81,10 @@ def make_surface_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         runtime: Runtime = start_runtime(settings, identity=identity, needs_db=needs_db)
         app.state.vigil = runtime
+        if settings.warm_start and scores:
+            runtime.start_warm_up()  # /readyz is 503 until the kernels are loaded
+        else:
+            runtime.warm.set()
         try:
             yield
         finally:
@@ -88,6 +98,14 @@ def make_surface_app(
         docs_url=None,
         redoc_url=None,
         swagger_ui_oauth2_redirect_url=None,
+        # operation IDs are the route names (get_results, upload_roster, ...): what client
+        # generators name their functions after (issue 15)
+        generate_unique_id_function=lambda route: route.name,
+    )
+    scores = any(
+        getattr(route, "path", "").startswith(SCORING_PATHS)
+        for router in routers
+        for route in router.routes
     )
     install_handlers(app)
     # innermost: 401/403 from the headers before a protected body is read (issue 13)
@@ -102,13 +120,44 @@ def make_surface_app(
         path_limits={"/api/UploadRoster": settings.max_upload_bytes},
     )
     app.add_middleware(SourceAddressMiddleware)  # throttling keys failures by source
+    # zstd, then br, then gzip, as the request's Accept-Encoding allows (issue 15); streamed
+    # bodies (GetResults scores) are compressed chunk by chunk, never buffered whole
+    app.add_middleware(
+        CompressMiddleware,
+        minimum_size=settings.compress_min_bytes,
+        zstd_level=3,
+        brotli_quality=4,
+        gzip_level=6,
+    )
     app.add_middleware(RequestContextMiddleware)  # outermost: every answer gets an ID
     app.include_router(health.router)
     app.include_router(docs_ui.router)
     app.add_api_route("/docs", lambda: docs_ui.docs_page(title), include_in_schema=False)
     for router in routers:
         app.include_router(router)
+    _finish_openapi(app, settings)
     return app
+
+
+def _finish_openapi(app: FastAPI, settings: Settings) -> None:
+    """Publish the finished document (vigil.web.openapi_doc), built once per app."""
+    from fastapi.openapi.utils import get_openapi
+
+    from vigil.auth.scopes import ScopeTable
+    from vigil.web.openapi_doc import API_DESCRIPTION, finish_document
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            document = get_openapi(
+                title=app.title,
+                version=app.version,
+                description=API_DESCRIPTION,
+                routes=app.routes,
+            )
+            app.openapi_schema = finish_document(document, ScopeTable(settings.scope_prefix))
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def _version() -> str:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from fastapi import FastAPI
 
+from vigil.datadir import use_numba_cache
 from vigil.web.app import create_app, create_identity_app, make_surface_app
 from vigil.web.settings import Settings
 
@@ -56,4 +57,7 @@ def app_from_env() -> FastAPI:
     if surface not in SURFACES:
         raise ValueError(f"VIGIL_SURFACE must be one of {', '.join(SURFACES)}, not {surface!r}")
     settings = Settings.from_env(os.environ.get("VIGIL_ENV_FILE") or None)
+    # another ASGI server than `vigil serve`: still never cache kernels into the package
+    # (a no-op when NUMBA_CACHE_DIR is set, as `vigil` does before Numba is imported)
+    use_numba_cache(settings.data_dir)
     return SURFACES[surface](settings)

@@ -15,6 +15,7 @@ answers 400. The log names the fault but never the SQL parameters (roster text, 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from http import HTTPStatus
 from typing import Any
 
@@ -69,6 +70,40 @@ def problem(
         body["detail"] = detail
     body.update(extensions)
     return JSONResponse(body, status_code=status, headers=headers, media_type=PROBLEM_JSON)
+
+
+class UnknownQueryParameterError(Exception):
+    """A query parameter the operation does not take (issue 15: 400 naming it)."""
+
+    def __init__(self, names: list[str], known: tuple[str, ...]) -> None:
+        super().__init__(", ".join(names))
+        self.names = names
+        self.known = known
+
+
+def only_query(*known: str) -> Callable[[Request], None]:
+    """A route dependency: any query parameter other than ``known`` (compared without case,
+    as the upload API's names are) is a 400 problem naming it, never silently ignored."""
+    allowed = {name.lower() for name in known}
+
+    def check(request: Request) -> None:
+        unknown = [k for k in dict.fromkeys(request.query_params) if k.lower() not in allowed]
+        if unknown:
+            raise UnknownQueryParameterError(unknown, known)
+
+    return check
+
+
+async def _unknown_query(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, UnknownQueryParameterError)
+    names = ", ".join(exc.names)
+    takes = ", ".join(exc.known) if exc.known else "no query parameters"
+    return problem(
+        400,
+        f"Unknown query parameter {names}; this operation takes {takes}.",
+        title="Unknown query parameter",
+        errors=[{"property": n, "message": "unknown query parameter"} for n in exc.names],
+    )
 
 
 def _validation_errors(exc: RequestValidationError) -> list[dict[str, str]]:
@@ -171,6 +206,7 @@ def install_handlers(app: FastAPI) -> None:
     """Register the handlers that turn exceptions into problem responses."""
     app.add_exception_handler(StarletteHTTPException, _http_exception)
     app.add_exception_handler(RequestValidationError, _validation_exception)
+    app.add_exception_handler(UnknownQueryParameterError, _unknown_query)
     app.add_exception_handler(BearerError, _bearer_exception)
     app.add_exception_handler(OAuthError, _oauth_exception)
     app.add_exception_handler(KeySetUnavailableError, _keys_unavailable)

@@ -117,3 +117,93 @@ class ScoresOut(BaseModel):
     modelVersion: str
     scheduleScores: list[ScheduleScoresOut]
     errors: list[str] = Field(description="Data errors, 'row|schedule|message' (seed §7.1).")
+
+
+# --- answers of the other operations (issue 15: exact schemas a client generator can use) ---
+
+RosterStatus = Literal[
+    "queued", "processing", "completedsuccessfully", "completedwitherrors", "failed"
+]
+
+
+class ProblemFieldOut(BaseModel):
+    """One offending property of a 400 answer."""
+
+    property: str = Field(description="Property or query parameter, e.g. `RosterData`.")
+    message: str
+
+
+class ProblemOut(BaseModel):
+    """An RFC 9457 problem (`application/problem+json`); further members may follow, such
+    as `rosterToken` and `rosterStatus` on a 409 from GetResults."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: str = Field(description="`about:blank` unless stated.")
+    title: str
+    status: int
+    detail: str | None = None
+    errors: list[ProblemFieldOut] | None = Field(
+        default=None, description="Each offending property (400 answers)."
+    )
+
+
+class TokenOut(BaseModel):
+    """An access token (RFC 6749 §5.1)."""
+
+    access_token: str
+    token_type: Literal["Bearer"]
+    expires_in: int = Field(description="Lifetime in seconds.")
+    scope: str = Field(description="The granted scopes, space-separated.")
+
+
+class OAuthErrorOut(BaseModel):
+    """A token endpoint error (RFC 6749 §5.2)."""
+
+    error: str = Field(description="e.g. `invalid_client`, `invalid_scope`.")
+    error_description: str | None = None
+
+
+class UploadAcceptedOut(BaseModel):
+    """UploadRoster's answer: the roster is stored and queued."""
+
+    rosterToken: str = Field(description="Names this roster in GetResults and DeleteRoster.")
+    rosterName: str
+
+
+class RosterStatusOut(BaseModel):
+    """GetResults `dataKey=status`."""
+
+    rosterToken: str
+    status: RosterStatus
+    submittedAt: str = Field(description="UTC, ISO 8601.")
+    updatedAt: str = Field(description="UTC, ISO 8601.")
+
+
+class FeedbackOut(BaseModel):
+    """GetResults `dataKey=feedback`: the roster's data errors."""
+
+    rosterToken: str
+    status: RosterStatus
+    errors: list[str] = Field(description="Data errors, `row|schedule|message`.")
+    detail: str | None = Field(default=None, description="Why processing failed (`failed`).")
+
+
+class RosterListItemOut(BaseModel):
+    """One roster in ListRosters."""
+
+    rosterToken: str
+    rosterName: str
+    status: RosterStatus
+    submittedAt: str
+    updatedAt: str
+
+
+class RosterListOut(BaseModel):
+    """ListRosters: the operator's rosters, newest first."""
+
+    rosters: list[RosterListItemOut]
+
+
+#: GetResults' 200 answer by ``dataKey``: status, feedback, or scores (alias results)
+GetResultsOut = RosterStatusOut | FeedbackOut | ScoresOut

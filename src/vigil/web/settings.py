@@ -11,10 +11,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-ENV_PREFIX = "VIGIL_"
+from vigil.datadir import ENV_PREFIX, default_data_dir
 
 
 class Settings(BaseSettings):
@@ -24,8 +24,9 @@ class Settings(BaseSettings):
         env_prefix=ENV_PREFIX, extra="ignore", frozen=True, case_sensitive=False
     )
 
-    #: SQLAlchemy URL; ``postgresql://...`` uses psycopg 3
-    database_url: str = "sqlite:///./vigil.db"
+    #: SQLAlchemy URL; ``postgresql://...`` uses psycopg 3; default
+    #: ``sqlite:///{data_dir}/vigil.db``
+    database_url: str = ""
     #: ``{op}`` in scope names (contract §8)
     scope_prefix: str = Field(default="svc", pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,30}$")
     #: access-token lifetime [s] (contract §1; ours: at most one day)
@@ -43,8 +44,9 @@ class Settings(BaseSettings):
     secret_key: SecretStr | None = None
     #: key file used when ``secret_key`` is unset; default ``{data_dir}/secret.key``
     secret_key_file: Path | None = None
-    #: directory for local state (key file, SQLite database if configured there)
-    data_dir: Path = Path(".")
+    #: directory for local state: SQLite database, key file, Numba cache (issue 15); default
+    #: the platform's user data directory (``~/.local/share/vigil`` on Linux)
+    data_dir: Path = Field(default_factory=default_data_dir)
     #: largest request body [bytes] (contract §3: 10 MiB)
     max_body_bytes: int = Field(default=10 * 1024 * 1024, ge=1024)
     #: largest UploadRoster body [bytes] (ours: bulk rosters, e.g. 10,000 crew x 28 days
@@ -62,6 +64,8 @@ class Settings(BaseSettings):
     keep_alive_timeout: int = Field(default=5, ge=1)
     limit_concurrency: int = Field(default=1024, ge=1)
     backlog: int = Field(default=2048, ge=1)
+    #: smallest response body compressed when the client accepts zstd, br or gzip [bytes]
+    compress_min_bytes: int = Field(default=1024, ge=0)
     #: most roster rows on a synchronous scoring call (contract §3)
     sync_row_limit: int = Field(default=50_000, ge=1)
     #: brute-force protection (contract §8)
@@ -92,6 +96,8 @@ class Settings(BaseSettings):
     redis_url: str | None = None
     #: run Alembic migrations at start
     migrate_on_start: bool = True
+    #: load the scoring kernels at start, before ``/readyz`` answers 200 (issue 15)
+    warm_start: bool = True
     #: upload path (issue 7, docs/upload.md): Dask scheduler address (``tcp://host:8786``);
     #: unset means every roster is scored on this machine
     dask_scheduler: str | None = None
@@ -120,6 +126,17 @@ class Settings(BaseSettings):
     @classmethod
     def _strip_slash(cls, value: str | None) -> str | None:
         return value.rstrip("/") if value else value
+
+    @model_validator(mode="after")
+    def _default_database(self) -> Settings:
+        if not self.database_url:
+            object.__setattr__(self, "database_url", f"sqlite:///{self.data_dir / 'vigil.db'}")
+        return self
+
+    def ensure_data_dir(self) -> Path:
+        """Create the data directory (owner-only, 0700) if missing; returns it."""
+        self.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        return self.data_dir
 
     @property
     def effective_issuer(self) -> str:

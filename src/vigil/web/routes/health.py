@@ -19,7 +19,14 @@ async def healthz() -> dict[str, str]:
     return {"status": "ok"}
 
 
-@router.get("/readyz", summary="Readiness: database and key material reachable")
+@router.get(
+    "/readyz",
+    summary="Readiness: database and keys reachable, scoring kernels loaded",
+    responses={
+        200: {"content": {"application/json": {"example": {"status": "ready"}}}},
+        503: {"description": "Not ready yet (e.g. loading the scoring kernels at start)."},
+    },
+)
 def readyz(request: Request) -> Response:
     problems = check_ready(get_runtime(request))
     if problems:

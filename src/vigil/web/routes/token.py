@@ -17,6 +17,7 @@ from vigil.auth.errors import InvalidClientError, InvalidRequestError, OAuthErro
 from vigil.auth.grant import parse_form
 from vigil.web.deps import get_runtime
 from vigil.web.problems import problem
+from vigil.web.schemas import OAuthErrorOut, TokenOut
 
 router = APIRouter(tags=["identity"])
 
@@ -29,10 +30,16 @@ MAX_TOKEN_BODY = 4096
 MAX_DELAY = 2.0
 
 _TOKEN_DOC: dict[int | str, dict[str, Any]] = {
-    200: {"description": "Access token (RFC 6749 §5.1)"},
-    400: {"description": "invalid_request, unsupported_grant_type or invalid_scope"},
-    401: {"description": "invalid_client (WWW-Authenticate: Basic)"},
-    429: {"description": "Too many failed authentications from this address (Retry-After)"},
+    200: {"model": TokenOut, "description": "An access token (RFC 6749 §5.1)."},
+    400: {
+        "model": OAuthErrorOut,
+        "description": "invalid_request, unsupported_grant_type or invalid_scope.",
+    },
+    401: {"model": OAuthErrorOut, "description": "invalid_client (WWW-Authenticate: Basic)."},
+    429: {
+        "model": OAuthErrorOut,
+        "description": "Too many failed authentications from this address (Retry-After).",
+    },
 }
 
 

@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
-from fastapi import APIRouter, FastAPI, Query, Request
+from fastapi import APIRouter, Depends, FastAPI, Query, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import Field, field_validator
 
@@ -27,8 +27,15 @@ from vigil.store.repo import AlreadyExistsError
 from vigil.store.status import JobStatus
 from vigil.store.tables import RosterUpload, utcnow
 from vigil.web.deps import SessionDep, UploadPrincipal
-from vigil.web.problems import problem
-from vigil.web.schemas import ScaleCode, SleepRecordIn, _Wire
+from vigil.web.problems import only_query, problem
+from vigil.web.schemas import (
+    GetResultsOut,
+    RosterListOut,
+    ScaleCode,
+    SleepRecordIn,
+    UploadAcceptedOut,
+    _Wire,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -127,8 +134,8 @@ def _status_body(upload: RosterUpload) -> dict[str, Any]:
     "/UploadRoster",
     summary="Accept a roster for processing; returns its roster token",
     responses={
-        200: {"description": "Stored durably: `{rosterToken, rosterName}`."},
-        400: {"description": "Not the JSON shape of contract §5 (problem+json)."},
+        200: {"model": UploadAcceptedOut, "description": "Stored durably and queued."},
+        400: {"description": "The body is not an UploadRoster request (problem+json)."},
         409: {"description": "The operator already has this RosterName (without Overwrite)."},
         429: {"description": "The operator has too many rosters waiting (problem+json)."},
     },
@@ -178,10 +185,15 @@ def upload_roster(
 
 @router.get(
     "/GetResults",
+    dependencies=[Depends(only_query("rosterToken", "dataKey", "scale"))],
     summary="Status, feedback (data errors) or scores of an uploaded roster",
     responses={
-        200: {"description": "status, feedback, or the contract §4 risk envelope."},
-        400: {"description": "Missing rosterToken, unknown dataKey or scale."},
+        200: {
+            "model": GetResultsOut,
+            "description": "`dataKey=status`: RosterStatusOut; `feedback`: FeedbackOut; "
+            "`scores` (alias `results`): ScoresOut, streamed, with `riskScores` and `duties`.",
+        },
+        400: {"description": "Missing rosterToken, unknown dataKey, scale or parameter."},
         404: {"description": "Unknown roster token (or another operator's)."},
         409: {"description": "Scores asked before processing ended; `rosterStatus` says."},
     },
@@ -255,6 +267,7 @@ def get_results(
 
 @router.delete(
     "/DeleteRoster",
+    dependencies=[Depends(only_query("rosterToken"))],
     status_code=204,
     summary="Delete an uploaded roster and its results",
     responses={
@@ -277,7 +290,12 @@ def delete_roster(
     return Response(status_code=204)
 
 
-@router.get("/ListRosters", summary="The operator's rosters, newest first, with status")
+@router.get(
+    "/ListRosters",
+    dependencies=[Depends(only_query())],
+    summary="The operator's rosters, newest first, with status",
+    responses={200: {"model": RosterListOut, "description": "Every roster of your operator."}},
+)
 def list_rosters(principal: UploadPrincipal, session: SessionDep) -> JSONResponse:
     """ListRosters (contract §5, §8 Formats)."""
     rows = uploads.list_uploads(session=session, operator=principal.operator)
