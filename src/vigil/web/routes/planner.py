@@ -43,8 +43,63 @@ class InflightRestIn(BaseModel):
     Preset: str = Field(default="ingre2014_5c", description="Model parameter preset.")
 
 
+class PlannedBreakOut(BaseModel):
+    """One pilot's break in a split."""
+
+    reference: str
+    landing: bool = Field(description="At the controls for landing.")
+    break_: int = Field(alias="break", description="Break number, 1 or 2.")
+    start: str = Field(description="Break start, UTC (ISO 8601).")
+    end: str = Field(description="Break end, UTC (ISO 8601).")
+    hours: float
+    row: int = Field(description="The pilot's row of the duty in RosterData.")
+    columns: dict[str, str] = Field(
+        description="The rest cells to paste into that row (FirstRest/SecondRest dates and times)."
+    )
+    lastHourKss: float = Field(description="Worst KSS in the duty's last hour.")
+    meanKss: float = Field(description="Mean KSS over the duty.")
+
+
+class SplitOut(BaseModel):
+    """A rest split and its predicted scores."""
+
+    landingKss: float = Field(description="Landing pilots' worst KSS in the last hour.")
+    crewMeanKss: float
+    breaks: list[PlannedBreakOut]
+
+
+class EqualSplitOut(SplitOut):
+    """The equal split, for comparison."""
+
+    meetsMinimums: bool = Field(description="Whether it meets EASA CS FTL.1.205(c).")
+
+
+class WindowOut(BaseModel):
+    """The cruise window available for rest (UTC)."""
+
+    start: str
+    end: str
+
+
+class InflightRestOut(BaseModel):
+    """The planner's answer (docs/planner.md)."""
+
+    summary: str = Field(description="One line: who rests when, and the landing score.")
+    modelVersion: str
+    cruise: WindowOut
+    candidates: int = Field(description="Splits evaluated.")
+    proposal: SplitOut
+    equalSplit: EqualSplitOut
+    gain: float = Field(description="Landing KSS of the equal split minus the proposal's.")
+    alternatives: list[SplitOut] = Field(description="The next-best splits, best first.")
+    rosterData: str = Field(description="The whole roster with the proposal filled in.")
+
+
 _RESPONSES: dict[int | str, dict[str, Any]] = {
-    200: {"description": "The proposal, the equal split, the gain and 3 alternatives."},
+    200: {
+        "model": InflightRestOut,
+        "description": "The proposal, the equal split, the gain and 3 alternatives.",
+    },
     400: {"description": "Cannot plan: problem+json naming the property."},
     401: {"description": "Missing or invalid credentials."},
     403: {"description": "Valid token without the fatigue scope (empty body)."},
