@@ -18,7 +18,7 @@ from hardening._fuzz import roster_texts
 from vigil.roster import ParsedRoster, parse_request
 from vigil.roster.arrays import NO_TIME
 from vigil.roster.columns import COLUMNS
-from vigil.roster.parse import parse_request_rows
+from vigil.roster.parse import COLUMNAR_MIN_LINES, parse_request_columnar, parse_request_rows
 from vigil.roster.synthetic import generate_airline_duties, generate_duties, render_roster
 
 _SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -127,7 +127,7 @@ def _damaged_airline_roster(draw: st.DrawFn) -> tuple[str, str]:
 
 
 def _assert_same(text: str, fmt: str) -> ParsedRoster:
-    columnar = parse_request(text, fmt)
+    columnar = parse_request_columnar(text, fmt)
     rows = parse_request_rows(text, fmt)
     assert columnar.error_strings() == rows.error_strings()
     assert columnar.schedules == rows.schedules
@@ -191,3 +191,17 @@ def test_dst_gap_and_fold_as_the_row_reader() -> None:
     ]
     (fold,) = parsed.schedules
     assert fold.duties[0].on_duty == datetime(2026, 11, 1, 5, 30, tzinfo=UTC)  # EDT, earlier
+
+
+def test_small_rosters_take_the_row_reader_and_large_ones_the_columnar_reader() -> None:
+    """Polars' fixed cost only pays off from about 1,000 rows (parse.COLUMNAR_MIN_LINES)."""
+    small = render_roster(generate_airline_duties(2, 28, 5))
+    assert small.count("\n") < COLUMNAR_MIN_LINES
+    parsed = parse_request(small, "dmy")
+    assert (
+        parsed.columns is None
+        and parsed.schedules == parse_request_columnar(small, "dmy").schedules
+    )
+    large = render_roster(generate_airline_duties(120, 28, 5))
+    assert large.count("\n") >= COLUMNAR_MIN_LINES
+    assert parse_request(large, "dmy").columns is not None
