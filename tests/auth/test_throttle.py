@@ -17,6 +17,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+import redis  # a dev dependency: missing must fail loudly, not skip
 
 from conftest import LiveService, live_service
 from vigil.auth.ratelimit import FailureLimiter
@@ -99,7 +100,6 @@ def test_two_processes_share_one_allowance(
 
 def test_redis_store_is_shared_between_connections() -> None:
     """``VIGIL_REDIS_URL``: two processes' stores (two connections) see one count."""
-    redis = pytest.importorskip("redis")
     url = "redis://127.0.0.1:6379/0"
     try:
         redis.Redis.from_url(url, socket_connect_timeout=2).ping()
@@ -178,7 +178,6 @@ def test_unknown_and_known_ids_take_the_same_time(identity_sqlite: LiveService) 
 
 def test_redis_outage_falls_back_to_process_memory(caplog: pytest.LogCaptureFixture) -> None:
     """Redis away: failures are still counted (per process) and nothing raises a 500."""
-    pytest.importorskip("redis")
     with socket_closed_port() as port:
         store = RedisFailureStore(f"redis://127.0.0.1:{port}/0", horizon=60)
         limiter = FailureLimiter(max_failures=2, window=60, store=store)
