@@ -14,9 +14,8 @@ import subprocess
 import time
 from pathlib import Path
 
-import httpx
 import pytest
-from test_serve import free_port
+from test_serve import free_port, wait_ready
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -50,11 +49,8 @@ def test_scripts_serve_leaves_a_fresh_clone_clean(tmp_path: Path) -> None:
             output.append(line)
             if "Application startup complete" in line:
                 break
-        ready_by = time.monotonic() + 180  # the kernels compile into the data directory
-        while time.monotonic() < ready_by:
-            if httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=10).status_code == 200:
-                break
-            time.sleep(0.5)
+        # the kernels compile into the data directory before /readyz says ready
+        wait_ready(f"http://127.0.0.1:{port}", process, timeout=180)
     finally:
         os.killpg(process.pid, signal.SIGTERM)
         process.communicate(timeout=60)

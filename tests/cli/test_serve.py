@@ -74,7 +74,12 @@ def wait_ready(base: str, process: subprocess.Popen[str], timeout: float = 900) 
     """Poll ``/readyz`` until 200: ready once the scoring kernels are loaded (warm start,
     issue 15; a cold Numba cache compiles them first)."""
     deadline = time.monotonic() + timeout
-    while httpx.get(f"{base}/readyz", timeout=10).status_code != 200:
+    while True:
+        try:  # uvicorn logs "startup complete" before its socket listens: refused is "not yet"
+            if httpx.get(f"{base}/readyz", timeout=10).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
         assert process.poll() is None and time.monotonic() < deadline, "never ready"
         time.sleep(0.2)
 
