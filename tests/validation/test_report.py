@@ -2,7 +2,7 @@
 
 Each row's test recomputes Vigil's value through the scoring path and asserts the row
 passes; rows listed in ``KNOWN_FAILURES`` (the single source of truth, with reasons) are
-expected failures (strict xfail, each with its reason), so a row that starts passing, or starts failing, fails the suite
+strict expected failures, so a row that starts passing, or starts failing, fails the suite
 until the list is updated. The scenarios are scored once per module.
 """
 
