@@ -118,6 +118,8 @@ class ConsoleUser(Base):
     )
     disabled: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    #: console display choices remembered per user (issue 16: time axis, airport codes)
+    preferences_json: Mapped[str] = mapped_column(Text, default="{}", server_default="{}")
 
     operator: Mapped[Operator] = relationship(lazy="joined")
 
@@ -189,6 +191,9 @@ class RosterUpload(Base):
     lease_owner: Mapped[str | None] = mapped_column(String(200), nullable=True)
     lease_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
     error_summary: Mapped[str | None] = mapped_column(Text, nullable=True)
+    #: schedules scored so far and in all (issue 15: GetResults status progress)
+    progress_done: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    progress_total: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
     def __repr__(self) -> str:
         return f"RosterUpload(id={self.id!r}, status={self.status!r})"
@@ -210,3 +215,7 @@ class RosterResult(Base):
     scores: Mapped[bytes] = mapped_column(LargeBinary)
     model_version: Mapped[str] = mapped_column(String(100))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    #: the sleep the scores rest on, given or predicted (issue 15: ``dataKey=sleep``)
+    sleep: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
+    #: the roster's dashboard figures, computed once when it finishes (issue 16)
+    summary_json: Mapped[str | None] = mapped_column(Text, nullable=True)
