@@ -17,6 +17,7 @@ from vigil.model.sleep import (
     predict_packed,
     spontaneous_wake,
 )
+from vigil.model.sleep_parameters import DEFAULT_SLEEP, usual_onset_body
 
 # Bisection stops within 1 minute (ref §9.2 step 3); the reference quotes times to the
 # minute and durations to 0.1 h, so 0.05 h (3 min) covers both roundings.
@@ -138,3 +139,25 @@ def test_kernel_forced_wake_and_window_bounds() -> None:
     for a, b in zip(start, end, strict=True):
         assert b <= 30.0 + 1e-9 or a >= 43.5 - 1e-9  # never inside [latest wake, earliest sleep]
     assert np.any(np.isclose(end, 30.0))  # natural wake 06:56 is after 06:00: forced, §4.3.1
+
+
+def test_usual_bedtime_is_the_rested_gate_onset() -> None:
+    """The early-start anchor is the gate onset after a habitual 07:00 wake (22:51)."""
+    onset = float(gate_onset(7.0, 13.82, 0.0, 40.0)[()])
+    assert usual_onset_body(DEFAULT, DEFAULT_SLEEP) == pytest.approx(onset, abs=1.0 / 60.0)
+
+
+def test_kernel_consecutive_early_starts_keep_the_usual_anchor() -> None:
+    """Ref §4.3.2 (1.2.0): after an early duty the gate opens earlier (sleep debt), but the
+    bedtime before the next early start is still anchored on the usual bedtime, so the
+    second night is no longer than the first (Arsintescu et al. 2021: 6.94 h)."""
+    busy = [(48.0 + 5.5, 48.0 + 13.5, 2.0, 1.5), (72.0 + 5.5, 72.0 + 13.5, 2.0, 1.5)]
+    ptr, start, end, _q, _k = predict_packed(_packed(busy, 100.0))
+    before = [(a, b) for a, b in zip(start, end, strict=True) if b in (51.5, 75.5)]
+    assert len(before) == 2
+    (a1, b1), (a2, b2) = before
+    s_on = float(wake_pressure(13.82, 22.85 - 7.0))
+    natural = float(spontaneous_wake(22.85, s_on)[()])
+    advance = DEFAULT.early_advance_fraction * (natural - 27.5)  # forced wake 03:30
+    assert a1 % 24.0 == pytest.approx(22.85 - advance, abs=TOL_H)
+    assert b2 - a2 == pytest.approx(b1 - a1, abs=TOL_H)

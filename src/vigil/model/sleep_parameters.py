@@ -69,6 +69,10 @@ class SleepParameters:
     sleep_in_to_body: float = 4.0  # [h body] see sleep_in_from_body
     sleep_in_prev_from_body: float = 0.0  # [h body] delayed: last main onset 00:00-03:59 [C]
     sleep_in_level: float = 13.82  # [TPM] S at waking after 8 h sleep / 16 h awake, §9.4
+    #: [h body] habitual wake (ref §9.4: awake at 07:00 with S = 13.82); with it the rested
+    #: person's gate onset, ``usual_onset_body`` (22:51 body), anchors the early-start
+    #: bedtime advance (ref §4.3.2 recalibrated, docs/sleep.md) [C]
+    habitual_wake_body: float = 7.0
     standby_quality: float = 0.9  # [-] q of sleep overlapping home standby, §4.3.6 / §7 [C]
     activity_commute: float = 1.0  # [h] commute around an ActivityData work item [C, ours]
     activity_prep: float = 1.0  # [h] prep before an ActivityData work item [C, ours]
@@ -107,7 +111,10 @@ DEFAULT_SLEEP = SleepParameters()
 #: The constants the sleep kernels read: the simulator's plus this module's (by name).
 SleepConstants = namedtuple(  # type: ignore[misc]  # noqa: PYI024
     "SleepConstants",
-    [*ModelConstants._fields, *kernel_fields(SleepParameters, ("g_lo", "g_hi", "lip"))],
+    [
+        *ModelConstants._fields,
+        *kernel_fields(SleepParameters, ("g_lo", "g_hi", "lip", "usual_onset_body")),
+    ],
 )
 
 
@@ -125,4 +132,26 @@ def sleep_constants(p: Parameters, sp: SleepParameters) -> Consts:
     ds = max(abs(p.d) * (p.ha - p.la), abs(p.g * (p.bl - p.ha)))
     dphi = max(values["rate_e"], values["rate_w"], 12.0 * values["phase_k"])
     values["lip"] = 1.05 * (ds + abs(p.ca) * 2.0 * math.pi / 24.0 * (1.0 + dphi))
+    values["usual_onset_body"] = usual_onset_body(p, sp)
     return constants(values, SleepConstants)
+
+
+def usual_onset_body(p: Parameters, sp: SleepParameters) -> float:
+    """Body-clock time of a rested person's sleep onset [h, 0-24): awake from
+    ``habitual_wake_body`` (07:00) with S = ``sleep_in_level`` (13.82, ref §9.4), the first
+    instant with S + C <= G_on (ref §4.2); 22:51 with the defaults (docs/sleep.md)."""
+
+    def gap(t: float) -> float:
+        s = p.la + (sp.sleep_in_level - p.la) * math.exp(p.d * t)
+        c = p.cm + p.ca * math.cos(2.0 * math.pi * (sp.habitual_wake_body + t - p.p) / 24.0)
+        return s + c - p.gate_onset
+
+    lo, hi = 0.0, sp.scan_step
+    while gap(hi) > 0.0:  # forward scan in 5-min steps, then bisection
+        if hi >= 24.0:
+            raise ValueError("no sleep onset within 24 h of the habitual wake")
+        lo, hi = hi, hi + sp.scan_step
+    for _ in range(40):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if gap(mid) > 0.0 else (lo, mid)
+    return (sp.habitual_wake_body + hi) % 24.0

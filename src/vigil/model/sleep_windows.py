@@ -87,9 +87,14 @@ def _nap(
 def _early_onset(
     k: Consts, c: Clock, w: Win, on: float, t: float, st: State, delayed: bool
 ) -> float:
-    """Bedtime before a forced wake: the onset moves earlier by ``early_advance_fraction``
-    of the sleep the forced wake cuts off (natural wake - window end), not before 21:00
-    body time nor ``t`` (ref §4.3.2 recalibrated to Roach et al. 2012, docs/sleep.md).
+    """Bedtime before a forced wake (ref §4.3.2 recalibrated; docs/sleep.md).
+
+    The person goes to bed earlier than their *usual* bedtime (the rested gate onset,
+    ``usual_onset_body``, 22:51 body) by ``early_advance_fraction`` of the sleep the forced
+    wake cuts off (natural wake - window end), not before ``early_earliest_body`` nor ``t``
+    (Roach et al. 2012). A gate already earlier than usual (sleep debt, e.g. after an
+    early duty) counts toward that advance instead of adding to it (1.2.0; Arsintescu et
+    al. 2021). A gate later than usual is advanced from the gate itself (as in 1.1).
 
     Continuous in the report time, so sleep before a duty never falls as it starts later.
     An advanced sleep lasts until the forced wake (the alarm): see :func:`_sleep_from`.
@@ -97,10 +102,12 @@ def _early_onset(
     s_on = s_wake(k, st[1], on - st[2])
     natural = _natural_wake(k, c, w, s_on, on, w.q, delayed)
     cut = natural - w.we
-    since = (body(k, c, on) - k.early_earliest_body) % 24.0
-    if cut <= 0.0 or since > 12.0:  # no cut, or the gate is not between 21:00 and 09:00 body
+    anchor = max(on, body_instant_before(k, c, on + 12.0, k.usual_onset_body))
+    since = (body(k, c, anchor) - k.early_earliest_body) % 24.0
+    if cut <= 0.0 or since > 12.0:  # no cut, or the gate is not between 19:30 and 07:30 body
         return on
-    return max(on - min(k.early_advance_fraction * cut, since), t)  # type: ignore[no-any-return]
+    bed = anchor - min(k.early_advance_fraction * cut, since)
+    return max(min(on, bed), t)  # type: ignore[no-any-return]
 
 
 @nb.njit(cache=True)

@@ -39,7 +39,7 @@ def report_time(runs: Runs, path: Path) -> None:
         [c.actigraphic_before_report(runs, h) for h in hours],
         "o-",
         color="#1f4e79",
-        label="Vigil (predicted sleep × 0.89, actigraphic)",
+        label=f"Vigil (predicted sleep × {sc.ACTIGRAPHY_EFFICIENCY:.2f}, actigraphic)",
     )
     # Roach 2012: 5.4 h (04-05) and 6.6 h (09-10), ~15 min/h between; issue band ±0.6 h
     line = 5.4 + (hours - 4.5) * 0.25

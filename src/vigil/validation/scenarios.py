@@ -27,14 +27,17 @@ DEPARTURE_HOUR = 21.0
 LONG_RANGE, ULTRA_LONG_RANGE = 13.0, 17.0
 #: Habitual sleep before every scenario (given SleepData scenarios) [local h].
 NIGHT = (23.0, 31.0)
-#: Actigraphic sleep per hour of predicted ground sleep [-]. Predicted ground episodes
-#: stand for self-reported (diary) sleep [C]; actigraphy records less: Wu et al. 2016
-#: (Sleep Health 2:143, doi:10.1016/j.sleh.2016.02.004), 332 long-haul pilots at home:
-#: actigraphic sleep 6.8 h per 24 h vs self-reported usual night sleep 7.6 h. Applied to
-#: actigraphy rows of predicted ground sleep only: not to diary rows, and not to in-flight
-#: sleep, which the predictor already gives as sleep obtained (Σ of per-minute propensity
-#: e(t) = 0.70·g, reference §5.2), not time in the bunk.
-ACTIGRAPHY_EFFICIENCY = 6.8 / 7.6
+#: Actigraphic sleep per hour of predicted ground sleep [-]. A predicted ground episode is
+#: a sleep period (gate onset to wake), i.e. time in bed asleep or not [C]; actigraphy
+#: counts the minutes asleep in it. Sleep efficiency of flight crew's ground sleep: 88 %
+#: (Signal et al. 2013, Sleep 36:109, doi:10.5665/sleep.2312: polysomnography in the
+#: layover hotel, 70 % in the bunk, the source of the in-flight e_max = 0.70). Applied to
+#: actigraphy rows of predicted ground sleep only: not to diary rows (diaries report the
+#: sleep period [C]), and not to in-flight sleep, which the predictor already gives as
+#: sleep obtained (Σ of per-minute propensity e(t) = 0.70·g, reference §5.2). 1.1 used
+#: 6.8/7.6 = 0.895 (Wu et al. 2016: actigraphic sleep per 24 h over self-reported usual
+#: night sleep), a ratio of two measures of different scope.
+ACTIGRAPHY_EFFICIENCY = 0.88
 #: UTC offsets of the scenario airports in January 2026 (no DST at any of them) [h].
 UTC_OFFSET: dict[str, float] = {"ACC": 0.0, "HKG": 8.0, "DOH": 3.0, "IAH": -6.0, "JNB": 2.0}
 
