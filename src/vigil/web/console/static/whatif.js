@@ -433,7 +433,7 @@
           cell.classList.toggle("worse", now !== null && was !== null && now > was + 0.004);
         });
         var rests = state.good && state.good.rests[i] ? state.good.rests[i] : [];
-        tr.querySelectorAll("input[data-field^=rest0]").forEach(function (input) {
+        tr.querySelectorAll("input[data-field=rest0-start]").forEach(function (input) {
           input.placeholder = !state.draft.duties[i].rests.length && rests.length ? "derived " + restText(rests) : "";
         });
       });
