@@ -21,7 +21,9 @@ take the session's CSRF token in ``X-CSRF-Token`` and only ``application/json`` 
 from __future__ import annotations
 
 import json
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -55,6 +57,7 @@ from vigil.web.console.whatif_draft import (
     DraftDuty,
     crew_of,
     draft_of,
+    references_of,
     roster_text,
     rows_of,
     sleep_data,
@@ -225,9 +228,41 @@ def _stored_sleep(upload: RosterUpload, references: Sequence[str]) -> list[dict[
     ]
 
 
-def _has_schedule(upload: RosterUpload, reference: str) -> bool:
-    """Whether the upload's roster has rows of ``reference``."""
-    return bool(rows_of(upload.roster_text, [reference])[1])
+class _References:
+    """Each recent upload's References, by roster token (a token's rows never change: a
+    replaced roster gets a new token). Read only after the operator-scoped look-up of the
+    upload, so it answers nothing across operators."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.lock = threading.Lock()
+        self.known: OrderedDict[str, frozenset[str]] = OrderedDict()
+
+    def of(self, upload: RosterUpload) -> frozenset[str]:
+        with self.lock:
+            found = self.known.get(upload.token)
+            if found is not None:
+                self.known.move_to_end(upload.token)
+                return found
+        found = references_of(upload.roster_text)
+        with self.lock:
+            self.known[upload.token] = found
+            while len(self.known) > self.size:
+                self.known.popitem(last=False)
+        return found
+
+
+#: uploads whose References each server process keeps (ours)
+REFERENCE_CACHE_SIZE = 32
+
+
+def _has_schedule(console: Console, upload: RosterUpload, reference: str) -> bool:
+    """Whether the upload's roster has rows of ``reference`` (cached per roster token)."""
+    cache = console.runtime.cache.get("whatif_references")
+    if not isinstance(cache, _References):
+        cache = _References(REFERENCE_CACHE_SIZE)
+        console.runtime.cache["whatif_references"] = cache
+    return reference in cache.of(upload)
 
 
 def score_draft(draft: Draft, date_format: DateFormat, scale: str) -> dict[str, Any]:
@@ -351,7 +386,7 @@ def whatif_score(console: JsonConsole, token: str, body: DraftIn) -> Response:
     """Score a draft (same path as ProcessFatigueRisk); nothing is stored."""
     started = time.perf_counter()
     upload = _own(console, token)
-    if upload is None or not _has_schedule(upload, body.schedule):
+    if upload is None or not _has_schedule(console, upload, body.schedule):
         return problem(404, "No such roster or schedule.")
     scale = _scale(body.scale)
     if scale is None:
@@ -405,7 +440,7 @@ def whatif_plan(console: JsonConsole, token: str, body: PlanIn) -> Response:
     started = time.perf_counter()
     upload = _own(console, token)
     ref = body.draft.schedule
-    if upload is None or not _has_schedule(upload, ref):
+    if upload is None or not _has_schedule(console, upload, ref):
         return problem(404, "No such roster or schedule.")
     try:
         draft = to_draft(body.draft)

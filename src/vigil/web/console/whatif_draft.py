@@ -32,6 +32,7 @@ __all__ = [
     "crew_of",
     "draft_of",
     "duty_cells",
+    "references_of",
     "rows_of",
     "roster_text",
     "sleep_data",
@@ -176,26 +177,57 @@ def sleep_data(drafts: Iterable[Draft]) -> list[dict[str, str]]:
 def rows_of(text: str, references: Sequence[str]) -> tuple[str | None, list[str]]:
     """The header line (``None`` without one) and the lines of ``references`` in RosterData.
 
-    Lets a few schedules be read without parsing a whole large roster: a line belongs to a
-    Reference by its Reference cell (the header's ``Reference`` column, else the first).
-    Lines not containing any of the References are skipped before CSV parsing.
+    Lets a few schedules be read without parsing a whole large roster: only the lines in
+    which a Reference occurs as text are read as CSV, and a line belongs to a Reference by
+    its Reference cell (the header's ``Reference`` column, else the first).
     """
-    wanted = set(references)
-    lines = _LINE_BREAK.split(text)
-    first = next((i for i, line in enumerate(lines) if line.strip()), None)
-    if first is None:
+    first_at = len(text) - len(text.lstrip())
+    head_end = _line_end(text, first_at)
+    head_line = text[first_at:head_end].lstrip("\ufeff")
+    if not head_line.strip():
         return None, []
-    head = [f.strip().lower() for f in next(csv.reader([lines[first].lstrip("\ufeff")]))]
+    head = [f.strip().lower() for f in next(csv.reader([head_line]))]
     has_header = "reference" in head
     column = head.index("reference") if has_header else 0
-    kept: list[str] = []
-    for line in lines[first + 1 if has_header else first :]:
-        if not any(ref in line for ref in wanted):
+    wanted = set(references)
+    starts: set[int] = set()
+    for ref in wanted:
+        if not ref:
             continue
+        at = text.find(ref)
+        while at >= 0:  # once per line holding ref: go on from the line's end
+            newline = text.rfind("\n", 0, at)
+            starts.add(max(newline, text.rfind("\r", newline + 1, at)) + 1)
+            at = text.find(ref, _line_end(text, at))
+    kept: list[str] = []
+    for start in sorted(starts):
+        if has_header and start <= first_at:
+            continue
+        line = text[start : _line_end(text, start)]
         fields = next(csv.reader([line]), [])
         if len(fields) > column and fields[column].strip() in wanted:
             kept.append(line)
-    return (lines[first] if has_header else None), kept
+    return (head_line if has_header else None), kept
+
+
+def _line_end(text: str, start: int) -> int:
+    """Where the line starting at or holding ``start`` ends (its ``\r``, ``\n`` or the end)."""
+    newline = text.find("\n", start)
+    stop = len(text) if newline < 0 else newline
+    ret = text.find("\r", start, stop)
+    return stop if ret < 0 else ret
+
+
+def references_of(text: str) -> frozenset[str]:
+    """Every Reference cell of RosterData (the header's ``Reference`` column, else the first)."""
+    lines = [line for line in _LINE_BREAK.split(text) if line.strip()]
+    if not lines:
+        return frozenset()
+    head = [f.strip().lower() for f in next(csv.reader([lines[0].lstrip("\ufeff")]))]
+    has_header = "reference" in head
+    column = head.index("reference") if has_header else 0
+    rows = csv.reader(lines[1:] if has_header else lines)
+    return frozenset(r[column].strip() for r in rows if len(r) > column)
 
 
 def crew_of(schedules: Sequence[Schedule], reference: str) -> dict[int, list[str]]:
