@@ -29,8 +29,9 @@ from datetime import UTC, datetime, timedelta
 from vigil.domain import DateFormat, Period
 from vigil.planner import PlanRequest, plan_rest
 from vigil.roster import parse_request
-from vigil.web.console.whatif import DraftIn, draft_json, score_draft, to_draft
+from vigil.web.console.whatif import score_draft
 from vigil.web.console.whatif_draft import draft_of, references_of, rows_of
+from vigil.web.console.whatif_wire import DraftIn, draft_json, to_draft
 
 HEADER = (
     "Reference,OnDutyDate,OnDutyTime,StartAirport,OffDutyDate,OffDutyTime,EndAirport,HomeBase,"

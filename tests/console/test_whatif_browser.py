@@ -8,7 +8,7 @@ Debian's ``/usr/bin/chromium`` driven by Playwright, like ``test_browser.py``.
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -172,3 +172,29 @@ def test_plan_rest_drag_a_sleep_and_download_the_draft(
     page.click("[data-action=undo]")
     wait_seq(page, n)
     assert int(summary.get_attribute("data-changed")) == planned_changed
+    n = seq(page)
+
+    # the keyboard equivalent: a focused sleep bar moves 15 min per arrow key, Delete removes it
+    count = bars.count()
+    bars.nth(index).focus()
+    page.keyboard.press("ArrowLeft")
+    n = wait_seq(page, n)
+    assert "sleep given" in summary.inner_text()
+    page.locator(".whatif-chart rect.sleep-draft.selected").wait_for(state="attached")
+    page.keyboard.press("Delete")
+    n = wait_seq(page, n)
+    assert page.locator(".whatif-chart rect.sleep-draft").count() == count - 1
+
+    # a duty's times: the long haul one hour longer has four more intervals
+    off = long_haul.locator("[data-field=off]")
+    later = datetime.strptime(off.input_value(), "%Y-%m-%d %H:%M") + timedelta(hours=1)
+    off.fill(f"{later:%Y-%m-%d %H:%M}")
+    off.press("Enter")
+    n = wait_seq(page, n)
+    draft_intervals = int(summary.inner_text().split(" of ")[1].split()[0])
+    assert draft_intervals == len(json.loads(page.inner_text("#whatif-data"))["stored"]["v"]) + 4
+    # a typo is refused on the page, not sent
+    off.fill("tomorrow")
+    off.press("Enter")
+    assert "Duty " in page.inner_text("[data-testid=draft-errors]")
+    assert seq(page) == n

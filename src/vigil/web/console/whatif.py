@@ -26,12 +26,11 @@ import time
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, HTTPException
 from fastapi.responses import JSONResponse, Response
-from pydantic import BaseModel, ConfigDict, Field
 
 from vigil.domain import DateFormat, Period, Schedule
 from vigil.planner import PlanError, PlanRequest, plan_rest
@@ -52,15 +51,21 @@ from vigil.web.console import _session as cookies
 from vigil.web.console._web import Console, UserConsole
 from vigil.web.console.charts import chart_payload
 from vigil.web.console.whatif_draft import (
-    CELL_COLUMNS,
     Draft,
-    DraftDuty,
     crew_of,
     draft_of,
     references_of,
     roster_text,
     rows_of,
     sleep_data,
+)
+from vigil.web.console.whatif_wire import (
+    DraftError,
+    DraftIn,
+    PlanIn,
+    draft_json,
+    epoch_ms,
+    to_draft,
 )
 from vigil.web.problems import problem
 from vigil.worker.compact import unpack
@@ -69,129 +74,6 @@ router = APIRouter(prefix="/rosters")
 
 #: the model preset of stored results and of the planner's default
 PRESET = "ingre2014_5c"
-#: most duties and sleeps one draft may hold (a 28-day schedule has ~25 and ~40)
-MAX_DUTIES = 1000
-MAX_SLEEPS = 2000
-_MINUTE_MS = 60_000
-#: instants a draft may name: years 1900-2100 (contract §8) [ms since the epoch]
-_EARLIEST_MS = int(datetime(1900, 1, 1, tzinfo=UTC).timestamp() * 1000)
-_LATEST_MS = int(datetime(2101, 1, 1, tzinfo=UTC).timestamp() * 1000)
-
-Span = Annotated[list[int], Field(min_length=2, max_length=2)]
-
-
-class DutyIn(BaseModel):
-    """One duty of a draft (times in ms since the epoch, UTC, whole minutes)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    on: int
-    off: int
-    rests: list[Span] = Field(default_factory=list, max_length=2)
-    augment: Span | None = None
-    cells: dict[str, str] = Field(default_factory=dict)
-
-
-class DraftIn(BaseModel):
-    """A schedule's draft as the page sends it."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    schedule: str = Field(min_length=1, max_length=200)
-    scale: str = "KSS"
-    duties: list[DutyIn] = Field(min_length=1, max_length=MAX_DUTIES)
-    #: given sleep as [start, end] ms; null means predicted by the service
-    sleep: list[Span] | None = Field(default=None, max_length=MAX_SLEEPS)
-
-
-class PlanIn(BaseModel):
-    """Plan the rest of one duty of a draft."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    draft: DraftIn
-    duty: int = Field(ge=0, description="Index of the duty in the draft.")
-    references: list[str] = Field(min_length=1, max_length=4)
-    landing: list[str] = Field(min_length=1, max_length=2)
-
-
-class DraftError(ValueError):
-    """A draft that cannot be turned into roster rows; ``prop`` names the field."""
-
-    def __init__(self, prop: str, message: str) -> None:
-        super().__init__(message)
-        self.prop = prop
-
-
-def _instant(ms: int, prop: str, *, minutes: bool) -> datetime:
-    if not _EARLIEST_MS <= ms < _LATEST_MS:
-        raise DraftError(prop, f"{prop} is outside the years 1900-2100")
-    if ms % (_MINUTE_MS if minutes else 1000):
-        unit = "minute" if minutes else "second"
-        raise DraftError(prop, f"{prop} must be a whole {unit}")
-    return datetime.fromtimestamp(ms / 1000, UTC)
-
-
-def _period(span: Sequence[int], prop: str, *, minutes: bool) -> Period:
-    start = _instant(span[0], f"{prop}[0]", minutes=minutes)
-    end = _instant(span[1], f"{prop}[1]", minutes=minutes)
-    if end <= start:
-        raise DraftError(prop, f"{prop} must end after it starts")
-    return Period(start, end)
-
-
-def to_draft(body: DraftIn) -> Draft:
-    """The wire draft as a :class:`Draft` (raises :class:`DraftError` naming the field)."""
-    duties = []
-    for i, d in enumerate(body.duties):
-        prop = f"duties[{i}]"
-        unknown = sorted(set(d.cells) - set(CELL_COLUMNS))
-        if unknown:
-            raise DraftError(f"{prop}.cells", f"{prop}.cells has unknown column {unknown[0]!r}")
-        for name, value in d.cells.items():
-            if len(value) > 100 or "\n" in value or "\r" in value:
-                raise DraftError(f"{prop}.cells.{name}", f"{prop}.cells.{name} is not one cell")
-        duties.append(
-            DraftDuty(
-                on=_instant(d.on, f"{prop}.on", minutes=True),
-                off=_instant(d.off, f"{prop}.off", minutes=True),
-                rests=tuple(
-                    _period(r, f"{prop}.rests[{k}]", minutes=True) for k, r in enumerate(d.rests)
-                ),
-                augment=None
-                if d.augment is None
-                else _period(d.augment, f"{prop}.augment", minutes=True),
-                cells=dict(d.cells),
-            )
-        )
-    sleep = None
-    if body.sleep is not None:
-        sleep = tuple(_period(s, f"sleep[{k}]", minutes=False) for k, s in enumerate(body.sleep))
-    return Draft(body.schedule, tuple(duties), sleep)
-
-
-def _ms(instant: datetime) -> int:
-    return int(instant.timestamp() * 1000)
-
-
-def draft_json(draft: Draft) -> dict[str, Any]:
-    """A :class:`Draft` in the page's wire form (the inverse of :func:`to_draft`)."""
-    return {
-        "schedule": draft.schedule,
-        "duties": [
-            {
-                "on": _ms(d.on),
-                "off": _ms(d.off),
-                "rests": [[_ms(p.start), _ms(p.end)] for p in d.rests],
-                "augment": None
-                if d.augment is None
-                else [_ms(d.augment.start), _ms(d.augment.end)],
-                "cells": dict(d.cells),
-            }
-            for d in draft.duties
-        ],
-        "sleep": None if draft.sleep is None else [[_ms(p.start), _ms(p.end)] for p in draft.sleep],
-    }
 
 
 def check_csrf(
@@ -291,7 +173,7 @@ def score_draft(draft: Draft, date_format: DateFormat, scale: str) -> dict[str, 
         params = resolve_preset(PRESET)
         parsed = parse_request(text, date_format, sleep_data=records)
         rests = [
-            [[_ms(w.start), _ms(w.end)] for w in rest_windows(d, params)]
+            [[epoch_ms(w.start), epoch_ms(w.end)] for w in rest_windows(d, params)]
             for d in parsed.schedules[0].duties
         ]
     return {
@@ -428,7 +310,7 @@ def _current_rest(
         out.append(
             {
                 "reference": schedule.reference,
-                "windows": [[_ms(w.start), _ms(w.end)] for w in windows],
+                "windows": [[epoch_ms(w.start), epoch_ms(w.end)] for w in windows],
             }
         )
     return out
@@ -500,7 +382,7 @@ def whatif_plan(console: JsonConsole, token: str, body: PlanIn) -> Response:
             "plan": plan.to_dict(),
             "summary": plan.summary,
             "mine": mine,
-            "rests": [[_ms(brk.start), _ms(brk.end)]],
+            "rests": [[epoch_ms(brk.start), epoch_ms(brk.end)]],
             "duty": body.duty,
             "now": _current_rest(text, records, date_format, duty.on),
             "preview": preview,
