@@ -136,7 +136,12 @@
       var src = state.good && state.good.payload ? state.good.payload.sleep : stored.sleep;
       return src.map(function (s) { return [s.start, s.end]; });
     }
+    function dropPlan() {  // a plan answers one draft: any change makes it stale
+      state.plan = null;
+      $("[data-plan-result]").hidden = true;
+    }
     function change(edit) {
+      dropPlan();
       state.history.push(clone(state.draft));
       $("[data-action=undo]").disabled = false;
       edit(state.draft);
@@ -578,10 +583,12 @@
       if (!button || !root.contains(button)) return;
       var action = button.getAttribute("data-action");
       if (action === "undo" && state.history.length) {
+        dropPlan();
         state.draft = state.history.pop();
         button.disabled = !state.history.length;
         state.selected = -1; select(-1); buildTable(); rescore();
       } else if (action === "reset") {
+        dropPlan();
         state.history.push(clone(state.draft));
         $("[data-action=undo]").disabled = false;
         state.draft = clone(data.draft); state.draft.scale = data.scale;
@@ -607,12 +614,10 @@
         state.plan = null; render();
       } else if (action === "plan-apply" && state.plan) {
         var res = state.plan;
-        state.plan = null;
         change(function (d) { d.duties[res.duty].rests = res.rests.map(function (w) { return w.slice(); }); }).then(function () {
           root.setAttribute("data-plan-applied", String(res.duty));
         });
         buildTable();
-        $("[data-plan-result]").hidden = true;
       } else if (action === "plan-download" && state.plan) {
         download(state.plan.plan.rosterData, safeName(data.rosterName + "-" + data.schedule + "-crew-plan") + ".csv", "text/csv");
       } else if (action === "download-roster" && state.last) {
