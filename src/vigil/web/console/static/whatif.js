@@ -94,13 +94,16 @@
         headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf, Accept: "application/json" },
         body: JSON.stringify(body)
       }).then(function (r) {
+        if (r.redirected) return { ok: false, status: 401, body: null };  // to the sign-in page
         return r.json().catch(function () { return null; }).then(function (j) {
           return { ok: r.ok, status: r.status, body: j };
         });
-      });
+      }).catch(function () { return { ok: false, status: 0, body: null }; });
     }
     function problemText(res) {
       if (res.body && res.body.detail) return res.body.detail;
+      if (res.status === 401) return "You are signed out: sign in again in another tab, then retry (this draft is kept).";
+      if (res.status === 0) return "The server could not be reached; try again.";
       if (res.status === 403) return "The page's session expired; reload it (the draft will be lost).";
       return "The server answered " + res.status + ".";
     }
