@@ -102,9 +102,9 @@
     }
     function problemText(res) {
       if (res.body && res.body.detail) return res.body.detail;
-      if (res.status === 401) return "You are signed out: sign in again in another tab, then retry (this draft is kept).";
+      if (res.status === 401) return "You are signed out: download the draft files if you need them, then sign in again and reload.";
       if (res.status === 0) return "The server could not be reached; try again.";
-      if (res.status === 403) return "The page's session expired; reload it (the draft will be lost).";
+      if (res.status === 403) return "The page's session changed: reload it (download the draft files first if you need them).";
       return "The server answered " + res.status + ".";
     }
     function showErrors(list) {
