@@ -58,11 +58,14 @@ def crew_roster(days: int = 28) -> str:
     return "\r\n".join(lines)
 
 
-def processed_upload(service: LiveService, operator: str, name: str, text: str) -> str:
-    """Upload ``text`` for ``operator`` and wait for the worker; the roster token."""
+def processed_upload(
+    service: LiveService, operator: str, name: str, text: str, sleep: str = "[]"
+) -> str:
+    """Upload ``text`` (and SleepData ``sleep``) for ``operator``, wait for the worker; the
+    roster token."""
     with service.runtime.sessions.begin() as session:
         token = uploads.create_upload(
-            session=session, operator=operator, roster_name=name, roster_text=text
+            session=session, operator=operator, roster_name=name, roster_text=text, sleep_json=sleep
         ).token
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline:
@@ -380,3 +383,55 @@ def test_another_operator_gets_404_everywhere(
     # alice cannot reach bob's
     assert alice.get(f"/console/rosters/{own}/whatif", params={"schedule": "ZZ"}).status_code == 404
     assert post(alice, own, "score", bob_data["draft"], data["csrf"]).status_code == 404
+
+
+def test_given_sleep_of_the_upload_is_the_drafts_and_the_plans(
+    service: LiveService, alice: httpx.Client
+) -> None:
+    nights = [(ON - timedelta(days=k)).replace(hour=22) for k in range(8, 0, -1)]
+    records = [
+        {"ScheduleName": ref, "SleepStart": f"{n:%Y-%m-%dT%H:%M:%SZ}",
+         "SleepEnd": f"{n + timedelta(hours=8):%Y-%m-%dT%H:%M:%SZ}"}
+        for ref in ("CA", "CB")
+        for n in nights
+    ]  # fmt: skip
+    text = crew_roster(10)
+    token = processed_upload(service, "acme", "given", text, json.dumps(records))
+    data = page_data(alice, token)
+    draft = {**data["draft"], "scale": "KSS"}
+    assert len(draft["sleep"]) == len(nights)  # CB's given sleep, as uploaded
+    body = post(alice, token, "score", draft, data["csrf"]).json()
+    assert body["payload"]["v"] == data["stored"]["v"]
+    assert body["sleepData"] == [r for r in records if r["ScheduleName"] == "CB"]
+    plan = post(
+        alice,
+        token,
+        "plan",
+        {
+            "draft": draft,
+            "duty": long_haul(draft),
+            "references": list(CREW),
+            "landing": list(LANDING),
+        },
+        data["csrf"],
+    ).json()
+    api = httpx.post(
+        f"{service.base_url}/api/Planner/InflightRest",
+        json={
+            "RosterData": text,
+            "SleepData": records,
+            "Duty": "2026-03-29T20:00:00Z",
+            "References": list(CREW),
+            "Landing": list(LANDING),
+        },
+        headers={"Authorization": f"Bearer {api_token(service)}"},
+    ).json()
+    assert plan["plan"]["proposal"] == {
+        **api["proposal"],
+        "breaks": [
+            {**b, "row": p["row"], "columns": p["columns"]}
+            for b, p in zip(
+                api["proposal"]["breaks"], plan["plan"]["proposal"]["breaks"], strict=True
+            )
+        ],
+    }
