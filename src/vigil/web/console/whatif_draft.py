@@ -211,7 +211,7 @@ def rows_of(text: str, references: Sequence[str]) -> tuple[str | None, list[str]
 
 
 def _line_end(text: str, start: int) -> int:
-    """Where the line starting at or holding ``start`` ends (its ``\r``, ``\n`` or the end)."""
+    """Where the line holding ``start`` ends: its ``\\r`` or ``\\n``, or the end of the text."""
     newline = text.find("\n", start)
     stop = len(text) if newline < 0 else newline
     ret = text.find("\r", start, stop)
