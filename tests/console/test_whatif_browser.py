@@ -198,3 +198,12 @@ def test_plan_rest_drag_a_sleep_and_download_the_draft(
     off.press("Enter")
     assert "Duty " in page.inner_text("[data-testid=draft-errors]")
     assert seq(page) == n
+
+    # add a sleep: up to 8 h in the first free time at the middle of the view
+    page.click("[data-action=add-sleep]")
+    n = wait_seq(page, n)
+    assert page.locator(".whatif-chart rect.sleep-draft").count() == count
+    start = page.input_value("[data-field=sleep-start]")
+    end = page.input_value("[data-field=sleep-end]")
+    hours = (datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds() / 3600
+    assert 0.5 <= hours <= 8
