@@ -27,7 +27,7 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 from fastapi import APIRouter, Depends, Header, HTTPException
 from fastapi.responses import JSONResponse, Response
@@ -166,7 +166,7 @@ def score_draft(draft: Draft, date_format: DateFormat, scale: str) -> dict[str, 
             include_sleep=True,
         )
     )
-    entries: list[Any] = list(report.to_envelope()["scheduleScores"])  # type: ignore[call-overload]
+    entries = cast(list[dict[str, Any]], report.to_envelope()["scheduleScores"])
     payload = chart_payload(entries[0], scale) if entries else None
     rests: list[list[list[int]]] = []
     if payload is not None:
