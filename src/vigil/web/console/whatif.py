@@ -1,0 +1,390 @@
+"""What-if and rest planning on a schedule's chart (issue 17; ``docs/console.md``).
+
+Pages and JSON endpoints under ``/console/rosters/{token}/whatif``:
+
+* ``GET …/whatif?schedule=REF&scale=KSS``: the what-if page. The stored scores are drawn as
+  they are; the draft starts from the schedule's stored rows (:mod:`.whatif_draft`).
+* ``POST …/whatif/score``: score a draft through the service's own path
+  (:func:`vigil.scoring.service.score`, what ProcessFatigueRisk runs), and answer the chart
+  payload, the data errors and the exact RosterData / SleepData that were scored.
+* ``POST …/whatif/plan``: plan the in-flight rest of one augmented duty of the draft with
+  :func:`vigil.planner.plan_rest` (what ``POST /api/Planner/InflightRest`` runs), the other
+  pilots read from the stored roster; answers the plan, each pilot's current rest, and the
+  draft scored with the proposal applied.
+
+Drafts live in the browser only: the server keeps nothing between requests and never writes
+the upload. Every endpoint first looks the roster up by the user's operator, so another
+operator's roster or schedule answers 404, exactly like a missing one. The JSON endpoints
+take the session's CSRF token in ``X-CSRF-Token`` and only ``application/json`` bodies.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from datetime import datetime
+from typing import Annotated, Any, cast
+
+from fastapi import APIRouter, Depends, Header, HTTPException
+from fastapi.responses import JSONResponse, Response
+
+from vigil.domain import DateFormat, Period, Schedule
+from vigil.planner import PlanError, PlanRequest, plan_rest
+from vigil.roster import parse_request
+from vigil.scoring.report import schedule_entry
+from vigil.scoring.rest import rest_windows
+from vigil.scoring.service import (
+    SCALE_CODES,
+    ScoreRequest,
+    resolve_preset,
+    score,
+    sleep_for,
+    sleep_json,
+)
+from vigil.store import uploads
+from vigil.store.tables import RosterUpload
+from vigil.web.console import _session as cookies
+from vigil.web.console._web import Console, UserConsole
+from vigil.web.console.charts import chart_payload
+from vigil.web.console.whatif_draft import (
+    Draft,
+    crew_of,
+    draft_of,
+    references_of,
+    roster_text,
+    rows_of,
+    sleep_data,
+)
+from vigil.web.console.whatif_wire import (
+    DraftError,
+    DraftIn,
+    PlanIn,
+    draft_json,
+    epoch_ms,
+    to_draft,
+)
+from vigil.web.problems import problem
+from vigil.worker.compact import unpack
+
+router = APIRouter(prefix="/rosters")
+
+#: the model preset of stored results and of the planner's default
+PRESET = "ingre2014_5c"
+
+
+def check_csrf(
+    console: UserConsole, x_csrf_token: Annotated[str | None, Header()] = None
+) -> Console:
+    """A signed-in console whose JSON request carries the session's CSRF token (else 403)."""
+    if not cookies.csrf_ok(console.session, x_csrf_token):
+        raise HTTPException(403, "The X-CSRF-Token header is missing or stale; reload the page.")
+    content_type = console.request.headers.get("content-type", "")
+    if content_type.split(";")[0].strip().lower() != "application/json":
+        raise HTTPException(415, "Send the draft as application/json.")
+    return console
+
+
+JsonConsole = Annotated[Console, Depends(check_csrf)]
+
+
+def _own(console: Console, token: str) -> RosterUpload | None:
+    return uploads.get_upload(session=console.db, operator=console.operator, token=token)
+
+
+def _stored_sleep(upload: RosterUpload, references: Sequence[str]) -> list[dict[str, Any]]:
+    """The upload's given SleepData records of ``references``."""
+    try:
+        records = json.loads(upload.sleep_json or "[]")
+    except ValueError:
+        return []
+    wanted = set(references)
+    return [
+        r
+        for r in records
+        if isinstance(r, dict)
+        if str(next((v for k, v in r.items() if str(k).lower() == "schedulename"), "")) in wanted
+    ]
+
+
+class _References:
+    """Each recent upload's References, by roster token (a token's rows never change: a
+    replaced roster gets a new token). Read only after the operator-scoped look-up of the
+    upload, so it answers nothing across operators."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.lock = threading.Lock()
+        self.known: OrderedDict[str, frozenset[str]] = OrderedDict()
+
+    def of(self, upload: RosterUpload) -> frozenset[str]:
+        with self.lock:
+            found = self.known.get(upload.token)
+            if found is not None:
+                self.known.move_to_end(upload.token)
+                return found
+        found = references_of(upload.roster_text)
+        with self.lock:
+            self.known[upload.token] = found
+            while len(self.known) > self.size:
+                self.known.popitem(last=False)
+        return found
+
+
+#: uploads whose References each server process keeps (ours)
+REFERENCE_CACHE_SIZE = 32
+
+
+def _has_schedule(console: Console, upload: RosterUpload, reference: str) -> bool:
+    """Whether the upload's roster has rows of ``reference`` (cached per roster token)."""
+    cache = console.runtime.cache.get("whatif_references")
+    if not isinstance(cache, _References):
+        cache = _References(REFERENCE_CACHE_SIZE)
+        console.runtime.cache["whatif_references"] = cache
+    return reference in cache.of(upload)
+
+
+def score_draft(draft: Draft, date_format: DateFormat, scale: str) -> dict[str, Any]:
+    """Score a draft as ProcessFatigueRisk would score its RosterData and SleepData.
+
+    Returns the chart payload (``None`` when the draft's rows have data errors), the
+    errors (``row|schedule|message``), the scorer's rest windows per duty, the exact
+    ``rosterData`` and ``sleepData`` scored, and the model version.
+    """
+    text = roster_text([draft], date_format)
+    records = sleep_data([draft])
+    report = score(
+        ScoreRequest(
+            roster_text=text,
+            date_format=date_format,
+            scale=scale,
+            sleep_data=records,
+            risk=True,
+            include_sleep=True,
+        )
+    )
+    entries = cast(list[dict[str, Any]], report.to_envelope()["scheduleScores"])
+    payload = chart_payload(entries[0], scale) if entries else None
+    rests: list[list[list[int]]] = []
+    if payload is not None:
+        params = resolve_preset(PRESET)
+        parsed = parse_request(text, date_format, sleep_data=records)
+        rests = [
+            [[epoch_ms(w.start), epoch_ms(w.end)] for w in rest_windows(d, params)]
+            for d in parsed.schedules[0].duties
+        ]
+    return {
+        "payload": payload,
+        "errors": list(report.errors),
+        "rests": rests,
+        "rosterData": text,
+        "sleepData": records,
+        "dateFormat": date_format.value,
+        "modelVersion": report.model_version,
+    }
+
+
+def _timed(started: float, body: dict[str, Any]) -> JSONResponse:
+    ms = (time.perf_counter() - started) * 1000
+    body["serverMs"] = round(ms, 1)
+    return JSONResponse(
+        body, headers={"Cache-Control": "no-store", "Server-Timing": f"whatif;dur={ms:.1f}"}
+    )
+
+
+def _bad_draft(exc: DraftError) -> JSONResponse:
+    return problem(400, str(exc), errors=[{"property": exc.prop, "message": str(exc)}])
+
+
+def _scale(code: str) -> str | None:
+    upper = code.upper()
+    return upper if upper in SCALE_CODES else None
+
+
+@router.get("/{token}/whatif")
+def whatif_page(console: UserConsole, token: str, schedule: str = "", scale: str = "") -> Response:
+    """The what-if page of one schedule: stored scores, and a draft to edit."""
+    upload = _own(console, token)
+    if upload is None:
+        return console.not_found("roster")
+    result_row = uploads.get_result(session=console.db, upload_id=upload.id)
+    if result_row is None:
+        return console.not_found("result (the roster is not processed yet)")
+    stored = unpack(result_row.scores)
+    code = _scale(scale) or upload.preferred_scale
+    if code not in stored.scales:
+        code = upload.preferred_scale
+    result = next((r for r in stored.schedule_results(code) if r.reference == schedule), None)
+    if result is None:
+        return console.not_found("schedule")
+    date_format = DateFormat(upload.date_format)
+    parsed = parse_request(
+        upload.roster_text,
+        date_format,
+        sleep_data=json.loads(upload.sleep_json or "[]"),
+        activity_text=upload.activity_text,
+    )
+    mine: Schedule | None = next((s for s in parsed.schedules if s.reference == schedule), None)
+    if mine is None:
+        return console.not_found("schedule")
+    entry = schedule_entry(result, code, risk=True, arrays=False)
+    entry["sleep"] = [sleep_json(e) for e in sleep_for([mine], resolve_preset(PRESET))[0]]
+    mates = crew_of(parsed.schedules, schedule)
+    crew = {
+        str(i): {
+            "size": int(mine.duties[i].crew_composition),
+            "crew": refs,
+        }
+        for i, refs in mates.items()
+    }
+    data = {
+        "token": upload.token,
+        "rosterName": upload.roster_name,
+        "schedule": schedule,
+        "scale": code,
+        "dateFormat": date_format.value,
+        "stored": chart_payload(entry, code),
+        "draft": draft_json(draft_of(replace(mine, activities=()))),
+        "crew": crew,
+        "activities": len(mine.activities),
+        "storedModel": result_row.model_version,
+    }
+    return console.render(
+        "whatif.html",
+        upload=upload,
+        schedule=schedule,
+        scale=code,
+        scales=stored.scales,
+        data=data,
+        model_version=result_row.model_version,
+    )
+
+
+@router.post("/{token}/whatif/score")
+def whatif_score(console: JsonConsole, token: str, body: DraftIn) -> Response:
+    """Score a draft (same path as ProcessFatigueRisk); nothing is stored."""
+    started = time.perf_counter()
+    upload = _own(console, token)
+    if upload is None or not _has_schedule(console, upload, body.schedule):
+        return problem(404, "No such roster or schedule.")
+    scale = _scale(body.scale)
+    if scale is None:
+        return problem(
+            400,
+            f"scale must be one of {', '.join(SCALE_CODES)}",
+            errors=[{"property": "scale", "message": "unknown scale"}],
+        )
+    try:
+        draft = to_draft(body)
+    except DraftError as exc:
+        return _bad_draft(exc)
+    return _timed(started, score_draft(draft, DateFormat(upload.date_format), scale))
+
+
+def _crew_drafts(upload: RosterUpload, others: Sequence[str]) -> tuple[list[Draft], list[str]]:
+    """The other pilots' drafts from the stored roster, and the References not found."""
+    date_format = DateFormat(upload.date_format)
+    header, lines = rows_of(upload.roster_text, others)
+    text = "\r\n".join([header, *lines] if header is not None else lines)
+    parsed = None
+    if lines:
+        parsed = parse_request(text, date_format, sleep_data=_stored_sleep(upload, others))
+    found = {s.reference: s for s in parsed.schedules} if parsed is not None else {}
+    missing = [r for r in others if r not in found]
+    return [draft_of(found[r]) for r in others if r in found], missing
+
+
+def _current_rest(
+    crew_text: str, records: Sequence[Mapping[str, object]], date_format: DateFormat, at: datetime
+) -> list[dict[str, Any]]:
+    """Each crew member's rest windows in the planned duty as the scorer places them now."""
+    params = resolve_preset(PRESET)
+    parsed = parse_request(crew_text, date_format, sleep_data=records)
+    out = []
+    for schedule in parsed.schedules:
+        duty = next((d for d in schedule.duties if d.on_duty <= at < d.off_duty), None)
+        windows = rest_windows(duty, params) if duty is not None else ()
+        out.append(
+            {
+                "reference": schedule.reference,
+                "windows": [[epoch_ms(w.start), epoch_ms(w.end)] for w in windows],
+            }
+        )
+    return out
+
+
+@router.post("/{token}/whatif/plan")
+def whatif_plan(console: JsonConsole, token: str, body: PlanIn) -> Response:
+    """Plan the rest of one augmented duty of the draft (same code as the planner API)."""
+    started = time.perf_counter()
+    upload = _own(console, token)
+    ref = body.draft.schedule
+    if upload is None or not _has_schedule(console, upload, ref):
+        return problem(404, "No such roster or schedule.")
+    try:
+        draft = to_draft(body.draft)
+    except DraftError as exc:
+        return _bad_draft(exc)
+    if body.duty >= len(draft.duties):
+        return problem(
+            400,
+            "duty is not an index of the draft's duties",
+            errors=[{"property": "duty", "message": "no such duty"}],
+        )
+    if ref not in body.references:
+        return problem(
+            400,
+            f"References must include the draft's schedule {ref!r}",
+            errors=[{"property": "References", "message": "the draft's schedule is missing"}],
+        )
+    others = [r for r in dict.fromkeys(body.references) if r != ref]
+    mates, missing = _crew_drafts(upload, others)
+    if missing:
+        return problem(404, f"No such schedule in this roster: {missing[0]}.")
+    date_format = DateFormat(upload.date_format)
+    crew = [draft, *mates]
+    order = {r: i for i, r in enumerate(body.references)}
+    crew.sort(key=lambda d: order.get(d.schedule, 0))
+    text = roster_text(crew, date_format)
+    records = sleep_data(crew)
+    duty = draft.duties[body.duty]
+    try:
+        plan = plan_rest(
+            PlanRequest(
+                roster_text=text,
+                duty=duty.on,
+                references=tuple(body.references),
+                landing=tuple(body.landing),
+                date_format=date_format,
+                sleep_data=records,
+                preset=PRESET,
+            )
+        )
+    except PlanError as exc:
+        return problem(400, str(exc), errors=[{"property": exc.prop, "message": str(exc)}])
+    brk = next(b for b in plan.proposal.breaks if b.reference == ref)
+    planned = replace(duty, rests=(Period(brk.start, brk.end),))
+    duties = (*draft.duties[: body.duty], planned, *draft.duties[body.duty + 1 :])
+    preview = score_draft(
+        replace(draft, duties=duties), date_format, _scale(body.draft.scale) or "KSS"
+    )
+    hours = (brk.end - brk.start).total_seconds() / 3600
+    mine = (
+        f"{ref} takes break {brk.number}, {brk.start:%H:%M}\u2013{brk.end:%H:%M}Z "
+        f"({hours:.2f} h); last-hour KSS {brk.last_hour_kss:.1f}"
+    )
+    return _timed(
+        started,
+        {
+            "plan": plan.to_dict(),
+            "summary": plan.summary,
+            "mine": mine,
+            "rests": [[epoch_ms(brk.start), epoch_ms(brk.end)]],
+            "duty": body.duty,
+            "now": _current_rest(text, records, date_format, duty.on),
+            "preview": preview,
+        },
+    )
