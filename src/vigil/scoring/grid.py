@@ -84,8 +84,12 @@ def home_zone(schedule: Schedule) -> str:
 
 def warmup_start(schedule: Schedule) -> datetime:
     """07:00 home-base local time, at least 72 h before the earliest event (reference §9.4)."""
-    zone = home_zone(schedule)
-    latest = first_event(schedule) - timedelta(hours=WARMUP_HOURS)
+    return warmup_from(home_zone(schedule), first_event(schedule))
+
+
+def warmup_from(zone: str, first: datetime) -> datetime:
+    """07:00 local time in ``zone``, at least 72 h before ``first`` (reference §9.4)."""
+    latest = first - timedelta(hours=WARMUP_HOURS)
     local = tz.utc_to_local(latest, zone)
     wall = local.replace(hour=WARMUP_START_HOUR, minute=0, second=0, microsecond=0)
     if wall > local:
@@ -131,12 +135,16 @@ def _zone_year_transitions(zone: str, year: int) -> tuple[tuple[float, float], .
 _YEAR_STARTS = [epoch_hours(datetime(y, 1, 1, tzinfo=UTC)) for y in range(1900, 2102)]
 
 
-def _year(t: float) -> int:
+def year_of(t: float) -> int:
+    """The UTC calendar year of epoch hour ``t`` (1900-2101)."""
     return 1899 + bisect_right(_YEAR_STARTS, t)
 
 
+_year = year_of
+
+
 @functools.lru_cache(maxsize=4096)
-def _year_table(zone: str, year: int) -> tuple[list[float], list[float], float]:
+def year_table(zone: str, year: int) -> tuple[list[float], list[float], float]:
     """Offset changes of ``zone`` during ``year`` and its offset at the year's start."""
     changes = _zone_year_transitions(zone, year)
     start_offset = tz.utc_offset_hours(zone, datetime(year, 1, 1, tzinfo=UTC))
@@ -145,7 +153,7 @@ def _year_table(zone: str, year: int) -> tuple[list[float], list[float], float]:
 
 def zone_offset(zone: str, t: float) -> float:
     """UTC offset [h] of ``zone`` at epoch hour ``t`` (table look-up, cached per zone-year)."""
-    times, offsets, start_offset = _year_table(zone, _year(t))
+    times, offsets, start_offset = year_table(zone, _year(t))
     i = bisect_right(times, t)
     return offsets[i - 1] if i else start_offset
 
@@ -176,7 +184,7 @@ def zone_timeline(spans: Sequence[tuple[float, str]], end: float) -> list[tuple[
             continue
         points.append((t0, zone_offset(zone, t0)))
         for year in range(_year(t0), _year(max(t0, t1)) + 1):
-            times, offsets, _ = _year_table(zone, year)
+            times, offsets, _ = year_table(zone, year)
             j = bisect_right(times, t0)
             j1 = bisect_left(times, t1)
             points.extend(zip(times[j:j1], offsets[j:j1], strict=True))
