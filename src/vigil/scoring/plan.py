@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import overload
 
 import numpy as np
 import numpy.typing as npt
@@ -26,14 +27,16 @@ import numpy.typing as npt
 from vigil.domain import Activity, Airport, CrewComposition, Duty, DutyType, Schedule, SleepRecord
 from vigil.model.parameters import Parameters
 from vigil.model.sleep import KIND_INFLIGHT, KIND_MAIN, KIND_NAP, SleepParameters
-from vigil.roster.arrays import NO_TIME, DutyColumns
+from vigil.roster.arrays import DutyColumns
 from vigil.scoring import grid
 from vigil.scoring.grid import FloatArray, IntArray
 from vigil.scoring.rest import RestWindow, rest_windows
+from vigil.scoring.rest_arrays import inflight_quality, inflight_rest, split_duties
 
 __all__ = [
     "KIND_NAMES",
     "CrewPlan",
+    "EpisodeRows",
     "SleepArrays",
     "crew_zone_timelines",
     "plan_columns",
@@ -141,21 +144,14 @@ class SleepArrays:
 
     def episodes(self) -> list[list[grid.SleepEpisode]]:
         """Each crew member's episodes as :class:`~vigil.scoring.grid.SleepEpisode` objects."""
-        sources = ("predicted", "given")
-        rows = [
-            grid.SleepEpisode(s, e, q, sources[g], KIND_NAMES[k])
-            for s, e, q, k, g in zip(
-                self.start.tolist(), self.end.tolist(), self.quality.tolist(),
-                self.kind.tolist(), self.given.tolist(), strict=True,
-            )
-        ]  # fmt: skip
-        bounds = self.ptr.tolist()
-        return [rows[bounds[i] : bounds[i + 1]] for i in range(len(bounds) - 1)]
+        return [list(self.rows(i)) for i in range(self.ptr.size - 1)]
+
+    def rows(self, i: int) -> EpisodeRows:
+        """Crew member ``i``'s episodes, made into objects only when read."""
+        return EpisodeRows(self, int(self.ptr[i]), int(self.ptr[i + 1]))
 
     @classmethod
-    def merge(
-        cls, n: int, parts: Sequence[tuple[IntArray, SleepArrays]]
-    ) -> SleepArrays:
+    def merge(cls, n: int, parts: Sequence[tuple[IntArray, SleepArrays]]) -> SleepArrays:
         """Episodes of ``n`` crew members from parts, each for the crew members it lists."""
         owner = np.concatenate(
             [np.repeat(crew, np.diff(part.ptr)) for crew, part in parts] + [np.zeros(0, np.int64)]
@@ -189,6 +185,53 @@ class SleepArrays:
             np.array([KIND_NAMES.index(e.kind) for e in flat], dtype=np.int64),
             np.array([e.source == "given" for e in flat], dtype=bool),
         )
+
+
+class EpisodeRows(Sequence[grid.SleepEpisode]):
+    """Rows ``lo:hi`` of :class:`SleepArrays` as a sequence of episodes, built on first read.
+
+    Most responses never show sleep; a 10,000-crew month has 600,000 episodes.
+    """
+
+    __slots__ = ("_arrays", "_hi", "_lo", "_made")
+
+    def __init__(self, arrays: SleepArrays, lo: int, hi: int) -> None:
+        self._arrays, self._lo, self._hi = arrays, lo, hi
+        self._made: tuple[grid.SleepEpisode, ...] | None = None
+
+    def _episodes(self) -> tuple[grid.SleepEpisode, ...]:
+        if self._made is None:
+            a, lo, hi = self._arrays, self._lo, self._hi
+            sources = ("predicted", "given")
+            self._made = tuple(
+                grid.SleepEpisode(s, e, q, sources[g], KIND_NAMES[k])
+                for s, e, q, k, g in zip(
+                    a.start[lo:hi].tolist(), a.end[lo:hi].tolist(),
+                    a.quality[lo:hi].tolist(), a.kind[lo:hi].tolist(),
+                    a.given[lo:hi].tolist(), strict=True,
+                )
+            )  # fmt: skip
+        return self._made
+
+    def __len__(self) -> int:
+        return self._hi - self._lo
+
+    @overload
+    def __getitem__(self, index: int) -> grid.SleepEpisode: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[grid.SleepEpisode, ...]: ...
+    def __getitem__(self, index: int | slice) -> grid.SleepEpisode | tuple[grid.SleepEpisode, ...]:
+        return self._episodes()[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence):
+            return self._episodes() == tuple(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(self._episodes())
 
 
 def plan_columns(
@@ -229,12 +272,7 @@ def plan_columns(
         columns.crew_prep_minutes,
         params,
     )
-    own_rest = _has_own_rest(columns)
-    rest_of: dict[int, tuple[RestWindow, ...]] = {}
-    if own_rest.any():
-        index = np.flatnonzero(own_rest)
-        for k, duty in zip(index.tolist(), columns.duties(index), strict=True):
-            rest_of[k] = rest_windows(duty, params, sleep_params)
+    rest = _column_rest(columns, params, sleep_params)
     crew_sleep = tuple(tuple(sleep.get(r, ())) for r in refs)
     crew_acts = tuple(tuple(activities.get(r, ())) for r in refs)
     home_zone = base_zone[columns.home_base[firsts]] if n_duty else np.zeros(0, np.int64)
@@ -264,7 +302,7 @@ def plan_columns(
         away=away,
         start_zone=airport_zone[columns.start_airport],
         end_zone=airport_zone[columns.end_airport],
-        **_rest_arrays([rest_of.get(k, ()) for k in range(n_duty)] if rest_of else n_duty),
+        **rest,
         zones=tuple(zones.names),
         home_zone=home_zone,
         home_base=tuple(columns.home_bases[h] for h in columns.home_base[firsts].tolist()),
@@ -321,7 +359,7 @@ def plan_schedules(
         away=away,
         start_zone=np.array([zones.id(d.start_airport.tz) for d in duties], dtype=np.int64),
         end_zone=np.array([zones.id(d.end_airport.tz) for d in duties], dtype=np.int64),
-        **_rest_arrays([rest_windows(d, params, sleep_params) for d in duties]),
+        **_schedule_rest(duties, params, sleep_params),
         zones=tuple(zones.names),
         home_zone=home_zone,
         home_base=tuple(s.duties[0].home_base for s in schedules),
@@ -330,6 +368,14 @@ def plan_schedules(
         sleep=sleep,
         schedules=lambda crew: [schedules[i] for i in crew.tolist()],
     )
+
+
+def _schedule_rest(
+    duties: Sequence[Duty], params: Parameters, sleep_params: SleepParameters
+) -> dict[str, npt.NDArray[np.generic]]:
+    per_duty = [rest_windows(d, params, sleep_params) for d in duties]
+    owner = np.repeat(np.arange(len(duties)), [len(w) for w in per_duty]).astype(np.int64)
+    return _rest_csr(len(duties), owner, *_window_fields(per_duty))
 
 
 def _codes(airport: Airport) -> frozenset[str]:
@@ -375,46 +421,59 @@ def _lead_lag(
     return lead, lag, (~end_home).astype(np.float64)
 
 
-def _has_own_rest(columns: DutyColumns) -> BoolArray:
-    """Duties :func:`rest_windows` may give a window (the negation of its fast path)."""
-    given = (columns.period_start[1] != NO_TIME) | (columns.period_start[2] != NO_TIME)
-    split = columns.split_shift == 0  # seed §2.2 col 27: 0 means a split shift
-    derived = (columns.sleep_count > 0) & (columns.crew_composition != CrewComposition.TWO_PILOTS)
-    maybe = given | split | derived | (columns.duty_type == DutyType.SPLIT_SHIFT)
-    out: BoolArray = maybe & (columns.duty_type != DutyType.STANDBY)
-    return out
-
-
-def _rest_arrays(
-    windows: Sequence[Sequence[RestWindow]] | int,
+def _column_rest(
+    columns: DutyColumns, params: Parameters, sleep_params: SleepParameters
 ) -> dict[str, npt.NDArray[np.generic]]:
-    """Rest windows per duty → the ``rest_*`` CSR fields (an int: that many duties, none)."""
-    if isinstance(windows, int):
-        empty = np.zeros(0)
-        return {
-            "rest_ptr": np.zeros(windows + 1, dtype=np.int64),
-            "rest_start": empty,
-            "rest_end": empty,
-            "rest_sleep_start": empty,
-            "rest_sleep_end": empty,
-            "rest_quality": empty,
-            "rest_inflight": np.zeros(0, dtype=bool),
-        }
+    """Every duty's own rest windows as the ``rest_*`` CSR fields (reference §5.1, §7).
+
+    In-flight rest by array passes (:mod:`vigil.scoring.rest_arrays`); split-duty breaks
+    by :func:`rest_windows` on the few split duties.
+    """
+    inflight = inflight_rest(columns, params)
+    duty, slot = np.nonzero(inflight.present)  # duty order, then window order
+    start = inflight.start[duty, slot] / 1e6 / 3600.0  # µs -> epoch h, as timestamp()/3600
+    end = inflight.end[duty, slot] / 1e6 / 3600.0
+    quality = inflight_quality(columns, params)[duty]
+    rows = [(duty, start, end, start, end, quality, np.ones(duty.size, dtype=bool))]
+    split = np.flatnonzero(split_duties(columns) & (columns.duty_type != DutyType.STANDBY))
+    if split.size:
+        per_duty = [rest_windows(d, params, sleep_params) for d in columns.duties(split)]
+        rows.append((np.repeat(split, [len(w) for w in per_duty]), *_window_fields(per_duty)))
+    return _rest_csr(
+        columns.n_duties, *(np.concatenate(parts) for parts in zip(*rows, strict=True))
+    )
+
+
+def _window_fields(windows: Sequence[Sequence[RestWindow]]) -> tuple[FloatArray, ...]:
+    """Start, end, sleep start, sleep end [epoch h], quality and in-flight flag of windows."""
     flat = [w for per_duty in windows for w in per_duty]
-    ptr = np.concatenate([[0], np.cumsum([len(w) for w in windows])]).astype(np.int64)
 
     def hours(name: str) -> FloatArray:
         return np.array([getattr(w, name).timestamp() / 3600.0 for w in flat], dtype=np.float64)
 
-    return {
-        "rest_ptr": ptr,
-        "rest_start": hours("start"),
-        "rest_end": hours("end"),
-        "rest_sleep_start": hours("sleep_start"),
-        "rest_sleep_end": hours("sleep_end"),
-        "rest_quality": np.array([w.quality for w in flat], dtype=np.float64),
-        "rest_inflight": np.array([w.kind == "inflight" for w in flat], dtype=bool),
-    }
+    return (
+        hours("start"),
+        hours("end"),
+        hours("sleep_start"),
+        hours("sleep_end"),
+        np.array([w.quality for w in flat], dtype=np.float64),
+        np.array([w.kind == "inflight" for w in flat], dtype=bool),
+    )
+
+
+def _rest_csr(
+    n_duty: int, duty: IntArray, *fields: npt.NDArray[np.generic]
+) -> dict[str, npt.NDArray[np.generic]]:
+    """Windows of duties ``duty`` → the ``rest_*`` CSR fields (stable by duty)."""
+    order = np.argsort(duty, kind="stable")
+    ptr = np.zeros(n_duty + 1, dtype=np.int64)
+    np.cumsum(np.bincount(duty, minlength=n_duty), out=ptr[1:])
+    names = ("start", "end", "sleep_start", "sleep_end", "quality", "inflight")
+    out: dict[str, npt.NDArray[np.generic]] = {"rest_ptr": ptr}
+    for name, values in zip(names, fields, strict=True):
+        out[f"rest_{name}"] = values[order]
+    out["rest_inflight"] = out["rest_inflight"].astype(bool)
+    return out
 
 
 def _hours(minutes: IntArray) -> FloatArray:

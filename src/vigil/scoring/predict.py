@@ -241,9 +241,7 @@ def pack_plan(
     )
 
 
-def _rows_of(
-    row_crew: FloatArray, pick: IntArray, n: int
-) -> tuple[IntArray, IntArray]:
+def _rows_of(row_crew: FloatArray, pick: IntArray, n: int) -> tuple[IntArray, IntArray]:
     """CSR pointer and row order of the rows of picked crew, by pick order then row order."""
     owner = pick[row_crew.astype(np.int64)] if row_crew.size else np.zeros(0, np.int64)
     rows = np.flatnonzero(owner >= 0)

@@ -9,6 +9,7 @@ directly), so the same results give the same bytes on every path.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -53,11 +54,17 @@ class ScheduleResult:
     reference: str
     scores: Mapping[str, FloatArray]
     duties: tuple[DutyResult, ...]
-    sleep: tuple[SleepEpisode, ...] = ()
+    #: a tuple, or the scorer's lazy rows (:class:`vigil.scoring.plan.EpisodeRows`)
+    sleep: Sequence[SleepEpisode] = ()
 
 
+@functools.lru_cache(maxsize=65536)
 def iso(instant: datetime) -> str:
-    """UTC ``YYYY-MM-DDTHH:MM:SSZ`` (contract §8 Formats)."""
+    """UTC ``YYYY-MM-DDTHH:MM:SSZ`` (contract §8 Formats).
+
+    Cached: a roster's duties share few distinct instants (a month has 40,320 minutes),
+    and formatting is most of the envelope's cost for a large roster.
+    """
     return instant.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 

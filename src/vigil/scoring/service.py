@@ -32,10 +32,10 @@ import numpy.typing as npt
 
 from vigil import model
 from vigil.domain import Schedule
+from vigil.model.sleep import DEFAULT_SLEEP, predict_packed
 from vigil.roster import format_error, parse_request
 from vigil.scoring import grid
 from vigil.scoring.duty_risk import duty_risks
-from vigil.model.sleep import DEFAULT_SLEEP, predict_packed
 from vigil.scoring.grid import FloatArray, IntArray, SleepEpisode
 from vigil.scoring.layout import Layout, build_layout, build_timeline, to_crew_rows
 from vigil.scoring.plan import (
@@ -119,9 +119,7 @@ def score(request: ScoreRequest, *, progress: ProgressCallback | None = None) ->
         activity_text=request.activity_text,
     )
     if parsed.columns is not None:  # the columnar reader's duties: no Duty objects
-        plan = plan_columns(
-            parsed.columns, params, DEFAULT_SLEEP, parsed.sleep, parsed.activities
-        )
+        plan = plan_columns(parsed.columns, params, DEFAULT_SLEEP, parsed.sleep, parsed.activities)
     else:
         plan = plan_schedules(parsed.schedules, params, DEFAULT_SLEEP)
     results = score_plan(plan, params, scales, progress=progress, risk=request.risk)
@@ -304,16 +302,13 @@ def _results(
     d0 = int(plan.offsets[lo])
     bounds = (plan.offsets[lo : hi + 1] - d0).tolist()
     counts = layout.count.tolist()
-    firsts = (layout.column[np.cumsum(layout.count) - layout.count] if counts else layout.count)
+    firsts = layout.column[np.cumsum(layout.count) - layout.count] if counts else layout.count
     risk_list = risks.tolist() if risks is not None else [None] * len(counts)
     on, off = plan.on_instant, plan.off_instant
     duties = [
         DutyResult(on[d0 + k], off[d0 + k], first, n, value)
-        for k, (first, n, value) in enumerate(
-            zip(firsts.tolist(), counts, risk_list, strict=True)
-        )
+        for k, (first, n, value) in enumerate(zip(firsts.tolist(), counts, risk_list, strict=True))
     ]
-    episodes = sleep.episodes()
     crew_intervals = np.bincount(layout.crew, weights=layout.count, minlength=hi - lo)
     row = np.concatenate([[0], np.cumsum(crew_intervals)]).astype(np.int64).tolist()
     return [
@@ -321,7 +316,7 @@ def _results(
             reference=plan.references[lo + i],
             scores={code: arr[row[i] : row[i + 1]] for code, arr in per_scale.items()},
             duties=tuple(duties[bounds[i] : bounds[i + 1]]),
-            sleep=tuple(episodes[i]),
+            sleep=sleep.rows(i),
         )
         for i in range(hi - lo)
     ]
