@@ -127,9 +127,23 @@ def habitual_nights(zone: str, start: datetime, limit: datetime) -> list[tuple[d
 
 @functools.lru_cache(maxsize=4096)
 def _zone_year_transitions(zone: str, year: int) -> tuple[tuple[float, float], ...]:
+    """Offset changes of ``zone`` during ``year``: (instant [epoch h], new offset [h]).
+
+    The offset is probed at each UTC midnight and :func:`vigil.tz.offset_transitions`
+    (an hourly scan) searches only the days whose offset differs from the day before:
+    the same transitions, found in 1/24 of the probes (two changes within one day, which
+    tzdata has nowhere since 1970, would be missed).
+    """
+    day = timedelta(days=1)
     start = datetime(year, 1, 1, tzinfo=UTC)
-    end = datetime(year + 1, 1, 1, tzinfo=UTC)
-    return tuple((epoch_hours(t), off) for t, off in tz.offset_transitions(zone, start, end))
+    days = [start + k * day for k in range((datetime(year + 1, 1, 1, tzinfo=UTC) - start).days + 1)]
+    offsets = [tz.utc_offset_hours(zone, d) for d in days]
+    out: list[tuple[float, float]] = []
+    for k in range(len(days) - 1):
+        if offsets[k + 1] != offsets[k]:
+            found = tz.offset_transitions(zone, days[k], days[k + 1])
+            out.extend((epoch_hours(t), off) for t, off in found)
+    return tuple(out)
 
 
 _YEAR_STARTS = [epoch_hours(datetime(y, 1, 1, tzinfo=UTC)) for y in range(1900, 2102)]
@@ -284,7 +298,12 @@ def interval_samples(
     step = 0.25 / per_interval
     offsets = (np.arange(per_interval) + 0.5) * step
     samples = interval_start[:, None] + offsets[None, :]
-    samples[samples - step / 2 >= duty_off[:, None] - 1e-9] = np.nan
+    # only an interval ending within a microsecond-scale margin of off duty can lose
+    # sub-steps (the others end a whole sub-step before it): test those rows alone
+    short = np.flatnonzero(interval_start + 0.25 > duty_off - 1e-6)
+    rows = samples[short]
+    rows[rows - step / 2 >= duty_off[short, None] - 1e-9] = np.nan
+    samples[short] = rows
     return samples
 
 

@@ -13,6 +13,7 @@ import functools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import NamedTuple
 
 import orjson
 
@@ -36,9 +37,12 @@ _NUMPY = orjson.OPT_SERIALIZE_NUMPY
 STREAM_CHUNK = 65536
 
 
-@dataclass(frozen=True, slots=True)
-class DutyResult:
-    """One duty's slice of its schedule's scores (contract §4 ``duties``)."""
+class DutyResult(NamedTuple):
+    """One duty's slice of its schedule's scores (contract §4 ``duties``).
+
+    A named tuple: a 10,000-crew month makes 280,000 of them, at a fifth of a frozen
+    dataclass's construction cost.
+    """
 
     on_duty: datetime
     off_duty: datetime

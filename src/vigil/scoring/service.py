@@ -274,7 +274,8 @@ def _score_chunk(
     x = model.simulate_alertness(timeline, sample_time, params)
     # back to interval rows (T, spi): no crew padding in the per-sample work below
     x = x.reshape(layout.n_crew, -1, spi)[layout.interval_crew, layout.column]
-    kss = model.final_kss(x, np.nan_to_num(wl, nan=0.0), params, out=x)
+    wl[np.isnan(wl)] = 0.0  # no workload term outside a duty's flight period
+    kss = model.final_kss(x, wl, params, out=x)
     padding = np.isnan(samples)
     count = spi - padding.sum(axis=1)
     per_scale = {
