@@ -22,8 +22,14 @@ from vigil.model.sleep import DEFAULT_SLEEP
 from vigil.roster.parse import parse_request_columnar
 from vigil.roster.synthetic import generate_airline_roster
 from vigil.scoring import grid
-from vigil.scoring.plan import CrewPlan, crew_zone_timelines, plan_columns, plan_schedules
-from vigil.scoring.predict import horizons
+from vigil.scoring.plan import (
+    CrewPlan,
+    crew_zone_timelines,
+    given_sleep,
+    plan_columns,
+    plan_schedules,
+)
+from vigil.scoring.predict import horizons, predict_sleep
 
 _ARRAYS = (
     "offsets", "on", "off", "count", "sectors", "workload", "cabin", "lead", "lag", "away",
@@ -130,3 +136,33 @@ def test_plan_of_an_airline_month_matches_duty_objects() -> None:
         plan_columns(parsed.columns, params, DEFAULT_SLEEP),
         plan_schedules(parsed.schedules, params, DEFAULT_SLEEP),
     )
+
+
+def test_given_sleep_from_the_plan_matches_duty_objects() -> None:
+    """SleepData read against the plan's arrays equals the per-schedule reference,
+    in-flight records (inside a duty) included."""
+    roster = generate_airline_roster(60, 28, seed=9)
+    parsed = parse_request_columnar(roster, "dmy")
+    assert parsed.columns is not None
+    params = PRESETS["ingre2014_5c"]
+    predicted = predict_sleep(parsed.schedules, params)
+    stamp = "%Y-%m-%dT%H:%M:%SZ"
+    records = [
+        {
+            "ScheduleName": schedule.reference,
+            "SleepStart": grid.from_epoch_hours(e.start).strftime(stamp),
+            "SleepEnd": grid.from_epoch_hours(e.end).strftime(stamp),
+        }
+        for schedule, episodes in zip(parsed.schedules, predicted, strict=True)
+        for e in episodes[3:]  # after the warm-up nights
+    ]
+    given = parse_request_columnar(roster, "dmy", sleep_data=records)
+    assert given.columns is not None and not given.errors
+    plan = plan_columns(given.columns, params, DEFAULT_SLEEP, given.sleep, given.activities)
+    crew = np.arange(plan.n_crew)
+    got = given_sleep(plan, crew, params).episodes()
+    expected = [
+        grid.given_sleep_episodes(s, plan.warmup[i], params) for i, s in enumerate(given.schedules)
+    ]
+    assert got == expected
+    assert any(e.kind == "inflight" for episodes in got for e in episodes)

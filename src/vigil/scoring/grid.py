@@ -15,7 +15,7 @@ import functools
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import cast
 
 import numpy as np
@@ -110,9 +110,9 @@ def habitual_nights(zone: str, start: datetime, limit: datetime) -> list[tuple[d
     nights: list[tuple[datetime, datetime]] = []
     day = tz.utc_to_local(start, zone).date()
     while True:
-        bed = tz.local_to_utc(datetime(day.year, day.month, day.day, 23), zone)
+        bed = _local_hour(zone, day, 23)
         wake_day = day + timedelta(days=1)
-        wake = tz.local_to_utc(datetime(wake_day.year, wake_day.month, wake_day.day, 7), zone)
+        wake = _local_hour(zone, wake_day, 7)
         day = wake_day
         if bed is None or wake is None:  # pragma: no cover - no zone has a gap at 23:00/07:00
             continue
@@ -123,6 +123,12 @@ def habitual_nights(zone: str, start: datetime, limit: datetime) -> list[tuple[d
         end = min(wake, limit)
         if end - bed >= timedelta(minutes=30):
             nights.append((bed, end))
+
+
+@functools.lru_cache(maxsize=65536)
+def _local_hour(zone: str, day: date, hour: int) -> datetime | None:
+    """``hour``:00 local time on ``day`` in ``zone`` as UTC (None in a DST gap)."""
+    return tz.local_to_utc(datetime(day.year, day.month, day.day, hour), zone)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -234,11 +240,23 @@ def duty_containing(
     """
     if on_times is None:
         on_times = [d.on_duty for d in duties]
-    i = bisect_left(on_times, end) - 1
-    for duty in duties[max(i - 1, 0) : i + 1]:
-        overlap = min(end, duty.off_duty) - max(start, duty.on_duty)
+    found = containing(on_times, [d.off_duty for d in duties], start, end)
+    return None if found is None else duties[found]
+
+
+def containing(
+    on: Sequence[datetime], off: Sequence[datetime], start: datetime, end: datetime
+) -> int | None:
+    """Index of the duty ``[on[k], off[k])`` holding more than half of ``[start, end)``.
+
+    Duties are chronological and non-overlapping, so only the two starting last before
+    ``end`` can; None for sleep on the ground.
+    """
+    i = bisect_left(on, end) - 1
+    for k in range(max(i - 1, 0), i + 1):
+        overlap = min(end, off[k]) - max(start, on[k])
         if overlap > (end - start) / 2:
-            return duty
+            return k
     return None
 
 

@@ -31,6 +31,7 @@ from vigil.roster.arrays import DutyColumns
 from vigil.scoring import grid
 from vigil.scoring.grid import FloatArray, IntArray
 from vigil.scoring.rest import RestWindow, rest_windows
+from vigil.scoring.rest import inflight_quality as duty_quality
 from vigil.scoring.rest_arrays import inflight_quality, inflight_rest, split_duties
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "EpisodeRows",
     "SleepArrays",
     "crew_zone_timelines",
+    "given_sleep",
     "plan_columns",
     "plan_schedules",
     "zone_timelines",
@@ -70,6 +72,8 @@ class CrewPlan:
     lead: FloatArray  #: (D,) latest wake = report - lead [h], reference §4.1
     lag: FloatArray  #: (D,) earliest sleep = off + lag [h], reference §4.1
     away: FloatArray  #: (D,) 1 when the duty ends away from base
+    ready_minutes: IntArray  #: (D,) commute + preparation before report [min]
+    inflight_quality: FloatArray  #: (D,) q of sleep in this duty (reference §5.2)
     start_zone: IntArray  #: (D,) index into ``zones``
     end_zone: IntArray  #: (D,) index into ``zones``
     rest_ptr: IntArray  #: (D + 1,)
@@ -300,6 +304,8 @@ def plan_columns(
         lead=lead,
         lag=lag,
         away=away,
+        ready_minutes=columns.commute_minutes + columns.crew_prep_minutes,
+        inflight_quality=inflight_quality(columns, params),
         start_zone=airport_zone[columns.start_airport],
         end_zone=airport_zone[columns.end_airport],
         **rest,
@@ -357,6 +363,10 @@ def plan_schedules(
         lead=lead,
         lag=lag,
         away=away,
+        ready_minutes=np.array(
+            [d.commute_minutes + d.crew_prep_minutes for d in duties], dtype=np.int64
+        ),
+        inflight_quality=np.array([duty_quality(d, params) for d in duties], dtype=np.float64),
         start_zone=np.array([zones.id(d.start_airport.tz) for d in duties], dtype=np.int64),
         end_zone=np.array([zones.id(d.end_airport.tz) for d in duties], dtype=np.int64),
         **_schedule_rest(duties, params, sleep_params),
@@ -442,6 +452,40 @@ def _column_rest(
     return _rest_csr(
         columns.n_duties, *(np.concatenate(parts) for parts in zip(*rows, strict=True))
     )
+
+
+def given_sleep(plan: CrewPlan, crew: IntArray, params: Parameters) -> SleepArrays:
+    """:func:`grid.given_sleep_episodes` of crew members ``crew``, from the plan's arrays.
+
+    Reference §4.4: SleepData used as given; a record lying mostly inside a duty is
+    in-flight sleep with that duty's quality (§5.2); habitual 23:00-07:00 home-base
+    nights fill the warm-up before the first record (§9.4).
+    """
+    episodes: list[list[grid.SleepEpisode]] = []
+    for i in crew.tolist():
+        d0, d1 = int(plan.offsets[i]), int(plan.offsets[i + 1])
+        records = sorted(plan.sleep[i], key=lambda r: r.start)
+        ready = timedelta(minutes=int(plan.ready_minutes[d0]))
+        limit = min(records[0].start, plan.on_instant[d0] - ready)
+        zone = plan.zones[plan.home_zone[i]]
+        out = [
+            grid.SleepEpisode(grid.epoch_hours(a), grid.epoch_hours(b), 1.0, "predicted", "main")
+            for a, b in grid.habitual_nights(zone, plan.warmup[i], limit)
+        ]
+        on, off = plan.on_instant[d0:d1], plan.off_instant[d0:d1]
+        for record in records:
+            duty = grid.containing(on, off, record.start, record.end)
+            quality, kind = (
+                (1.0, "main") if duty is None else (plan.inflight_quality[d0 + duty], "inflight")
+            )
+            out.append(
+                grid.SleepEpisode(
+                    grid.epoch_hours(record.start), grid.epoch_hours(record.end),
+                    float(quality), "given", kind,
+                )
+            )  # fmt: skip
+        episodes.append(out)
+    return SleepArrays.of(episodes)
 
 
 def _window_fields(windows: Sequence[Sequence[RestWindow]]) -> tuple[FloatArray, ...]:

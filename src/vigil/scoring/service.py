@@ -42,6 +42,7 @@ from vigil.scoring.plan import (
     CrewPlan,
     SleepArrays,
     crew_zone_timelines,
+    given_sleep,
     plan_columns,
     plan_schedules,
 )
@@ -213,12 +214,7 @@ def _sleep(
         parts.append((predicted, SleepArrays(ptr, s, e, q, k, np.zeros(s.size, dtype=bool))))
     given = np.flatnonzero(has_given)
     if given.size:
-        schedules = plan.schedules(given)
-        episodes = [
-            grid.given_sleep_episodes(schedule, plan.warmup[i], params)
-            for i, schedule in zip(given.tolist(), schedules, strict=True)
-        ]
-        parts.append((given, SleepArrays.of(episodes)))
+        parts.append((given, given_sleep(plan, given, params)))
     return SleepArrays.merge(plan.n_crew, parts)
 
 
