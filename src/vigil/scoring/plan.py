@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import overload
+from typing import Any, TypedDict, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -164,17 +164,17 @@ class SleepArrays:
         ptr = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(np.bincount(owner, minlength=n), out=ptr[1:])
 
-        def joined(name: str, dtype: type) -> npt.NDArray[np.generic]:
+        def joined(name: str) -> npt.NDArray[Any]:
             values = [getattr(part, name) for _, part in parts]
-            return np.concatenate(values + [np.zeros(0, dtype=dtype)]).astype(dtype)[order]
+            return np.concatenate(values)[order] if values else np.zeros(0)
 
         return cls(
             ptr,
-            joined("start", np.float64),
-            joined("end", np.float64),
-            joined("quality", np.float64),
-            joined("kind", np.int64),
-            joined("given", np.bool_),
+            joined("start").astype(np.float64),
+            joined("end").astype(np.float64),
+            joined("quality").astype(np.float64),
+            joined("kind").astype(np.int64),
+            joined("given").astype(np.bool_),
         )
 
     @classmethod
@@ -382,7 +382,7 @@ def plan_schedules(
 
 def _schedule_rest(
     duties: Sequence[Duty], params: Parameters, sleep_params: SleepParameters
-) -> dict[str, npt.NDArray[np.generic]]:
+) -> _RestFields:
     per_duty = [rest_windows(d, params, sleep_params) for d in duties]
     owner = np.repeat(np.arange(len(duties)), [len(w) for w in per_duty]).astype(np.int64)
     return _rest_csr(len(duties), owner, *_window_fields(per_duty))
@@ -433,7 +433,7 @@ def _lead_lag(
 
 def _column_rest(
     columns: DutyColumns, params: Parameters, sleep_params: SleepParameters
-) -> dict[str, npt.NDArray[np.generic]]:
+) -> _RestFields:
     """Every duty's own rest windows as the ``rest_*`` CSR fields (reference §5.1, §7).
 
     In-flight rest by array passes (:mod:`vigil.scoring.rest_arrays`); split-duty breaks
@@ -444,7 +444,9 @@ def _column_rest(
     start = inflight.start[duty, slot] / 1e6 / 3600.0  # µs -> epoch h, as timestamp()/3600
     end = inflight.end[duty, slot] / 1e6 / 3600.0
     quality = inflight_quality(columns, params)[duty]
-    rows = [(duty, start, end, start, end, quality, np.ones(duty.size, dtype=bool))]
+    rows: list[tuple[npt.NDArray[Any], ...]] = [
+        (duty, start, end, start, end, quality, np.ones(duty.size, dtype=bool))
+    ]
     split = np.flatnonzero(split_duties(columns) & (columns.duty_type != DutyType.STANDBY))
     if split.size:
         per_duty = [rest_windows(d, params, sleep_params) for d in columns.duties(split)]
@@ -505,19 +507,33 @@ def _window_fields(windows: Sequence[Sequence[RestWindow]]) -> tuple[FloatArray,
     )
 
 
-def _rest_csr(
-    n_duty: int, duty: IntArray, *fields: npt.NDArray[np.generic]
-) -> dict[str, npt.NDArray[np.generic]]:
+class _RestFields(TypedDict):
+    """The ``rest_*`` fields of :class:`CrewPlan`."""
+
+    rest_ptr: IntArray
+    rest_start: FloatArray
+    rest_end: FloatArray
+    rest_sleep_start: FloatArray
+    rest_sleep_end: FloatArray
+    rest_quality: FloatArray
+    rest_inflight: BoolArray
+
+
+def _rest_csr(n_duty: int, duty: IntArray, *fields: npt.NDArray[Any]) -> _RestFields:
     """Windows of duties ``duty`` → the ``rest_*`` CSR fields (stable by duty)."""
     order = np.argsort(duty, kind="stable")
     ptr = np.zeros(n_duty + 1, dtype=np.int64)
     np.cumsum(np.bincount(duty, minlength=n_duty), out=ptr[1:])
-    names = ("start", "end", "sleep_start", "sleep_end", "quality", "inflight")
-    out: dict[str, npt.NDArray[np.generic]] = {"rest_ptr": ptr}
-    for name, values in zip(names, fields, strict=True):
-        out[f"rest_{name}"] = values[order]
-    out["rest_inflight"] = out["rest_inflight"].astype(bool)
-    return out
+    start, end, sleep_start, sleep_end, quality, inflight = (f[order] for f in fields)
+    return _RestFields(
+        rest_ptr=ptr,
+        rest_start=start.astype(np.float64),
+        rest_end=end.astype(np.float64),
+        rest_sleep_start=sleep_start.astype(np.float64),
+        rest_sleep_end=sleep_end.astype(np.float64),
+        rest_quality=quality.astype(np.float64),
+        rest_inflight=inflight.astype(bool),
+    )
 
 
 def _hours(minutes: IntArray) -> FloatArray:
