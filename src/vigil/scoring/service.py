@@ -269,7 +269,7 @@ def _score_chunk(
     sample_time = to_crew_rows(layout, samples, np.nan)
     x = model.simulate_alertness(timeline, sample_time, params)
     # back to interval rows (T, spi): no crew padding in the per-sample work below
-    x = x.reshape(layout.n_crew, -1, spi)[layout.interval_crew, layout.column]
+    x = np.take(x.reshape(-1, spi), layout.crew_slot, axis=0)
     wl[np.isnan(wl)] = 0.0  # no workload term outside a duty's flight period
     kss = model.final_kss(x, wl, params, out=x)
     padding = np.isnan(samples)
