@@ -23,6 +23,7 @@ from vigil.roster.parse import parse_request_columnar
 from vigil.roster.synthetic import generate_airline_roster
 from vigil.scoring import grid
 from vigil.scoring.plan import (
+    VECTOR_MIN_CREW,
     CrewPlan,
     crew_zone_timelines,
     given_sleep,
@@ -104,7 +105,7 @@ def _assert_same(a: CrewPlan, b: CrewPlan) -> None:
     assert list(a.off_instant) == list(b.off_instant)
     assert [a.zones[z] for z in a.start_zone] == [b.zones[z] for z in b.start_zone]
     assert [a.zones[z] for z in a.home_zone] == [b.zones[z] for z in b.home_zone]
-    for plan in (a, b):  # vectorised zone timelines equal the per-crew reference
+    for plan in (a, b):  # zone timelines by array passes equal the per-crew reference
         start = np.array([grid.epoch_hours(w) for w in plan.warmup])
         end = horizons(plan)
         ptr, time, offset = crew_zone_timelines(plan, start, end)
@@ -126,6 +127,24 @@ def test_plan_of_drawn_rosters_matches_duty_objects(preset: str) -> None:
     from_objects = plan_schedules(parsed.schedules, params, DEFAULT_SLEEP)
     assert from_columns.rest_ptr[-1] > 200  # many duties have own rest
     _assert_same(from_columns, from_objects)
+
+
+def test_zone_timelines_of_a_few_crew_equal_those_of_many() -> None:
+    """Below :data:`VECTOR_MIN_CREW` the per-crew loop builds the same arrays."""
+    parsed = parse_request_columnar(generate_airline_roster(40, 28, seed=2), "dmy")
+    assert parsed.columns is not None
+    plan = plan_columns(parsed.columns, PRESETS["ingre2014_5c"], DEFAULT_SLEEP)
+    start = np.array([grid.epoch_hours(w) for w in plan.warmup])
+    end = horizons(plan)
+    many = crew_zone_timelines(plan, start, end)
+    for i in range(0, plan.n_crew, 7):
+        few = plan_schedules(plan.schedules(np.array([i])), PRESETS["ingre2014_5c"], DEFAULT_SLEEP)
+        assert few.n_crew < VECTOR_MIN_CREW <= plan.n_crew
+        ptr, time, offset = crew_zone_timelines(few, start[i : i + 1], end[i : i + 1])
+        lo, hi = many[0][i], many[0][i + 1]
+        np.testing.assert_array_equal(time, many[1][lo:hi])
+        np.testing.assert_array_equal(offset, many[2][lo:hi])
+        assert ptr.tolist() == [0, hi - lo]
 
 
 def test_plan_of_an_airline_month_matches_duty_objects() -> None:

@@ -157,6 +157,8 @@ class SleepArrays:
     @classmethod
     def merge(cls, n: int, parts: Sequence[tuple[IntArray, SleepArrays]]) -> SleepArrays:
         """Episodes of ``n`` crew members from parts, each for the crew members it lists."""
+        if len(parts) == 1 and np.array_equal(parts[0][0], np.arange(n)):
+            return parts[0][1]  # one part holding everyone in order
         owner = np.concatenate(
             [np.repeat(crew, np.diff(part.ptr)) for crew, part in parts] + [np.zeros(0, np.int64)]
         )
@@ -569,6 +571,11 @@ def _warmups(
     return tuple(out)
 
 
+#: From this many crew members on, zone timelines are built by array passes
+#: (:func:`zone_timelines`); below, NumPy's per-call cost exceeds the per-crew loop.
+VECTOR_MIN_CREW = 8
+
+
 def crew_zone_timelines(
     plan: CrewPlan, start: FloatArray, end: FloatArray
 ) -> tuple[IntArray, FloatArray, FloatArray]:
@@ -586,6 +593,17 @@ def crew_zone_timelines(
     span_time[first], span_zone[first] = start, plan.home_zone
     span_time[duty], span_zone[duty] = plan.on, plan.start_zone
     span_time[duty + 1], span_zone[duty + 1] = plan.off, plan.end_zone
+    if n < VECTOR_MIN_CREW:  # a request's one crew member: the per-crew loop is cheaper
+        names = [plan.zones[z] for z in span_zone.tolist()]
+        times = span_time.tolist()
+        bounds = np.append(first, span_time.size).tolist()
+        points = [
+            grid.zone_timeline(list(zip(times[a:b], names[a:b], strict=True)), float(end[i]))
+            for i, (a, b) in enumerate(zip(bounds[:-1], bounds[1:], strict=True))
+        ]
+        ptr = np.concatenate([[0], np.cumsum([len(p) for p in points])]).astype(np.int64)
+        flat = np.array([q for p in points for q in p], dtype=np.float64).reshape(-1, 2)
+        return ptr, flat[:, 0].copy(), flat[:, 1].copy()
     span_crew = np.repeat(np.arange(n), 2 * np.diff(plan.offsets) + 1)
     return zone_timelines(span_crew, span_time, span_zone, n, end, plan.zones)
 
