@@ -9,15 +9,26 @@ client with 50 connections is itself the bottleneck). They run on the same machi
 
 Goal (issue 6): at least 200 requests/s and p99 under 100 ms at 50 concurrent clients.
 
-Run: ``.venv/bin/python benchmarks/bench_api.py [--seconds 10] [--json]``
+``--rate R`` instead holds a constant offered load of R requests/s, open loop (issue 14):
+request i is due at ``i / R`` s whatever the answers before it, and its latency counts
+from that due time, so a slow server cannot slow the load down (no coordinated omission).
+It reports p50/p99 latency and the **server's CPU per request**: the CPU time (user +
+system) of the ``vigil serve`` process and all its workers over the run, from
+``/proc`` via psutil, divided by the requests answered. Issue 14's goals: p99 <= 50 ms
+at 200 req/s with ``--workers 2``, and <= 1 ms of server CPU per request.
+
+Run: ``.venv/bin/python benchmarks/bench_api.py [--seconds 10] [--rate 200] [--json]``
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
+import math
 import multiprocessing
+import os
 import signal
 import tempfile
 import time
@@ -92,11 +103,91 @@ def run_level(
     }
 
 
+async def _open_loop(
+    base: str, token: str, body: bytes, rate: float, seconds: float
+) -> tuple[list[float], int]:
+    """Requests due every ``1 / rate`` s for ``seconds``, each timed from its due time."""
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+    limits = httpx.Limits(max_connections=200, max_keepalive_connections=200)
+    latencies: list[float] = []
+    errors = 0
+    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=30) as client:
+
+        async def one(due: float) -> None:
+            nonlocal errors
+            try:
+                response = await client.post(
+                    "/api/Processor/ProcessFatigue", content=body, headers=headers
+                )
+                errors += response.status_code != 200
+            except httpx.HTTPError:
+                errors += 1
+            latencies.append(time.perf_counter() - due)
+
+        began = time.perf_counter()
+        tasks = []
+        for i in range(int(rate * seconds)):
+            due = began + i / rate
+            delay = due - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            tasks.append(asyncio.create_task(one(due)))
+        await asyncio.gather(*tasks)
+    return latencies, errors
+
+
+def _open_loop_process(args: tuple[str, str, bytes, float, float]) -> tuple[list[float], int]:
+    return asyncio.run(_open_loop(*args))
+
+
+def _tree_cpu(pid: int) -> float:
+    """CPU seconds (user + system) of process ``pid`` and its live descendants."""
+    import psutil
+
+    root = psutil.Process(pid)
+    total = 0.0
+    for process in [root, *root.children(recursive=True)]:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            times = process.cpu_times()
+            total += times.user + times.system
+    return total
+
+
+#: requests/s per load-generator process in the open-loop run
+RATE_PER_PROCESS = 50
+
+
+def run_rate(
+    base: str, token: str, body: bytes, rate: float, seconds: float, server_pid: int
+) -> dict[str, float]:
+    """Open-loop load at ``rate`` req/s over processes of ``RATE_PER_PROCESS``; figures."""
+    processes = max(1, math.ceil(rate / RATE_PER_PROCESS))
+    cpu_before = _tree_cpu(server_pid)
+    began = time.perf_counter()
+    with multiprocessing.get_context("spawn").Pool(processes) as pool:
+        parts = pool.map(
+            _open_loop_process, [(base, token, body, rate / processes, seconds)] * processes
+        )
+    elapsed = time.perf_counter() - began
+    cpu = _tree_cpu(server_pid) - cpu_before
+    lat = np.asarray([x for part in parts for x in part[0]]) * 1000
+    return {
+        "rate": rate,
+        "requests": int(lat.size),
+        "errors": sum(part[1] for part in parts),
+        "achieved_rps": lat.size / elapsed,
+        "p50_ms": float(np.percentile(lat, 50)),
+        "p99_ms": float(np.percentile(lat, 99)),
+        "server_cpu_ms_per_request": 1000 * cpu / max(lat.size, 1),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=10.0, help="duration of each level")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--rate", type=float, help="open loop at this many req/s instead")
     args = parser.parse_args()
     roster = generate_roster(1, 28, seed=3)
     body = json.dumps(
@@ -113,11 +204,31 @@ def main() -> None:
                 auth=(client_id, secret),
             ).json()["access_token"]
             run_level(base, token, body, 8, 5.0)  # JIT caches load in every worker
-            levels = [run_level(base, token, body, c, args.seconds) for c in (1, 10, 50)]
+            if args.rate:
+                rated = run_rate(base, token, body, args.rate, args.seconds, process.pid)
+            else:
+                levels = [run_level(base, token, body, c, args.seconds) for c in (1, 10, 50)]
         finally:
             process.send_signal(signal.SIGTERM)
             process.wait(timeout=60)
     duties = roster.count("\n")
+    if args.rate:
+        rated |= {"name": "api-open-loop", "workers": args.workers, "load_avg": os.getloadavg()[0]}
+        if args.json:
+            print(json.dumps(rated))
+            return
+        print(
+            f"ProcessFatigue, 28-day single crew ({duties} duties), vigil serve --workers "
+            f"{args.workers}, open loop {args.rate:.0f} req/s for {args.seconds:.0f} s"
+        )
+        print(
+            f"  {rated['requests']} requests, {rated['errors']} errors, "
+            f"{rated['achieved_rps']:.1f} req/s; p50 {rated['p50_ms']:.1f} ms, "
+            f"p99 {rated['p99_ms']:.1f} ms (goal <= 50 ms); server CPU "
+            f"{rated['server_cpu_ms_per_request']:.2f} ms/request (goal <= 1 ms); "
+            f"load {rated['load_avg']:.1f}"
+        )
+        return
     if args.json:
         print(json.dumps({"name": "api", "duties_per_request": duties, "levels": levels}))
         return

@@ -53,8 +53,10 @@ def sleep_records(roster: str) -> list[dict[str, str]]:
     return records
 
 
-def run(args: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak RSS [MiB] of one child process (its own rusage, wait4)."""
+def run(args: list[str]) -> tuple[float, float, float]:
+    """Wall seconds, peak RSS [MiB] and CPU seconds (user + system, all threads) of one
+    child process, from its own rusage (wait4). CPU time is the figure that holds on a
+    shared machine, where wall time grows with the other jobs' load."""
     t0 = time.perf_counter()
     with tempfile.TemporaryFile() as err:
         child = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=err)
@@ -63,7 +65,7 @@ def run(args: list[str]) -> tuple[float, float]:
         if os.waitstatus_to_exitcode(status) not in (0, 1):
             err.seek(0)
             raise SystemExit(err.read().decode(errors="replace"))
-    return elapsed, usage.ru_maxrss / 1024
+    return elapsed, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
 
 
 def request_cpu(repeat: int) -> dict[str, object]:
@@ -134,8 +136,10 @@ def main() -> None:
         "workload": f"{args.crew} crew x {args.days} d ({rows} rows)",
         "given_s": round(given[0], 2),
         "given_peak_mib": round(given[1]),
+        "given_cpu_s": round(given[2], 2),
         "predicted_s": round(predicted[0], 2),
         "predicted_peak_mib": round(predicted[1]),
+        "predicted_cpu_s": round(predicted[2], 2),
         "output_mib": round(size, 1),
         "cpus": os.cpu_count(),
         "load_avg": os.getloadavg()[0],
@@ -145,11 +149,12 @@ def main() -> None:
         return
     print(f"vigil score, {result['workload']}, JSON out ({size:.0f} MiB)")
     print(
-        f"  given sleep:     {given[0]:6.1f} s  peak {given[1]:6.0f} MiB  "
+        f"  given sleep:     {given[0]:6.1f} s  ({given[2]:.1f} s CPU)  peak {given[1]:6.0f} MiB  "
         f"{crew_days / given[0]:,.0f} crew-days/s  (goal <= 6 s)"
     )
     print(
-        f"  predicted sleep: {predicted[0]:6.1f} s  peak {predicted[1]:6.0f} MiB  "
+        f"  predicted sleep: {predicted[0]:6.1f} s  ({predicted[2]:.1f} s CPU)  "
+        f"peak {predicted[1]:6.0f} MiB  "
         f"{crew_days / predicted[0]:,.0f} crew-days/s  (goal <= 5 s, <= 1536 MiB)"
     )
 

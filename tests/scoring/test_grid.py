@@ -171,3 +171,18 @@ def test_duty_containing_finds_the_duty_holding_most_of_a_sleep() -> None:
         is duties[1]
     )
     assert grid.duty_containing(duties, on - timedelta(hours=9), on - timedelta(hours=1)) is None
+
+
+@pytest.mark.parametrize(
+    "zone",
+    ["Europe/London", "America/New_York", "Australia/Sydney", "Australia/Lord_Howe",
+     "Asia/Tehran", "America/Santiago", "Pacific/Chatham", "Africa/Casablanca", "Asia/Dubai"],
+)  # fmt: skip
+@pytest.mark.parametrize("year", [1985, 2026])
+def test_zone_year_transitions_equal_the_hourly_scan(zone: str, year: int) -> None:
+    """Probing days first finds exactly the transitions of the hourly scan."""
+    start, end = datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC)
+    scan = tz.offset_transitions(zone, start, end)
+    assert grid._zone_year_transitions(zone, year) == tuple(
+        (grid.epoch_hours(t), offset) for t, offset in scan
+    )

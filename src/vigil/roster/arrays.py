@@ -133,6 +133,23 @@ class DutyColumns:
             for i, ref in enumerate(self.references)
         )
 
+    def duties(self, index: IntArray) -> list[Duty]:
+        """The :class:`Duty` objects of the elements at ``index`` alone."""
+        owner = np.searchsorted(self.offsets, index, side="right") - 1
+        picked: dict[str, object] = {
+            "references": tuple(self.references[i] for i in owner.tolist()),
+            "offsets": np.arange(index.size + 1, dtype=np.int64),
+        }
+        for f in fields(self):
+            if f.name in picked or f.name in ("airports", "home_bases"):
+                continue
+            value = getattr(self, f.name)
+            if isinstance(value, tuple):
+                picked[f.name] = tuple(value[i] for i in index.tolist())
+            else:
+                picked[f.name] = value[..., index]
+        return replace(self, **picked)._duties()  # type: ignore[arg-type]
+
     def _duties(self) -> list[Duty]:
         """One :class:`Duty` per element, every field mapped to objects by array lookups.
 

@@ -60,12 +60,16 @@ class SleepDataShapeError:
         return f"{self.pointer} must be a string"
 
 
-def _fields(record: Mapping[Any, object]) -> dict[str, object]:
+_CANONICAL = {name.lower(): name for name in SLEEP_FIELDS}
+
+
+def _fields(record: Mapping[Any, object]) -> Mapping[str, object]:
     """The record's values by canonical field name (names match in any case)."""
-    canonical = {name.lower(): name for name in SLEEP_FIELDS}
+    if len(record) == len(SLEEP_FIELDS) and all(name in record for name in SLEEP_FIELDS):
+        return record  # the usual spelling: nothing to map
     out: dict[str, object] = {}
     for key, value in record.items():
-        name = canonical.get(str(key).lower())
+        name = _CANONICAL.get(str(key).lower())
         if name is not None and name not in out:
             out[name] = value
     return out
@@ -154,6 +158,7 @@ def parse_sleep_data(
     """
     errors: list[RowError] = []
     by_schedule: dict[str, list[SleepRecord]] = {}
+    parsed: dict[str, datetime] = {}
     for index, record in enumerate(records):
         if not isinstance(record, Mapping):
             errors.append(make_error("sleep-not-object", index, source=Source.SLEEP))
@@ -176,8 +181,14 @@ def parse_sleep_data(
             continue
         start_text, end_text = values["SleepStart"], values["SleepEnd"]
         assert isinstance(start_text, str) and isinstance(end_text, str)
-        start = _parse_instant(index, name, "SleepStart", start_text, errors)
-        end = _parse_instant(index, name, "SleepEnd", end_text, errors)
+        start = parsed.get(start_text) or _parse_instant(
+            index, name, "SleepStart", start_text, errors
+        )
+        end = parsed.get(end_text) or _parse_instant(index, name, "SleepEnd", end_text, errors)
+        if start is not None:  # a valid text always reads the same: read it once
+            parsed[start_text] = start
+        if end is not None:
+            parsed[end_text] = end
         if name not in references:
             errors.append(
                 make_error("sleep-unknown-schedule", index, name, source=Source.SLEEP, name=name)

@@ -15,7 +15,7 @@ import functools
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import cast
 
 import numpy as np
@@ -84,8 +84,12 @@ def home_zone(schedule: Schedule) -> str:
 
 def warmup_start(schedule: Schedule) -> datetime:
     """07:00 home-base local time, at least 72 h before the earliest event (reference §9.4)."""
-    zone = home_zone(schedule)
-    latest = first_event(schedule) - timedelta(hours=WARMUP_HOURS)
+    return warmup_from(home_zone(schedule), first_event(schedule))
+
+
+def warmup_from(zone: str, first: datetime) -> datetime:
+    """07:00 local time in ``zone``, at least 72 h before ``first`` (reference §9.4)."""
+    latest = first - timedelta(hours=WARMUP_HOURS)
     local = tz.utc_to_local(latest, zone)
     wall = local.replace(hour=WARMUP_START_HOUR, minute=0, second=0, microsecond=0)
     if wall > local:
@@ -106,9 +110,9 @@ def habitual_nights(zone: str, start: datetime, limit: datetime) -> list[tuple[d
     nights: list[tuple[datetime, datetime]] = []
     day = tz.utc_to_local(start, zone).date()
     while True:
-        bed = tz.local_to_utc(datetime(day.year, day.month, day.day, 23), zone)
+        bed = _local_hour(zone, day, 23)
         wake_day = day + timedelta(days=1)
-        wake = tz.local_to_utc(datetime(wake_day.year, wake_day.month, wake_day.day, 7), zone)
+        wake = _local_hour(zone, wake_day, 7)
         day = wake_day
         if bed is None or wake is None:  # pragma: no cover - no zone has a gap at 23:00/07:00
             continue
@@ -121,22 +125,46 @@ def habitual_nights(zone: str, start: datetime, limit: datetime) -> list[tuple[d
             nights.append((bed, end))
 
 
+@functools.lru_cache(maxsize=65536)
+def _local_hour(zone: str, day: date, hour: int) -> datetime | None:
+    """``hour``:00 local time on ``day`` in ``zone`` as UTC (None in a DST gap)."""
+    return tz.local_to_utc(datetime(day.year, day.month, day.day, hour), zone)
+
+
 @functools.lru_cache(maxsize=4096)
 def _zone_year_transitions(zone: str, year: int) -> tuple[tuple[float, float], ...]:
+    """Offset changes of ``zone`` during ``year``: (instant [epoch h], new offset [h]).
+
+    The offset is probed at each UTC midnight and :func:`vigil.tz.offset_transitions`
+    (an hourly scan) searches only the days whose offset differs from the day before:
+    the same transitions, found in 1/24 of the probes (two changes within one day, which
+    tzdata has nowhere since 1970, would be missed).
+    """
+    day = timedelta(days=1)
     start = datetime(year, 1, 1, tzinfo=UTC)
-    end = datetime(year + 1, 1, 1, tzinfo=UTC)
-    return tuple((epoch_hours(t), off) for t, off in tz.offset_transitions(zone, start, end))
+    days = [start + k * day for k in range((datetime(year + 1, 1, 1, tzinfo=UTC) - start).days + 1)]
+    offsets = [tz.utc_offset_hours(zone, d) for d in days]
+    out: list[tuple[float, float]] = []
+    for k in range(len(days) - 1):
+        if offsets[k + 1] != offsets[k]:
+            found = tz.offset_transitions(zone, days[k], days[k + 1])
+            out.extend((epoch_hours(t), off) for t, off in found)
+    return tuple(out)
 
 
 _YEAR_STARTS = [epoch_hours(datetime(y, 1, 1, tzinfo=UTC)) for y in range(1900, 2102)]
 
 
-def _year(t: float) -> int:
+def year_of(t: float) -> int:
+    """The UTC calendar year of epoch hour ``t`` (1900-2101)."""
     return 1899 + bisect_right(_YEAR_STARTS, t)
 
 
+_year = year_of
+
+
 @functools.lru_cache(maxsize=4096)
-def _year_table(zone: str, year: int) -> tuple[list[float], list[float], float]:
+def year_table(zone: str, year: int) -> tuple[list[float], list[float], float]:
     """Offset changes of ``zone`` during ``year`` and its offset at the year's start."""
     changes = _zone_year_transitions(zone, year)
     start_offset = tz.utc_offset_hours(zone, datetime(year, 1, 1, tzinfo=UTC))
@@ -145,7 +173,7 @@ def _year_table(zone: str, year: int) -> tuple[list[float], list[float], float]:
 
 def zone_offset(zone: str, t: float) -> float:
     """UTC offset [h] of ``zone`` at epoch hour ``t`` (table look-up, cached per zone-year)."""
-    times, offsets, start_offset = _year_table(zone, _year(t))
+    times, offsets, start_offset = year_table(zone, _year(t))
     i = bisect_right(times, t)
     return offsets[i - 1] if i else start_offset
 
@@ -176,7 +204,7 @@ def zone_timeline(spans: Sequence[tuple[float, str]], end: float) -> list[tuple[
             continue
         points.append((t0, zone_offset(zone, t0)))
         for year in range(_year(t0), _year(max(t0, t1)) + 1):
-            times, offsets, _ = _year_table(zone, year)
+            times, offsets, _ = year_table(zone, year)
             j = bisect_right(times, t0)
             j1 = bisect_left(times, t1)
             points.extend(zip(times[j:j1], offsets[j:j1], strict=True))
@@ -212,11 +240,23 @@ def duty_containing(
     """
     if on_times is None:
         on_times = [d.on_duty for d in duties]
-    i = bisect_left(on_times, end) - 1
-    for duty in duties[max(i - 1, 0) : i + 1]:
-        overlap = min(end, duty.off_duty) - max(start, duty.on_duty)
+    found = containing(on_times, [d.off_duty for d in duties], start, end)
+    return None if found is None else duties[found]
+
+
+def containing(
+    on: Sequence[datetime], off: Sequence[datetime], start: datetime, end: datetime
+) -> int | None:
+    """Index of the duty ``[on[k], off[k])`` holding more than half of ``[start, end)``.
+
+    Duties are chronological and non-overlapping, so only the two starting last before
+    ``end`` can; None for sleep on the ground.
+    """
+    i = bisect_left(on, end) - 1
+    for k in range(max(i - 1, 0), i + 1):
+        overlap = min(end, off[k]) - max(start, on[k])
         if overlap > (end - start) / 2:
-            return duty
+            return k
     return None
 
 
@@ -276,7 +316,12 @@ def interval_samples(
     step = 0.25 / per_interval
     offsets = (np.arange(per_interval) + 0.5) * step
     samples = interval_start[:, None] + offsets[None, :]
-    samples[samples - step / 2 >= duty_off[:, None] - 1e-9] = np.nan
+    # only an interval ending within a microsecond-scale margin of off duty can lose
+    # sub-steps (the others end a whole sub-step before it): test those rows alone
+    short = np.flatnonzero(interval_start + 0.25 > duty_off - 1e-6)
+    rows = samples[short]
+    rows[rows - step / 2 >= duty_off[short, None] - 1e-9] = np.nan
+    samples[short] = rows
     return samples
 
 

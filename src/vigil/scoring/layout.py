@@ -1,6 +1,7 @@
 """Where every duty and interval of a chunk of crew sits, and each crew member's timeline.
 
-:func:`build_layout` turns schedules into flat per-duty and per-interval arrays
+:func:`build_layout` turns a chunk of a :class:`~vigil.scoring.plan.CrewPlan` into flat
+per-duty and per-interval arrays
 (:class:`Layout`); :func:`build_timeline` gives the model's :class:`~vigil.model.CrewTimeline`
 (warm-up start, body-clock target, sleep episodes); :func:`to_crew_rows` scatters
 per-interval rows into the model's crew-row layout (``docs/architecture.md``).
@@ -8,20 +9,17 @@ per-interval rows into the model's crew-row layout (``docs/architecture.md``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
 
 import numpy as np
 import numpy.typing as npt
 
 from vigil import model
-from vigil.domain import CrewComposition, Schedule
 from vigil.scoring import grid
-from vigil.scoring.grid import FloatArray, SleepEpisode
-from vigil.scoring.rest import rest_windows
+from vigil.scoring.grid import FloatArray, IntArray
+from vigil.scoring.plan import CrewPlan, SleepArrays
 
-__all__ = ["Layout", "build_layout", "build_timeline", "to_crew_rows"]
+__all__ = ["Layout", "build_layout", "build_timeline", "pad_csr", "to_crew_rows"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,60 +53,43 @@ class Layout:
     def interval_crew(self) -> npt.NDArray[np.int64]:
         return self.crew[self.duty]
 
+    @property
+    def crew_slot(self) -> npt.NDArray[np.int64]:
+        """(T,) each interval's row in the ``(n_crew * width, spi)`` view of crew rows."""
+        out: npt.NDArray[np.int64] = self.interval_crew * max(self.width, 1) + self.column
+        return out
 
-def build_layout(schedules: Sequence[Schedule]) -> Layout:
-    """Every duty and interval of ``schedules`` as the flat arrays of :class:`Layout`."""
-    crew: list[int] = []
-    on: list[float] = []
-    off: list[float] = []
-    count: list[int] = []
-    slot: list[int] = []
-    sectors: list[float] = []
-    workload: list[float] = []
-    cabin: list[bool] = []
-    rests: list[list[tuple[float, float, bool]]] = []
-    for i, schedule in enumerate(schedules):
-        for j, duty in enumerate(schedule.duties):
-            crew.append(i)
-            on.append(grid.epoch_hours(duty.on_duty))
-            off.append(grid.epoch_hours(duty.off_duty))
-            count.append(duty.interval_count)
-            slot.append(j)
-            sectors.append(float(duty.sectors))
-            workload.append(float(duty.workload))
-            cabin.append(duty.crew_composition == CrewComposition.CABIN_CREW)
-            rests.append(
-                [
-                    (grid.epoch_hours(w.start), grid.epoch_hours(w.end), w.kind == "inflight")
-                    for w in rest_windows(duty)
-                ]
-            )
-    crew_a = np.asarray(crew, dtype=np.int64)
-    count_a = np.asarray(count, dtype=np.int64)
-    on_a = np.asarray(on, dtype=np.float64)
+
+def build_layout(plan: CrewPlan, lo: int, hi: int) -> Layout:
+    """Every duty and interval of crew members ``lo:hi`` of ``plan`` as :class:`Layout`."""
+    d0, d1 = int(plan.offsets[lo]), int(plan.offsets[hi])
+    n_crew = hi - lo
+    per_duty = np.diff(plan.offsets[lo : hi + 1])
+    crew_a = np.repeat(np.arange(n_crew), per_duty)
+    count_a = plan.count[d0:d1]
+    on_a = plan.on[d0:d1]
     n_duty = count_a.size
     duty_idx = np.repeat(np.arange(n_duty), count_a)
     duty_first = np.cumsum(count_a) - count_a
     position = np.arange(duty_idx.size) - duty_first[duty_idx]
-    # first interval column of each duty within its crew row
-    crew_first = np.zeros(n_duty, dtype=np.int64)
-    per_crew = np.bincount(crew_a, weights=count_a, minlength=len(schedules)).astype(np.int64)
+    per_crew = np.bincount(crew_a, weights=count_a, minlength=n_crew).astype(np.int64)
     crew_offset = np.cumsum(per_crew) - per_crew
-    if n_duty:
-        crew_first = duty_first - crew_offset[crew_a]
+    crew_first = duty_first - crew_offset[crew_a]  # first interval column of each duty
+    duty_start = np.cumsum(per_duty) - per_duty
+    rest = plan.rest_ptr[d0 : d1 + 1]
     return Layout(
-        n_crew=len(schedules),
+        n_crew=n_crew,
         crew=crew_a,
         on=on_a,
-        off=np.asarray(off, dtype=np.float64),
+        off=plan.off[d0:d1],
         count=count_a,
-        slot=np.asarray(slot, dtype=np.int64),
-        sectors=np.asarray(sectors, dtype=np.float64),
-        workload=np.asarray(workload, dtype=np.float64),
-        cabin=np.asarray(cabin, dtype=bool),
-        rest_start=grid.pad_rows([[r[0] for r in rows] for rows in rests]),
-        rest_end=grid.pad_rows([[r[1] for r in rows] for rows in rests]),
-        inflight=grid.pad_rows([[float(r[2]) for r in rows] for rows in rests], 0.0) > 0,
+        slot=np.arange(n_duty) - duty_start[crew_a],
+        sectors=plan.sectors[d0:d1],
+        workload=plan.workload[d0:d1],
+        cabin=plan.cabin[d0:d1],
+        rest_start=pad_csr(rest, plan.rest_start),
+        rest_end=pad_csr(rest, plan.rest_end),
+        inflight=pad_csr(rest, plan.rest_inflight.astype(np.float64), 0.0) > 0,
         duty=duty_idx,
         position=position,
         column=crew_first[duty_idx] + position,
@@ -118,41 +99,42 @@ def build_layout(schedules: Sequence[Schedule]) -> Layout:
 
 
 def build_timeline(
-    schedules: Sequence[Schedule],
-    sleeps: Sequence[Sequence[SleepEpisode]],
-    warmups: Sequence[datetime],
+    start: FloatArray,
+    sleep: SleepArrays,
+    zones: tuple[IntArray, FloatArray, FloatArray],
 ) -> model.CrewTimeline:
-    """Warm-up start, body-clock target and sleep episodes of each crew member."""
-    starts: list[float] = []
-    phase: list[float] = []
-    zone_t: list[list[float]] = []
-    zone_o: list[list[float]] = []
-    for schedule, episodes, start in zip(schedules, sleeps, warmups, strict=True):
-        t0 = grid.epoch_hours(start)
-        if episodes and episodes[0].start < t0:
-            t0 = episodes[0].start
-            start = grid.from_epoch_hours(t0)
-        starts.append(t0)
-        end = grid.epoch_hours(grid.last_event(schedule)) + 1.0
-        points = grid.zone_timeline(grid.location_spans(schedule, start), end)
-        phase.append(points[0][1])
-        zone_t.append([p[0] for p in points])
-        zone_o.append([p[1] for p in points])
+    """Warm-up start, body-clock target and sleep episodes of each crew member.
+
+    ``zones`` is the CSR body-clock target of :func:`vigil.scoring.plan.crew_zone_timelines`
+    (its first point at ``start``), ``sleep`` the CSR episodes of the same crew members.
+    """
+    z_ptr, z_time, z_offset = zones
     return model.CrewTimeline(
-        start=np.asarray(starts, dtype=np.float64),
-        s_start=np.full(len(schedules), grid.S_AT_WAKING),
-        phase_start=np.asarray(phase, dtype=np.float64),
-        sleep_start=grid.pad_rows([[e.start for e in ep] for ep in sleeps]),
-        sleep_end=grid.pad_rows([[e.end for e in ep] for ep in sleeps]),
-        sleep_quality=grid.pad_rows([[e.quality for e in ep] for ep in sleeps], 1.0),
-        zone_time=grid.pad_rows(zone_t),
-        zone_offset=grid.pad_rows(zone_o),
+        start=start,
+        s_start=np.full(start.size, grid.S_AT_WAKING),
+        phase_start=z_offset[z_ptr[:-1]],
+        sleep_start=pad_csr(sleep.ptr, sleep.start),
+        sleep_end=pad_csr(sleep.ptr, sleep.end),
+        sleep_quality=pad_csr(sleep.ptr, sleep.quality, 1.0),
+        zone_time=pad_csr(z_ptr, z_time),
+        zone_offset=pad_csr(z_ptr, z_offset),
     )
+
+
+def pad_csr(ptr: IntArray, values: FloatArray, fill: float = np.nan) -> FloatArray:
+    """Rows ``values[ptr[i]:ptr[i + 1]]`` as a right-padded ``(len(ptr) - 1, width)`` array."""
+    counts = np.diff(ptr)
+    n = counts.size
+    out = np.full((n, max(int(counts.max()) if n else 0, 1)), fill, dtype=np.float64)
+    rows = np.repeat(np.arange(n), counts)
+    cols = np.arange(rows.size) - np.repeat(ptr[:-1] - ptr[0], counts)
+    out[rows, cols] = values[ptr[0] : ptr[-1]]
+    return out
 
 
 def to_crew_rows(layout: Layout, per_interval: FloatArray, fill: float) -> FloatArray:
     """Scatter ``(T, spi)`` interval rows into ``(n_crew, width * spi)`` crew rows."""
     spi = per_interval.shape[1]
-    out = np.full((layout.n_crew, max(layout.width, 1), spi), fill)
-    out[layout.interval_crew, layout.column] = per_interval
+    out = np.full((layout.n_crew * max(layout.width, 1), spi), fill)
+    out[layout.crew_slot] = per_interval  # one flat index: 3x faster than (crew, column)
     return out.reshape(layout.n_crew, -1)

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from vigil.domain import Activity, ActivityType, Airport, Schedule
+from vigil.domain import ActivityType, Airport, Schedule
 from vigil.model.parameters import DEFAULT, Parameters
 from vigil.model.sleep import (
     DEFAULT_SLEEP,
@@ -42,11 +42,17 @@ from vigil.model.sleep import (
     predict_packed,
 )
 
-from . import grid
-from .grid import S_AT_WAKING, SleepEpisode, epoch_hours
-from .rest import rest_windows
+from .grid import S_AT_WAKING, FloatArray, IntArray, SleepEpisode, epoch_hours
+from .plan import CrewPlan, crew_zone_timelines, plan_schedules
 
-__all__ = ["pack_schedules", "predict_sleep", "predict_sleep_arrays", "prediction_horizon"]
+__all__ = [
+    "horizons",
+    "pack_plan",
+    "pack_schedules",
+    "predict_sleep",
+    "predict_sleep_arrays",
+    "prediction_horizon",
+]
 
 _KIND_NAMES = {KIND_MAIN: "main", KIND_NAP: "nap", KIND_INFLIGHT: "inflight"}
 
@@ -138,125 +144,148 @@ def _without(
     return out
 
 
-class _Builder:
-    """Accumulates the CSR arrays of :class:`PackedSleepInput`, one schedule at a time."""
-
-    def __init__(self, params: Parameters, sleep_params: SleepParameters) -> None:
-        self.p, self.sp = params, sleep_params
-        self.start: list[float] = []
-        self.end: list[float] = []
-        self.phase: list[float] = []
-        self.zone_ptr = [0]
-        self.zone_time: list[float] = []
-        self.zone_offset: list[float] = []
-        self.busy_ptr = [0]
-        self.busy: list[tuple[float, float, float, float, float, float]] = []
-        self.win_ptr = [0]
-        self.windows: list[tuple[float, float, int, float]] = []
-        self.sb_ptr = [0]
-        self.standby: list[tuple[float, float]] = []
-
-    def add(self, schedule: Schedule) -> None:
-        p, sp = self.p, self.sp
-        warm = grid.warmup_start(schedule)
-        t0 = epoch_hours(warm)
-        home_zone = grid.home_zone(schedule)
-        home = _home_codes(schedule.duties[0].home_base)
-        # location spans as grid.location_spans (ref §3 target), built alongside the busy list
-        spans: list[tuple[float, str]] = [(t0, home_zone)]
-        busy, windows = self.busy, self.windows
-        for duty in schedule.duties:
-            on, off = duty.on_duty.timestamp() / 3600.0, duty.off_duty.timestamp() / 3600.0
-            spans.append((on, duty.start_airport.tz))
-            spans.append((off, duty.end_airport.tz))
-            duty_home = _home_codes(duty.home_base) or home
-            commute = duty.commute_minutes / 60.0
-            before = commute if _at_home(duty.start_airport, duty_home) else p.transfer_away
-            away = not _at_home(duty.end_airport, duty_home)
-            after = p.transfer_away if away else commute
-            lead = before + duty.crew_prep_minutes / 60.0  # latest wake = report - lead, §4.1
-            lag = after + p.wind_down  # earliest sleep = off + lag, §4.1
-            busy.append((on, off, lead, lag, float(away), 1.0))
-            for rest in rest_windows(duty, p, sp):
-                if rest.quality <= 0.0 or rest.sleep_end <= rest.sleep_start:
-                    continue
-                kind = WINDOW_INFLIGHT if rest.kind == "inflight" else WINDOW_SPLIT
-                a, b = epoch_hours(rest.sleep_start), epoch_hours(rest.sleep_end)
-                windows.append((a, b, kind, rest.quality))
-        t_end = max(b for _, b, *_ in busy[self.busy_ptr[-1] :]) + sp.horizon_after_last
-        for activity in schedule.activities:
-            self._add_activity(activity, home)
-        work = [
-            (epoch_hours(a.start), epoch_hours(a.end))
-            for a in schedule.activities
-            if a.activity_type.awake_at_work
-        ]
-        if work:  # awake-at-work activities also close in-duty rest (contract §5.1)
-            first = self.win_ptr[-1]
-            windows[first:] = _without(windows[first:], work)
-        self.start.append(t0)
-        self.end.append(t_end)
-        self.phase.append(grid.zone_offset(home_zone, t0))
-        for when, offset in grid.zone_timeline(spans, t_end):
-            self.zone_time.append(when)
-            self.zone_offset.append(offset)
-        self.zone_ptr.append(len(self.zone_time))
-        self.busy_ptr.append(len(busy))
-        self.win_ptr.append(len(windows))
-        self.sb_ptr.append(len(self.standby))
-
-    def _add_activity(self, activity: Activity, home: frozenset[str]) -> None:
-        p, sp = self.p, self.sp
-        a, b = epoch_hours(activity.start), epoch_hours(activity.end)
-        if activity.activity_type.awake_at_work:  # contract §5.1: awake, bounds windows
-            at_home = _at_home(activity.location, home)
-            travel = sp.activity_commute if at_home else p.transfer_away
-            self.busy.append(
-                (a, b, travel + sp.activity_prep, travel + p.wind_down, float(not at_home), 0.0)
-            )
-        elif activity.activity_type == ActivityType.STANDBY:  # home standby: free, q = 0.9
-            self.standby.append((a, b))
-
-    def build(self) -> PackedSleepInput:
-        n = len(self.start)
-        busy = np.array(self.busy, dtype=np.float64).reshape(-1, 6)
-        win = np.array(self.windows, dtype=np.float64).reshape(-1, 4)
-        sb = np.array(self.standby, dtype=np.float64).reshape(-1, 2)
-        return PackedSleepInput(
-            start=np.array(self.start),
-            end=np.array(self.end),
-            s_start=np.full(n, S_AT_WAKING),
-            phase_start=np.array(self.phase),
-            zone_ptr=np.array(self.zone_ptr, dtype=np.int64),
-            zone_time=np.array(self.zone_time),
-            zone_offset=np.array(self.zone_offset),
-            busy_ptr=np.array(self.busy_ptr, dtype=np.int64),
-            busy_start=busy[:, 0].copy(),
-            busy_end=busy[:, 1].copy(),
-            busy_lead=busy[:, 2].copy(),
-            busy_lag=busy[:, 3].copy(),
-            busy_away=busy[:, 4].copy(),
-            busy_nap=busy[:, 5].copy(),
-            window_ptr=np.array(self.win_ptr, dtype=np.int64),
-            window_start=win[:, 0].copy(),
-            window_end=win[:, 1].copy(),
-            window_kind=win[:, 2].astype(np.int64),
-            window_quality=win[:, 3].copy(),
-            standby_ptr=np.array(self.sb_ptr, dtype=np.int64),
-            standby_start=sb[:, 0].copy(),
-            standby_end=sb[:, 1].copy(),
-        )
-
-
 def pack_schedules(
     schedules: Sequence[Schedule],
     params: Parameters = DEFAULT,
     sleep_params: SleepParameters = DEFAULT_SLEEP,
 ) -> PackedSleepInput:
     """Turn schedules into the packed arrays of :class:`~vigil.model.sleep.PackedSleepInput`."""
-    builder = _Builder(params, sleep_params)
-    for schedule in schedules:
-        if not schedule.duties:
-            raise ValueError(f"schedule {schedule.reference!r} has no duties")
-        builder.add(schedule)
-    return builder.build()
+    plan = plan_schedules(schedules, params, sleep_params)
+    start = np.array([epoch_hours(w) for w in plan.warmup])
+    end = horizons(plan, sleep_params)
+    zones = crew_zone_timelines(plan, start, end)
+    return pack_plan(plan, start, end, zones, params, sleep_params)
+
+
+def horizons(plan: CrewPlan, sleep_params: SleepParameters = DEFAULT_SLEEP) -> FloatArray:
+    """End of prediction of each crew member [epoch h]: the last off-duty + 24 h."""
+    end = np.maximum.reduceat(plan.off, plan.offsets[:-1]) if plan.off.size else np.zeros(0)
+    out: FloatArray = end + sleep_params.horizon_after_last
+    return out
+
+
+def pack_plan(
+    plan: CrewPlan,
+    start: FloatArray,
+    end: FloatArray,
+    zones: tuple[IntArray, FloatArray, FloatArray],
+    params: Parameters = DEFAULT,
+    sleep_params: SleepParameters = DEFAULT_SLEEP,
+    crew: IntArray | None = None,
+) -> PackedSleepInput:
+    """The sleep predictor's packed input for crew members ``crew`` (default: all) of ``plan``.
+
+    ``start``/``end`` are every crew member's warm-up start and horizon, ``zones`` their
+    body-clock target timelines (:func:`vigil.scoring.plan.crew_zone_timelines`).
+    """
+    p, sp = params, sleep_params
+    n = plan.n_crew
+    chosen = np.arange(n) if crew is None else crew
+    pick = np.full(n, -1, dtype=np.int64)
+    pick[chosen] = np.arange(chosen.size)
+    duty_crew = plan.crew
+    busy: dict[str, list[FloatArray]] = {
+        k: [v] for k, v in zip(
+            ("crew", "start", "end", "lead", "lag", "away", "nap"),
+            (duty_crew.astype(np.float64), plan.on, plan.off, plan.lead, plan.lag, plan.away,
+             np.ones(plan.on.size)),
+            strict=True,
+        )
+    }  # fmt: skip
+    w_crew = duty_crew[np.repeat(np.arange(plan.on.size), np.diff(plan.rest_ptr))]
+    ok = (plan.rest_quality > 0.0) & (plan.rest_sleep_end > plan.rest_sleep_start)
+    windows = {
+        "crew": w_crew[ok].astype(np.float64),
+        "start": plan.rest_sleep_start[ok],
+        "end": plan.rest_sleep_end[ok],
+        "kind": np.where(plan.rest_inflight[ok], WINDOW_INFLIGHT, WINDOW_SPLIT).astype(np.float64),
+        "quality": plan.rest_quality[ok],
+    }
+    standby: list[tuple[float, float, float]] = []
+    for i in chosen.tolist():
+        if plan.activities[i]:
+            _add_activities(i, plan, busy, windows, standby, p, sp)
+    b = {k: np.concatenate(v) for k, v in busy.items()}
+    b_ptr, b_rows = _rows_of(b["crew"], pick, chosen.size)
+    w_ptr, w_rows = _rows_of(windows["crew"], pick, chosen.size)
+    sb = np.array(standby, dtype=np.float64).reshape(-1, 3)
+    s_ptr, s_rows = _rows_of(sb[:, 0], pick, chosen.size)
+    z_ptr, z_time, z_offset = zones
+    z_count = np.diff(z_ptr)[chosen]
+    z_rows = np.repeat(z_ptr[chosen] - np.cumsum(z_count) + z_count, z_count) + np.arange(
+        int(z_count.sum())
+    )
+    return PackedSleepInput(
+        start=start[chosen],
+        end=end[chosen],
+        s_start=np.full(chosen.size, S_AT_WAKING),
+        phase_start=z_offset[z_ptr[chosen]],
+        zone_ptr=np.concatenate([[0], np.cumsum(z_count)]).astype(np.int64),
+        zone_time=z_time[z_rows],
+        zone_offset=z_offset[z_rows],
+        busy_ptr=b_ptr,
+        busy_start=b["start"][b_rows],
+        busy_end=b["end"][b_rows],
+        busy_lead=b["lead"][b_rows],
+        busy_lag=b["lag"][b_rows],
+        busy_away=b["away"][b_rows],
+        busy_nap=b["nap"][b_rows],
+        window_ptr=w_ptr,
+        window_start=windows["start"][w_rows],
+        window_end=windows["end"][w_rows],
+        window_kind=windows["kind"][w_rows].astype(np.int64),
+        window_quality=windows["quality"][w_rows],
+        standby_ptr=s_ptr,
+        standby_start=sb[s_rows, 1],
+        standby_end=sb[s_rows, 2],
+    )
+
+
+def _rows_of(row_crew: FloatArray, pick: IntArray, n: int) -> tuple[IntArray, IntArray]:
+    """CSR pointer and row order of the rows of picked crew, by pick order then row order."""
+    owner = pick[row_crew.astype(np.int64)] if row_crew.size else np.zeros(0, np.int64)
+    rows = np.flatnonzero(owner >= 0)
+    rows = rows[np.argsort(owner[rows], kind="stable")]
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(owner[rows], minlength=n), out=ptr[1:])
+    return ptr, rows
+
+
+def _add_activities(
+    i: int,
+    plan: CrewPlan,
+    busy: dict[str, list[FloatArray]],
+    windows: dict[str, FloatArray],
+    standby: list[tuple[float, float, float]],
+    p: Parameters,
+    sp: SleepParameters,
+) -> None:
+    """Crew member ``i``'s activities: awake-at-work ones are busy and close in-duty rest
+    (contract §5.1); home standby gives q = 0.9 windows (§4.3.6)."""
+    home = _home_codes(plan.home_base[i])
+    rows: list[tuple[float, ...]] = []
+    work: list[tuple[float, float]] = []
+    for activity in plan.activities[i]:
+        a, b = epoch_hours(activity.start), epoch_hours(activity.end)
+        if activity.activity_type.awake_at_work:
+            at_home = _at_home(activity.location, home)
+            travel = sp.activity_commute if at_home else p.transfer_away
+            rows.append(
+                (i, a, b, travel + sp.activity_prep, travel + p.wind_down, float(not at_home), 0.0)
+            )
+            work.append((a, b))
+        elif activity.activity_type == ActivityType.STANDBY:
+            standby.append((i, a, b))
+    if rows:
+        table = np.array(rows, dtype=np.float64)
+        for k, name in enumerate(busy):
+            busy[name].append(table[:, k])
+    if work:
+        mine = windows["crew"] == i
+        own = list(zip(windows["start"][mine].tolist(), windows["end"][mine].tolist(),
+                       windows["kind"][mine].astype(int).tolist(),
+                       windows["quality"][mine].tolist(), strict=True))  # fmt: skip
+        cut = np.array(_without(own, work), dtype=np.float64).reshape(-1, 4)
+        windows["crew"] = np.concatenate([windows["crew"][~mine], np.full(len(cut), float(i))])
+        for k, name in enumerate(("start", "end", "kind", "quality")):
+            windows[name] = np.concatenate([windows[name][~mine], cut[:, k]])

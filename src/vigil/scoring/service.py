@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import datetime
 
 import numba
@@ -31,12 +32,21 @@ import numpy.typing as npt
 
 from vigil import model
 from vigil.domain import Schedule
+from vigil.model.sleep import DEFAULT_SLEEP, predict_packed
 from vigil.roster import format_error, parse_request
 from vigil.scoring import grid
 from vigil.scoring.duty_risk import duty_risks
-from vigil.scoring.grid import FloatArray, SleepEpisode
-from vigil.scoring.layout import build_layout, build_timeline, to_crew_rows
-from vigil.scoring.predict import predict_sleep
+from vigil.scoring.grid import FloatArray, IntArray, SleepEpisode
+from vigil.scoring.layout import Layout, build_layout, build_timeline, to_crew_rows
+from vigil.scoring.plan import (
+    CrewPlan,
+    SleepArrays,
+    crew_zone_timelines,
+    given_sleep,
+    plan_columns,
+    plan_schedules,
+)
+from vigil.scoring.predict import horizons, pack_plan
 from vigil.scoring.report import (
     DutyResult,
     ScheduleResult,
@@ -65,6 +75,7 @@ __all__ = [
     "resolve_preset",
     "resolve_scale",
     "score",
+    "score_plan",
     "score_schedules",
     "sleep_for",
     "sleep_json",
@@ -108,13 +119,11 @@ def score(request: ScoreRequest, *, progress: ProgressCallback | None = None) ->
         sleep_data=request.sleep_data,
         activity_text=request.activity_text,
     )
-    results = score_schedules(
-        parsed.schedules,
-        params,
-        scales,
-        progress=progress,
-        risk=request.risk,
-    )
+    if parsed.columns is not None:  # the columnar reader's duties: no Duty objects
+        plan = plan_columns(parsed.columns, params, DEFAULT_SLEEP, parsed.sleep, parsed.activities)
+    else:
+        plan = plan_schedules(parsed.schedules, params, DEFAULT_SLEEP)
+    results = score_plan(plan, params, scales, progress=progress, risk=request.risk)
     return ScoreReport(
         scale=scale,
         model_version=params.model_version,
@@ -131,19 +140,13 @@ def sleep_for(
     starts: Sequence[datetime] | None = None,
 ) -> list[list[SleepEpisode]]:
     """Given sleep where a schedule has any (contract §3.2), predicted sleep otherwise."""
-    out: list[list[SleepEpisode] | None] = [None] * len(schedules)
-    missing: list[int] = []
-    for i, schedule in enumerate(schedules):
-        if schedule.sleep:
-            start = starts[i] if starts is not None else grid.warmup_start(schedule)
-            out[i] = grid.given_sleep_episodes(schedule, start, params)
-        else:
-            missing.append(i)
-    if missing:
-        predicted = predict_sleep([schedules[i] for i in missing], params)
-        for i, episodes in zip(missing, predicted, strict=True):
-            out[i] = episodes
-    return [episodes or [] for episodes in out]
+    plan = plan_schedules(schedules, params, DEFAULT_SLEEP)
+    if starts is not None:
+        plan = replace(plan, warmup=tuple(starts))
+    start = np.array([grid.epoch_hours(w) for w in plan.warmup])
+    horizon = horizons(plan)
+    zones = crew_zone_timelines(plan, start, np.maximum(horizon, plan.last_event + 1.0))
+    return _sleep(plan, start, horizon, zones, params).episodes()
 
 
 def score_schedules(
@@ -156,15 +159,63 @@ def score_schedules(
     risk: bool = True,
 ) -> list[ScheduleResult]:
     """Score validated schedules chunk by chunk (see the module docstring)."""
+    plan = plan_schedules(schedules, params, DEFAULT_SLEEP)
+    return score_plan(plan, params, scales, progress=progress, chunk_size=chunk_size, risk=risk)
+
+
+def score_plan(
+    plan: CrewPlan,
+    params: model.Parameters,
+    scales: Sequence[str] = ("KSS",),
+    *,
+    progress: ProgressCallback | None = None,
+    chunk_size: int = CHUNK_SIZE,
+    risk: bool = True,
+) -> list[ScheduleResult]:
+    """Score every crew member of ``plan``: sleep for all at once, the rest chunk by chunk."""
+    total = plan.n_crew
     results: list[ScheduleResult] = []
-    total = len(schedules)
     with _kernel_threads(total):
+        start = np.array([grid.epoch_hours(w) for w in plan.warmup])
+        horizon = horizons(plan)
+        end = np.maximum(horizon, plan.last_event + 1.0)  # covers prediction and scoring
+        zones = crew_zone_timelines(plan, start, end)
+        sleep = _sleep(plan, start, horizon, zones, params)
+        early = sleep.start[sleep.ptr[:-1][np.diff(sleep.ptr) > 0]] < start[np.diff(sleep.ptr) > 0]
+        if early.any():  # a sleep before the warm-up start: the timeline starts with it
+            has = np.flatnonzero(np.diff(sleep.ptr) > 0)
+            start = start.copy()
+            start[has[early]] = sleep.start[sleep.ptr[has[early]]]
+            zones = crew_zone_timelines(plan, start, end)
         for lo in range(0, total, chunk_size):
-            chunk = schedules[lo : lo + chunk_size]
-            results.extend(_score_chunk(chunk, params, scales, risk))
+            hi = min(lo + chunk_size, total)
+            results.extend(
+                _score_chunk(plan, lo, hi, start, sleep.slice(lo, hi), zones, params, scales, risk)
+            )
             if progress is not None:
-                progress(min(lo + chunk_size, total), total)
+                progress(hi, total)
     return results
+
+
+def _sleep(
+    plan: CrewPlan,
+    start: FloatArray,
+    horizon: FloatArray,
+    zones: tuple[IntArray, FloatArray, FloatArray],
+    params: model.Parameters,
+) -> SleepArrays:
+    """Given sleep where a crew member has any (contract §3.2), predicted sleep otherwise."""
+    has_given = np.array([bool(s) for s in plan.sleep], dtype=bool)
+    parts: list[tuple[IntArray, SleepArrays]] = []
+    predicted = np.flatnonzero(~has_given)
+    if predicted.size:
+        packed = pack_plan(plan, start, horizon, zones, params, DEFAULT_SLEEP, crew=predicted)
+        ptr, s, e, q, k = predict_packed(packed, params, DEFAULT_SLEEP)
+        parts.append((predicted, SleepArrays(ptr, s, e, q, k, np.zeros(s.size, dtype=bool))))
+    given = np.flatnonzero(has_given)
+    if given.size:
+        parts.append((given, given_sleep(plan, given, params)))
+    return SleepArrays.merge(plan.n_crew, parts)
 
 
 @contextmanager
@@ -187,15 +238,21 @@ def _kernel_threads(n_crew: int) -> Iterator[None]:
 
 
 def _score_chunk(
-    schedules: Sequence[Schedule],
+    plan: CrewPlan,
+    lo: int,
+    hi: int,
+    start: FloatArray,
+    sleep: SleepArrays,
+    zones: tuple[IntArray, FloatArray, FloatArray],
     params: model.Parameters,
     scales: Sequence[str],
     risk: bool = True,
 ) -> list[ScheduleResult]:
-    starts = [grid.warmup_start(schedule) for schedule in schedules]
-    sleeps = sleep_for(schedules, params, starts)
-    layout = build_layout(schedules)
-    timeline = build_timeline(schedules, sleeps, starts)
+    layout = build_layout(plan, lo, hi)
+    z_ptr, z_time, z_offset = zones
+    z0, z1 = int(z_ptr[lo]), int(z_ptr[hi])
+    chunk_zones = (z_ptr[lo : hi + 1] - z0, z_time[z0:z1], z_offset[z0:z1])
+    timeline = build_timeline(start[lo:hi], sleep, chunk_zones)
     spi = grid.SAMPLES_PER_INTERVAL
     samples = grid.interval_samples(layout.start, layout.off[layout.duty], spi)  # (T, spi)
     d = layout.duty
@@ -212,8 +269,9 @@ def _score_chunk(
     sample_time = to_crew_rows(layout, samples, np.nan)
     x = model.simulate_alertness(timeline, sample_time, params)
     # back to interval rows (T, spi): no crew padding in the per-sample work below
-    x = x.reshape(layout.n_crew, -1, spi)[layout.interval_crew, layout.column]
-    kss = model.final_kss(x, np.nan_to_num(wl, nan=0.0), params, out=x)
+    x = np.take(x.reshape(-1, spi), layout.crew_slot, axis=0)
+    wl[np.isnan(wl)] = 0.0  # no workload term outside a duty's flight period
+    kss = model.final_kss(x, wl, params, out=x)
     padding = np.isnan(samples)
     count = spi - padding.sum(axis=1)
     per_scale = {
@@ -225,31 +283,40 @@ def _score_chunk(
         if risk
         else np.full(layout.on.size, np.nan)
     )
-    results: list[ScheduleResult] = []
-    duty_row = 0
-    row = 0
-    risk_list = risks.tolist()
-    for i, schedule in enumerate(schedules):
-        total = schedule.interval_count
-        duties: list[DutyResult] = []
-        first = 0
-        for duty in schedule.duties:
-            value = risk_list[duty_row] if risk else None
-            duties.append(
-                DutyResult(duty.on_duty, duty.off_duty, first, duty.interval_count, value)
-            )
-            first += duty.interval_count
-            duty_row += 1
-        results.append(
-            ScheduleResult(
-                reference=schedule.reference,
-                scores={code: arr[row : row + total] for code, arr in per_scale.items()},
-                duties=tuple(duties),
-                sleep=tuple(sleeps[i]),
-            )
+    return _results(plan, lo, hi, layout, per_scale, risks if risk else None, sleep)
+
+
+def _results(
+    plan: CrewPlan,
+    lo: int,
+    hi: int,
+    layout: Layout,
+    per_scale: dict[str, FloatArray],
+    risks: FloatArray | None,
+    sleep: SleepArrays,
+) -> list[ScheduleResult]:
+    """One :class:`ScheduleResult` per crew member of the chunk, slicing the score arrays."""
+    d0 = int(plan.offsets[lo])
+    bounds = (plan.offsets[lo : hi + 1] - d0).tolist()
+    counts = layout.count.tolist()
+    firsts = layout.column[np.cumsum(layout.count) - layout.count] if counts else layout.count
+    risk_list = risks.tolist() if risks is not None else [None] * len(counts)
+    on, off = plan.on_instant, plan.off_instant
+    duties = [
+        DutyResult(on[d0 + k], off[d0 + k], first, n, value)
+        for k, (first, n, value) in enumerate(zip(firsts.tolist(), counts, risk_list, strict=True))
+    ]
+    crew_intervals = np.bincount(layout.crew, weights=layout.count, minlength=hi - lo)
+    row = np.concatenate([[0], np.cumsum(crew_intervals)]).astype(np.int64).tolist()
+    return [
+        ScheduleResult(
+            reference=plan.references[lo + i],
+            scores={code: arr[row[i] : row[i + 1]] for code, arr in per_scale.items()},
+            duties=tuple(duties[bounds[i] : bounds[i + 1]]),
+            sleep=sleep.rows(i),
         )
-        row += total
-    return results
+        for i in range(hi - lo)
+    ]
 
 
 def _interval_means(

@@ -1,0 +1,694 @@
+"""Each duty's derived data, computed once for every crew member (issue 14).
+
+:class:`CrewPlan` holds, as flat arrays grouped by crew member (``offsets``), what the
+sleep predictor (:mod:`vigil.scoring.predict`), the layout (:mod:`vigil.scoring.layout`)
+and risk need from a duty: epoch times, the lead and lag around it and the away flag
+(reference §4.1), its own rest windows (§5.1, §7: :func:`vigil.scoring.rest.rest_windows`
+with the request's preset), and per crew member the warm-up start (§9.4) and the
+body-clock target timeline θ(t) (§3, :func:`zone_timelines`).
+
+Two builders give the same plan: :func:`plan_columns` from the columnar reader's
+:class:`~vigil.roster.arrays.DutyColumns` (array passes over all crew; only duties with
+own rest become :class:`~vigil.domain.Duty` objects, for :func:`rest_windows`), and
+:func:`plan_schedules` from :class:`~vigil.domain.Schedule` objects (the row reader's
+small rosters, the worker and the planner).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any, TypedDict, overload
+
+import numpy as np
+import numpy.typing as npt
+
+from vigil.domain import Activity, Airport, CrewComposition, Duty, DutyType, Schedule, SleepRecord
+from vigil.model.parameters import Parameters
+from vigil.model.sleep import KIND_INFLIGHT, KIND_MAIN, KIND_NAP, SleepParameters
+from vigil.roster.arrays import DutyColumns
+from vigil.scoring import grid
+from vigil.scoring.grid import FloatArray, IntArray
+from vigil.scoring.rest import RestWindow, rest_windows
+from vigil.scoring.rest import inflight_quality as duty_quality
+from vigil.scoring.rest_arrays import inflight_quality, inflight_rest, split_duties
+
+__all__ = [
+    "KIND_NAMES",
+    "CrewPlan",
+    "EpisodeRows",
+    "SleepArrays",
+    "crew_zone_timelines",
+    "given_sleep",
+    "plan_columns",
+    "plan_schedules",
+    "zone_timelines",
+]
+
+BoolArray = npt.NDArray[np.bool_]
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class CrewPlan:
+    """Duties of ``n_crew`` crew members and their derived data, as flat arrays.
+
+    Duty arrays (``D``) are in crew order then chronological order: crew member ``i``
+    owns ``offsets[i]:offsets[i + 1]``. Rest windows (``W``) are grouped by duty
+    (``rest_ptr``, ``D + 1``). Instants are epoch hours.
+    """
+
+    references: tuple[str, ...]
+    offsets: IntArray  #: (n + 1,)
+    on: FloatArray  #: (D,) report [epoch h]
+    off: FloatArray  #: (D,) off duty [epoch h]
+    on_instant: Sequence[datetime]  #: (D,) report, as given
+    off_instant: Sequence[datetime]  #: (D,) off duty, as given
+    count: IntArray  #: (D,) 15-min intervals (contract §4)
+    sectors: FloatArray  #: (D,)
+    workload: FloatArray  #: (D,)
+    cabin: BoolArray  #: (D,) cabin crew (CrewComposition 9)
+    lead: FloatArray  #: (D,) latest wake = report - lead [h], reference §4.1
+    lag: FloatArray  #: (D,) earliest sleep = off + lag [h], reference §4.1
+    away: FloatArray  #: (D,) 1 when the duty ends away from base
+    ready_minutes: IntArray  #: (D,) commute + preparation before report [min]
+    inflight_quality: FloatArray  #: (D,) q of sleep in this duty (reference §5.2)
+    start_zone: IntArray  #: (D,) index into ``zones``
+    end_zone: IntArray  #: (D,) index into ``zones``
+    rest_ptr: IntArray  #: (D + 1,)
+    rest_start: FloatArray  #: (W,) [epoch h]
+    rest_end: FloatArray  #: (W,)
+    rest_sleep_start: FloatArray  #: (W,) where sleep may start [epoch h]
+    rest_sleep_end: FloatArray  #: (W,)
+    rest_quality: FloatArray  #: (W,) q per hour of sleep
+    rest_inflight: BoolArray  #: (W,) in-flight rest (else split-duty break)
+    zones: tuple[str, ...]  #: IANA names
+    home_zone: IntArray  #: (n,) base zone (first HomeBase of the first duty)
+    home_base: tuple[tuple[Airport, ...], ...]  #: (n,) HomeBase list of the first duty
+    warmup: tuple[datetime, ...]  #: (n,) warm-up start, reference §9.4
+    activities: tuple[tuple[Activity, ...], ...]  #: (n,)
+    sleep: tuple[tuple[SleepRecord, ...], ...]  #: (n,) given SleepData
+    schedules: Callable[[IntArray], Sequence[Schedule]]  #: crew members as domain objects
+
+    @property
+    def n_crew(self) -> int:
+        return len(self.references)
+
+    @property
+    def crew(self) -> IntArray:
+        """(D,) crew member of each duty."""
+        return np.repeat(np.arange(self.n_crew), np.diff(self.offsets))
+
+    @property
+    def last_event(self) -> FloatArray:
+        """(n,) latest instant of duties, given sleep and activities [epoch h]."""
+        last = np.maximum.reduceat(self.off, self.offsets[:-1]) if self.on.size else np.zeros(0)
+        extra = [
+            (i, max([r.end for r in sleep] + [a.end for a in acts]))
+            for i, (sleep, acts) in enumerate(zip(self.sleep, self.activities, strict=True))
+            if sleep or acts
+        ]
+        for i, instant in extra:
+            last[i] = max(last[i], grid.epoch_hours(instant))
+        out: FloatArray = last
+        return out
+
+
+#: Episode kinds of :class:`SleepArrays` (the sleep predictor's codes) and their names.
+KIND_NAMES = ("main", "nap", "inflight")
+assert (KIND_MAIN, KIND_NAP, KIND_INFLIGHT) == (0, 1, 2)
+
+
+@dataclass(frozen=True, slots=True)
+class SleepArrays:
+    """Sleep episodes of ``n`` crew members as CSR arrays (``ptr``: ``n + 1``).
+
+    Crew member ``i``'s episodes are rows ``ptr[i]:ptr[i + 1]``, sorted [epoch h].
+    """
+
+    ptr: IntArray
+    start: FloatArray
+    end: FloatArray
+    quality: FloatArray
+    kind: IntArray  #: index into :data:`KIND_NAMES`
+    given: BoolArray  #: from SleepData (else predicted)
+
+    def slice(self, lo: int, hi: int) -> SleepArrays:
+        """Crew members ``lo:hi``."""
+        a, b = int(self.ptr[lo]), int(self.ptr[hi])
+        return SleepArrays(
+            self.ptr[lo : hi + 1] - a,
+            self.start[a:b],
+            self.end[a:b],
+            self.quality[a:b],
+            self.kind[a:b],
+            self.given[a:b],
+        )
+
+    def episodes(self) -> list[list[grid.SleepEpisode]]:
+        """Each crew member's episodes as :class:`~vigil.scoring.grid.SleepEpisode` objects."""
+        return [list(self.rows(i)) for i in range(self.ptr.size - 1)]
+
+    def rows(self, i: int) -> EpisodeRows:
+        """Crew member ``i``'s episodes, made into objects only when read."""
+        return EpisodeRows(self, int(self.ptr[i]), int(self.ptr[i + 1]))
+
+    @classmethod
+    def merge(cls, n: int, parts: Sequence[tuple[IntArray, SleepArrays]]) -> SleepArrays:
+        """Episodes of ``n`` crew members from parts, each for the crew members it lists."""
+        if len(parts) == 1 and np.array_equal(parts[0][0], np.arange(n)):
+            return parts[0][1]  # one part holding everyone in order
+        owner = np.concatenate(
+            [np.repeat(crew, np.diff(part.ptr)) for crew, part in parts] + [np.zeros(0, np.int64)]
+        )
+        order = np.argsort(owner, kind="stable")
+        ptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(owner, minlength=n), out=ptr[1:])
+
+        def joined(name: str) -> npt.NDArray[Any]:
+            values = [getattr(part, name) for _, part in parts]
+            return np.concatenate(values)[order] if values else np.zeros(0)
+
+        return cls(
+            ptr,
+            joined("start").astype(np.float64),
+            joined("end").astype(np.float64),
+            joined("quality").astype(np.float64),
+            joined("kind").astype(np.int64),
+            joined("given").astype(np.bool_),
+        )
+
+    @classmethod
+    def of(cls, episodes: Sequence[Sequence[grid.SleepEpisode]]) -> SleepArrays:
+        """From episode objects, one list per crew member."""
+        flat = [e for per_crew in episodes for e in per_crew]
+        return cls(
+            np.concatenate([[0], np.cumsum([len(e) for e in episodes])]).astype(np.int64),
+            np.array([e.start for e in flat], dtype=np.float64),
+            np.array([e.end for e in flat], dtype=np.float64),
+            np.array([e.quality for e in flat], dtype=np.float64),
+            np.array([KIND_NAMES.index(e.kind) for e in flat], dtype=np.int64),
+            np.array([e.source == "given" for e in flat], dtype=bool),
+        )
+
+
+class EpisodeRows(Sequence[grid.SleepEpisode]):
+    """Rows ``lo:hi`` of :class:`SleepArrays` as a sequence of episodes, built on first read.
+
+    Most responses never show sleep; a 10,000-crew month has 600,000 episodes.
+    """
+
+    __slots__ = ("_arrays", "_hi", "_lo", "_made")
+
+    def __init__(self, arrays: SleepArrays, lo: int, hi: int) -> None:
+        self._arrays, self._lo, self._hi = arrays, lo, hi
+        self._made: tuple[grid.SleepEpisode, ...] | None = None
+
+    def _episodes(self) -> tuple[grid.SleepEpisode, ...]:
+        if self._made is None:
+            a, lo, hi = self._arrays, self._lo, self._hi
+            sources = ("predicted", "given")
+            self._made = tuple(
+                grid.SleepEpisode(s, e, q, sources[g], KIND_NAMES[k])
+                for s, e, q, k, g in zip(
+                    a.start[lo:hi].tolist(), a.end[lo:hi].tolist(),
+                    a.quality[lo:hi].tolist(), a.kind[lo:hi].tolist(),
+                    a.given[lo:hi].tolist(), strict=True,
+                )
+            )  # fmt: skip
+        return self._made
+
+    def __len__(self) -> int:
+        return self._hi - self._lo
+
+    @overload
+    def __getitem__(self, index: int) -> grid.SleepEpisode: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[grid.SleepEpisode, ...]: ...
+    def __getitem__(self, index: int | slice) -> grid.SleepEpisode | tuple[grid.SleepEpisode, ...]:
+        return self._episodes()[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence):
+            return self._episodes() == tuple(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(self._episodes())
+
+
+def plan_columns(
+    columns: DutyColumns,
+    params: Parameters,
+    sleep_params: SleepParameters,
+    sleep: Mapping[str, Sequence[SleepRecord]] | None = None,
+    activities: Mapping[str, Sequence[Activity]] | None = None,
+) -> CrewPlan:
+    """:class:`CrewPlan` of the columnar reader's duties, by array passes over all crew."""
+    sleep, activities = sleep or {}, activities or {}
+    refs = columns.references
+    offsets = columns.offsets
+    n_duty = columns.n_duties
+    firsts = offsets[:-1]
+    on_instant, off_instant = _instants(columns.on_duty), _instants(columns.off_duty)
+    zones = _Zones()
+    airport_zone = np.array([zones.id(a.tz) for a in columns.airports] or [0], dtype=np.int64)
+    base_zone = np.array([zones.id(h[0].tz) for h in columns.home_bases] or [0], dtype=np.int64)
+    # at home: the airport is one of the duty's HomeBase codes, else the crew member's
+    # first HomeBase codes when the duty's own have none (reference §4.1)
+    codes = [_codes(a) for a in columns.airports]
+    homes = [_home_codes(h) for h in columns.home_bases]
+    crew_home = np.repeat(columns.home_base[firsts], np.diff(offsets))
+    no_codes = np.array([not h for h in homes] or [False])[columns.home_base]
+    home_of_duty = np.where(no_codes, crew_home, columns.home_base)
+
+    def at_home(airport: IntArray) -> BoolArray:
+        keys, inverse = np.unique(airport * len(homes) + home_of_duty, return_inverse=True)
+        found = [bool(codes[k // len(homes)] & homes[k % len(homes)]) for k in keys.tolist()]
+        out: BoolArray = np.array(found, dtype=bool)[inverse.reshape(-1)]
+        return out
+
+    lead, lag, away = _lead_lag(
+        at_home(columns.start_airport),
+        at_home(columns.end_airport),
+        columns.commute_minutes,
+        columns.crew_prep_minutes,
+        params,
+    )
+    rest = _column_rest(columns, params, sleep_params)
+    crew_sleep = tuple(tuple(sleep.get(r, ())) for r in refs)
+    crew_acts = tuple(tuple(activities.get(r, ())) for r in refs)
+    home_zone = base_zone[columns.home_base[firsts]] if n_duty else np.zeros(0, np.int64)
+    warmup = _warmups(
+        [zones.names[z] for z in home_zone.tolist()],
+        [on_instant[k] for k in firsts.tolist()],
+        crew_sleep,
+        crew_acts,
+    )
+
+    def schedules(crew: IntArray) -> Sequence[Schedule]:
+        return columns.take(crew).schedules(sleep, activities)
+
+    return CrewPlan(
+        references=refs,
+        offsets=offsets,
+        on=_hours(columns.on_duty),
+        off=_hours(columns.off_duty),
+        on_instant=on_instant,
+        off_instant=off_instant,
+        count=columns.interval_counts,
+        sectors=columns.sectors.astype(np.float64),
+        workload=columns.workload.astype(np.float64),
+        cabin=columns.crew_composition == CrewComposition.CABIN_CREW,
+        lead=lead,
+        lag=lag,
+        away=away,
+        ready_minutes=columns.commute_minutes + columns.crew_prep_minutes,
+        inflight_quality=inflight_quality(columns, params),
+        start_zone=airport_zone[columns.start_airport],
+        end_zone=airport_zone[columns.end_airport],
+        **rest,
+        zones=tuple(zones.names),
+        home_zone=home_zone,
+        home_base=tuple(columns.home_bases[h] for h in columns.home_base[firsts].tolist()),
+        warmup=warmup,
+        activities=crew_acts,
+        sleep=crew_sleep,
+        schedules=schedules,
+    )
+
+
+def plan_schedules(
+    schedules: Sequence[Schedule], params: Parameters, sleep_params: SleepParameters
+) -> CrewPlan:
+    """:class:`CrewPlan` of domain-object schedules (one pass over their duties)."""
+    for schedule in schedules:
+        if not schedule.duties:
+            raise ValueError(f"schedule {schedule.reference!r} has no duties")
+    duties = [d for s in schedules for d in s.duties]
+    counts = [len(s.duties) for s in schedules]
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    zones = _Zones()
+    starts, ends, commute, prep = [], [], [], []
+    for schedule in schedules:
+        crew_codes = _home_codes(schedule.duties[0].home_base)
+        for duty in schedule.duties:
+            home = _home_codes(duty.home_base) or crew_codes
+            starts.append(bool(_codes(duty.start_airport) & home))
+            ends.append(bool(_codes(duty.end_airport) & home))
+            commute.append(duty.commute_minutes)
+            prep.append(duty.crew_prep_minutes)
+    lead, lag, away = _lead_lag(
+        np.array(starts, dtype=bool),
+        np.array(ends, dtype=bool),
+        np.array(commute, dtype=np.int64),
+        np.array(prep, dtype=np.int64),
+        params,
+    )
+    sleep = tuple(s.sleep for s in schedules)
+    acts = tuple(s.activities for s in schedules)
+    home_zone = np.array([zones.id(grid.home_zone(s)) for s in schedules], dtype=np.int64)
+    return CrewPlan(
+        references=tuple(s.reference for s in schedules),
+        offsets=offsets,
+        on=np.array([grid.epoch_hours(d.on_duty) for d in duties], dtype=np.float64),
+        off=np.array([grid.epoch_hours(d.off_duty) for d in duties], dtype=np.float64),
+        on_instant=[d.on_duty for d in duties],
+        off_instant=[d.off_duty for d in duties],
+        count=np.array([d.interval_count for d in duties], dtype=np.int64),
+        sectors=np.array([d.sectors for d in duties], dtype=np.float64),
+        workload=np.array([d.workload for d in duties], dtype=np.float64),
+        cabin=np.array([d.crew_composition == CrewComposition.CABIN_CREW for d in duties]),
+        lead=lead,
+        lag=lag,
+        away=away,
+        ready_minutes=np.array(
+            [d.commute_minutes + d.crew_prep_minutes for d in duties], dtype=np.int64
+        ),
+        inflight_quality=np.array([duty_quality(d, params) for d in duties], dtype=np.float64),
+        start_zone=np.array([zones.id(d.start_airport.tz) for d in duties], dtype=np.int64),
+        end_zone=np.array([zones.id(d.end_airport.tz) for d in duties], dtype=np.int64),
+        **_schedule_rest(duties, params, sleep_params),
+        zones=tuple(zones.names),
+        home_zone=home_zone,
+        home_base=tuple(s.duties[0].home_base for s in schedules),
+        warmup=tuple(grid.warmup_start(s) for s in schedules),
+        activities=acts,
+        sleep=sleep,
+        schedules=lambda crew: [schedules[i] for i in crew.tolist()],
+    )
+
+
+def _schedule_rest(
+    duties: Sequence[Duty], params: Parameters, sleep_params: SleepParameters
+) -> _RestFields:
+    per_duty = [rest_windows(d, params, sleep_params) for d in duties]
+    owner = np.repeat(np.arange(len(duties)), [len(w) for w in per_duty]).astype(np.int64)
+    return _rest_csr(len(duties), owner, *_window_fields(per_duty))
+
+
+def _codes(airport: Airport) -> frozenset[str]:
+    return frozenset({airport.code, airport.icao, airport.iata} - {""})
+
+
+def _home_codes(home_base: Sequence[Airport]) -> frozenset[str]:
+    return frozenset().union(*(_codes(a) for a in home_base))
+
+
+class _Zones:
+    """IANA zone names met so far, each with its index."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self._index: dict[str, int] = {}
+
+    def id(self, name: str) -> int:
+        found = self._index.get(name)
+        if found is None:
+            found = self._index[name] = len(self.names)
+            self.names.append(name)
+        return found
+
+
+def _lead_lag(
+    start_home: BoolArray,
+    end_home: BoolArray,
+    commute_minutes: IntArray,
+    prep_minutes: IntArray,
+    p: Parameters,
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Lead, lag and away flag of each duty (reference §4.1).
+
+    Latest wake = report - (commute, or the hotel transfer away from base, + preparation);
+    earliest sleep = off + (commute or transfer + wind-down).
+    """
+    commute = commute_minutes / 60.0
+    before = np.where(start_home, commute, p.transfer_away)
+    after = np.where(end_home, commute, p.transfer_away)
+    lead: FloatArray = before + prep_minutes / 60.0
+    lag: FloatArray = after + p.wind_down
+    return lead, lag, (~end_home).astype(np.float64)
+
+
+def _column_rest(
+    columns: DutyColumns, params: Parameters, sleep_params: SleepParameters
+) -> _RestFields:
+    """Every duty's own rest windows as the ``rest_*`` CSR fields (reference §5.1, §7).
+
+    In-flight rest by array passes (:mod:`vigil.scoring.rest_arrays`); split-duty breaks
+    by :func:`rest_windows` on the few split duties.
+    """
+    inflight = inflight_rest(columns, params)
+    duty, slot = np.nonzero(inflight.present)  # duty order, then window order
+    start = inflight.start[duty, slot] / 1e6 / 3600.0  # µs -> epoch h, as timestamp()/3600
+    end = inflight.end[duty, slot] / 1e6 / 3600.0
+    quality = inflight_quality(columns, params)[duty]
+    rows: list[tuple[npt.NDArray[Any], ...]] = [
+        (duty, start, end, start, end, quality, np.ones(duty.size, dtype=bool))
+    ]
+    split = np.flatnonzero(split_duties(columns) & (columns.duty_type != DutyType.STANDBY))
+    if split.size:
+        per_duty = [rest_windows(d, params, sleep_params) for d in columns.duties(split)]
+        rows.append((np.repeat(split, [len(w) for w in per_duty]), *_window_fields(per_duty)))
+    return _rest_csr(
+        columns.n_duties, *(np.concatenate(parts) for parts in zip(*rows, strict=True))
+    )
+
+
+def given_sleep(plan: CrewPlan, crew: IntArray, params: Parameters) -> SleepArrays:
+    """:func:`grid.given_sleep_episodes` of crew members ``crew``, from the plan's arrays.
+
+    Reference §4.4: SleepData used as given; a record lying mostly inside a duty is
+    in-flight sleep with that duty's quality (§5.2); habitual 23:00-07:00 home-base
+    nights fill the warm-up before the first record (§9.4).
+    """
+    episodes: list[list[grid.SleepEpisode]] = []
+    for i in crew.tolist():
+        d0, d1 = int(plan.offsets[i]), int(plan.offsets[i + 1])
+        records = sorted(plan.sleep[i], key=lambda r: r.start)
+        ready = timedelta(minutes=int(plan.ready_minutes[d0]))
+        limit = min(records[0].start, plan.on_instant[d0] - ready)
+        zone = plan.zones[plan.home_zone[i]]
+        out = [
+            grid.SleepEpisode(grid.epoch_hours(a), grid.epoch_hours(b), 1.0, "predicted", "main")
+            for a, b in grid.habitual_nights(zone, plan.warmup[i], limit)
+        ]
+        on, off = plan.on_instant[d0:d1], plan.off_instant[d0:d1]
+        for record in records:
+            duty = grid.containing(on, off, record.start, record.end)
+            quality, kind = (
+                (1.0, "main") if duty is None else (plan.inflight_quality[d0 + duty], "inflight")
+            )
+            out.append(
+                grid.SleepEpisode(
+                    grid.epoch_hours(record.start), grid.epoch_hours(record.end),
+                    float(quality), "given", kind,
+                )
+            )  # fmt: skip
+        episodes.append(out)
+    return SleepArrays.of(episodes)
+
+
+def _window_fields(windows: Sequence[Sequence[RestWindow]]) -> tuple[FloatArray, ...]:
+    """Start, end, sleep start, sleep end [epoch h], quality and in-flight flag of windows."""
+    flat = [w for per_duty in windows for w in per_duty]
+
+    def hours(name: str) -> FloatArray:
+        return np.array([getattr(w, name).timestamp() / 3600.0 for w in flat], dtype=np.float64)
+
+    return (
+        hours("start"),
+        hours("end"),
+        hours("sleep_start"),
+        hours("sleep_end"),
+        np.array([w.quality for w in flat], dtype=np.float64),
+        np.array([w.kind == "inflight" for w in flat], dtype=bool),
+    )
+
+
+class _RestFields(TypedDict):
+    """The ``rest_*`` fields of :class:`CrewPlan`."""
+
+    rest_ptr: IntArray
+    rest_start: FloatArray
+    rest_end: FloatArray
+    rest_sleep_start: FloatArray
+    rest_sleep_end: FloatArray
+    rest_quality: FloatArray
+    rest_inflight: BoolArray
+
+
+def _rest_csr(n_duty: int, duty: IntArray, *fields: npt.NDArray[Any]) -> _RestFields:
+    """Windows of duties ``duty`` → the ``rest_*`` CSR fields (stable by duty)."""
+    order = np.argsort(duty, kind="stable")
+    ptr = np.zeros(n_duty + 1, dtype=np.int64)
+    np.cumsum(np.bincount(duty, minlength=n_duty), out=ptr[1:])
+    start, end, sleep_start, sleep_end, quality, inflight = (f[order] for f in fields)
+    return _RestFields(
+        rest_ptr=ptr,
+        rest_start=start.astype(np.float64),
+        rest_end=end.astype(np.float64),
+        rest_sleep_start=sleep_start.astype(np.float64),
+        rest_sleep_end=sleep_end.astype(np.float64),
+        rest_quality=quality.astype(np.float64),
+        rest_inflight=inflight.astype(bool),
+    )
+
+
+def _hours(minutes: IntArray) -> FloatArray:
+    """Whole minutes since the epoch → epoch hours, as :func:`grid.epoch_hours` rounds."""
+    out: FloatArray = (minutes * 60).astype(np.float64) / 3600.0
+    return out
+
+
+def _instants(minutes: IntArray) -> list[datetime]:
+    """Whole minutes since the epoch → aware UTC datetimes (one object per distinct value)."""
+    unique, inverse = np.unique(minutes, return_inverse=True)
+    table = [_EPOCH + timedelta(minutes=m) for m in unique.tolist()]
+    return [table[k] for k in inverse.reshape(-1).tolist()]
+
+
+def _warmups(
+    zones: Sequence[str],
+    first_duty: Sequence[datetime],
+    sleep: Sequence[Sequence[SleepRecord]],
+    activities: Sequence[Sequence[Activity]],
+) -> tuple[datetime, ...]:
+    """Warm-up start of each crew member (:func:`grid.warmup_from`), once per distinct input."""
+    found: dict[tuple[str, datetime], datetime] = {}
+    out = []
+    for zone, first, records, acts in zip(zones, first_duty, sleep, activities, strict=True):
+        if records or acts:
+            first = min([first] + [r.start for r in records] + [a.start for a in acts])
+        key = (zone, first)
+        start = found.get(key)
+        if start is None:
+            start = found[key] = grid.warmup_from(zone, first)
+        out.append(start)
+    return tuple(out)
+
+
+#: From this many crew members on, zone timelines are built by array passes
+#: (:func:`zone_timelines`); below, NumPy's per-call cost exceeds the per-crew loop.
+VECTOR_MIN_CREW = 8
+
+
+def crew_zone_timelines(
+    plan: CrewPlan, start: FloatArray, end: FloatArray
+) -> tuple[IntArray, FloatArray, FloatArray]:
+    """Body-clock target θ(t) of each crew member from ``start`` to ``end`` (reference §3).
+
+    As :func:`grid.location_spans`: home until the first report, the start airport from
+    report to off duty, the end airport from off duty on. CSR ``(ptr, time, offset)``.
+    """
+    n, n_duty = plan.n_crew, plan.on.size
+    crew = plan.crew
+    first = 2 * plan.offsets[:-1] + np.arange(n)  # each crew member's home span
+    duty = 2 * np.arange(n_duty) + crew + 1  # report span of each duty; off span follows
+    span_time = np.empty(n + 2 * n_duty)
+    span_zone = np.empty(n + 2 * n_duty, dtype=np.int64)
+    span_time[first], span_zone[first] = start, plan.home_zone
+    span_time[duty], span_zone[duty] = plan.on, plan.start_zone
+    span_time[duty + 1], span_zone[duty + 1] = plan.off, plan.end_zone
+    if n < VECTOR_MIN_CREW:  # a request's one crew member: the per-crew loop is cheaper
+        names = [plan.zones[z] for z in span_zone.tolist()]
+        times = span_time.tolist()
+        bounds = np.append(first, span_time.size).tolist()
+        points = [
+            grid.zone_timeline(list(zip(times[a:b], names[a:b], strict=True)), float(end[i]))
+            for i, (a, b) in enumerate(zip(bounds[:-1], bounds[1:], strict=True))
+        ]
+        ptr = np.concatenate([[0], np.cumsum([len(p) for p in points])]).astype(np.int64)
+        flat = np.array([q for p in points for q in p], dtype=np.float64).reshape(-1, 2)
+        return ptr, flat[:, 0].copy(), flat[:, 1].copy()
+    span_crew = np.repeat(np.arange(n), 2 * np.diff(plan.offsets) + 1)
+    return zone_timelines(span_crew, span_time, span_zone, n, end, plan.zones)
+
+
+def zone_timelines(
+    span_crew: IntArray,
+    span_start: FloatArray,
+    span_zone: IntArray,
+    n_crew: int,
+    end: FloatArray,
+    zones: Sequence[str],
+) -> tuple[IntArray, FloatArray, FloatArray]:
+    """:func:`grid.zone_timeline` of every crew member at once, as CSR ``(ptr, time, offset)``.
+
+    ``span_*`` are every crew member's location spans (crew order, then time order): from
+    ``span_start`` the person is in ``zones[span_zone]`` until their next span's start
+    (the last until ``end[crew]``).
+    """
+    n = span_start.size
+    last = np.ones(n, dtype=bool)
+    last[:-1] = span_crew[1:] != span_crew[:-1]
+    until = np.empty(n)
+    until[:-1] = span_start[1:]
+    until[last] = end[span_crew[last]]
+    keep = last | (until > span_start)  # a span ending before it starts adds nothing
+    crew, t0, t1, zone = span_crew[keep], span_start[keep], until[keep], span_zone[keep]
+    # per zone: offset at t0 and the transitions strictly inside (t0, t1)
+    offset0 = np.empty(t0.size)
+    lo = np.zeros(t0.size, dtype=np.int64)
+    hi = np.zeros(t0.size, dtype=np.int64)
+    tables: list[tuple[FloatArray, FloatArray]] = []
+    base = 0
+    years = _year_range(t0, np.maximum(t0, t1))
+    for z in np.unique(zone).tolist():
+        times, offsets, start_offset = _zone_table(zones[z], years)
+        mine = zone == z
+        i = np.searchsorted(times, t0[mine], side="right")
+        j = np.searchsorted(times, t1[mine], side="left")
+        offset0[mine] = np.concatenate([[start_offset], offsets])[i]  # i = 0: before any change
+        lo[mine] = base + i
+        hi[mine] = base + np.maximum(j, i)
+        tables.append((times, offsets))
+        base += times.size
+    all_times = np.concatenate([t for t, _ in tables] + [np.zeros(0)])
+    all_offsets = np.concatenate([o for _, o in tables] + [np.zeros(0)])
+    extra = hi - lo
+    per_span = extra + 1
+    first = np.cumsum(per_span) - per_span
+    total = int(per_span.sum())
+    time = np.empty(total)
+    offset = np.empty(total)
+    time[first] = t0
+    offset[first] = offset0
+    point_crew = np.repeat(crew, per_span)
+    inside = np.ones(total, dtype=bool)
+    inside[first] = False
+    source = np.repeat(lo - first - 1, per_span) + np.arange(total)
+    time[inside] = all_times[source[inside]]
+    offset[inside] = all_offsets[source[inside]]
+    # merge consecutive equal offsets of one crew member (the first point always stays)
+    new_crew = np.ones(total, dtype=bool)
+    new_crew[1:] = point_crew[1:] != point_crew[:-1]
+    changed = np.ones(total, dtype=bool)
+    changed[1:] = offset[1:] != offset[:-1]
+    kept = new_crew | changed
+    ptr = np.zeros(n_crew + 1, dtype=np.int64)
+    np.cumsum(np.bincount(point_crew[kept], minlength=n_crew), out=ptr[1:])
+    return ptr, time[kept], offset[kept]
+
+
+def _year_range(t0: FloatArray, t1: FloatArray) -> range:
+    if t0.size == 0:
+        return range(1970, 1971)
+    return range(grid.year_of(float(t0.min())), grid.year_of(float(t1.max())) + 1)
+
+
+def _zone_table(zone: str, years: range) -> tuple[FloatArray, FloatArray, float]:
+    """Offset changes of ``zone`` over ``years`` and its offset at the first year's start."""
+    times: list[float] = []
+    offsets: list[float] = []
+    start_offset = 0.0
+    for year in years:
+        t, o, s = grid.year_table(zone, year)
+        if year == years.start:
+            start_offset = s
+        times += t
+        offsets += o
+    return np.array(times, dtype=np.float64), np.array(offsets, dtype=np.float64), start_offset

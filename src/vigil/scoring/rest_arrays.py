@@ -1,0 +1,145 @@
+"""In-flight rest windows of every duty at once, from the columnar roster (issue 14).
+
+The rules are those of :func:`vigil.scoring.rest.rest_windows` (reference §5.1), applied
+to whole columns: given FirstRest/SecondRest periods clipped to the duty, or slots derived
+from the crew complement. Arithmetic is in whole microseconds with the rounding of
+:class:`datetime.timedelta` (half to even on division; ``float * timedelta`` rounded
+once), so every window is the instant the per-duty function gives, to the microsecond.
+Split-duty breaks (§7, rare, and touching local time for the WOCL test) stay with the
+per-duty function. ``tests/scoring/test_rest_arrays.py`` checks both agree.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import numpy as np
+import numpy.typing as npt
+
+from vigil.domain import CrewComposition, DutyType
+from vigil.model.parameters import Parameters
+from vigil.roster.arrays import NO_TIME, DutyColumns
+from vigil.scoring.grid import FloatArray, IntArray
+from vigil.scoring.rest import _CABIN_ZONES
+
+__all__ = ["InflightRest", "inflight_rest", "split_duties"]
+
+BoolArray = npt.NDArray[np.bool_]
+_US_PER_MIN = 60_000_000
+_HOUR = timedelta(hours=1)
+
+
+def _us(hours: float) -> int:
+    """``hours * timedelta(hours=1)`` in whole microseconds, rounded as timedelta rounds."""
+    return (hours * _HOUR) // timedelta(microseconds=1)
+
+
+def _div(a: IntArray, b: IntArray | int) -> IntArray:
+    """``a / b`` rounded half to even, as ``timedelta / int``."""
+    q, r = np.divmod(a, b)
+    twice = 2 * r
+    up = (twice > b) | ((twice == b) & (q % 2 == 1))
+    out: IntArray = q + up
+    return out
+
+
+def split_duties(columns: DutyColumns) -> BoolArray:
+    """DutyType 2, or SplitShift "0 = True" (:func:`vigil.scoring.rest.is_split_duty`)."""
+    out: BoolArray = (columns.duty_type == DutyType.SPLIT_SHIFT) | (columns.split_shift == 0)
+    return out
+
+
+class InflightRest:
+    """Up to two in-flight rest windows per duty: ``(D, 2)`` start/end [µs], -1 if none."""
+
+    def __init__(self, start: IntArray, end: IntArray) -> None:
+        self.start, self.end = start, end
+
+    @property
+    def present(self) -> BoolArray:
+        out: BoolArray = self.end > self.start
+        return out
+
+
+def inflight_rest(columns: DutyColumns, params: Parameters) -> InflightRest:
+    """In-flight rest windows of every non-split, non-standby duty (reference §5.1).
+
+    Given periods are used as they are (clipped to the duty); otherwise the slots
+    derived from CrewComposition, SleepCount and SleepOrder, or the cabin-crew pattern,
+    within the partial-augmentation period when one is given. Windows are sorted.
+    """
+    p = params
+    on = columns.on_duty * _US_PER_MIN
+    off = columns.off_duty * _US_PER_MIN
+    ps = np.where(columns.period_start != NO_TIME, columns.period_start * _US_PER_MIN, 0)
+    pe = np.where(columns.period_end != NO_TIME, columns.period_end * _US_PER_MIN, 0)
+    has = columns.period_start != NO_TIME
+    n = on.size
+    start = np.full((n, 2), -1, dtype=np.int64)
+    end = np.full((n, 2), -1, dtype=np.int64)
+    eligible = ~split_duties(columns) & (columns.duty_type != DutyType.STANDBY)
+
+    # given periods (§5.1: used as they are), sorted by (start, end)
+    given = eligible & (has[1] | has[2])
+    a = np.where(has[1:], np.maximum(ps[1:], on), 0)
+    b = np.where(has[1:], np.minimum(pe[1:], off), 0)
+    swap = has[1] & has[2] & ((a[1] < a[0]) | ((a[1] == a[0]) & (b[1] < b[0])))
+    a = np.where(swap, a[::-1], a)
+    b = np.where(swap, b[::-1], b)
+    use = (np.where(swap, has[2::-1][:2], has[1:]) & (b > a)) & given
+    start[:, 0], end[:, 0] = np.where(use[0], a[0], -1), np.where(use[0], b[0], -1)
+    start[:, 1], end[:, 1] = np.where(use[1], a[1], -1), np.where(use[1], b[1], -1)
+
+    # derived slots (§5.1 steps 1-4)
+    crew, count, order = columns.crew_composition, columns.sleep_count, columns.sleep_order
+    derive = eligible & ~given & (count > 0) & (crew != CrewComposition.TWO_PILOTS)
+    flight_start = on + _us(p.report_to_takeoff)
+    flight_end = off - _us(p.landing_to_off)
+    derive &= flight_end > flight_start
+    sector = _div(flight_end - flight_start, np.maximum(1, columns.sectors))
+    takeoff, landing = flight_start, flight_start + sector
+    cruise0 = takeoff + _us(p.cruise_margin_takeoff)
+    cruise1 = landing - _us(p.cruise_margin_landing)
+    has_cruise = cruise1 > cruise0
+    cabin = crew == CrewComposition.CABIN_CREW
+    pattern = np.where(np.isin(columns.cabin_crew_sleep_pattern, (1, 2, 3)),
+                       columns.cabin_crew_sleep_pattern, 0)  # fmt: skip
+    half_cruise = cabin & (pattern == 2)
+    z0, z1 = cruise0.copy(), cruise1.copy()
+    for code, (after_takeoff, before_landing) in _CABIN_ZONES.items():
+        rows = cabin & (pattern == code)
+        z0 = np.where(rows, takeoff + _us(after_takeoff), z0)
+        z1 = np.where(rows, landing - _us(before_landing), z1)
+    derive &= ~(~cabin & ~has_cruise) & ~(half_cruise & ~has_cruise)
+    aug = has[0]
+    z0 = np.where(aug, np.maximum(z0, ps[0]), z0)
+    z1 = np.where(aug, np.minimum(z1, pe[0]), z1)
+    derive &= z1 > z0
+    # pattern 2: one sleep over half the cruise, order 1 the first half, else the second
+    half = _div(z1 - z0, 2)
+    first_half = order == 1
+    h0 = np.where(first_half, z0, z0 + half)
+    h1 = np.where(first_half, z0 + half, z1)
+    # slots: groups x min(count, 2) equal slots; SleepOrder picks one (and one a round later)
+    groups = np.where(cabin, 2, np.where(crew == CrewComposition.THREE_PILOTS, 3, 2))
+    n_slots = groups * np.minimum(count, 2)
+    slot = _div(z1 - z0, np.maximum(n_slots, 1))
+    pick = (order - 1) % groups
+    second = pick + groups
+    slots = derive & ~half_cruise
+    start[:, 0] = np.where(slots, z0 + pick * slot, np.where(derive, h0, start[:, 0]))
+    end[:, 0] = np.where(slots, z0 + (pick + 1) * slot, np.where(derive, h1, end[:, 0]))
+    two = slots & (count >= 2)
+    start[:, 1] = np.where(two, z0 + second * slot, start[:, 1])
+    end[:, 1] = np.where(two, z0 + (second + 1) * slot, end[:, 1])
+    # a window that is empty after rounding is dropped, as the per-duty function does
+    empty = end <= start
+    start[empty], end[empty] = -1, -1
+    return InflightRest(start, end)
+
+
+def inflight_quality(columns: DutyColumns, params: Parameters) -> FloatArray:
+    """``q_k = q_bunk·r_k`` of each duty (reference §5.2)."""
+    factor = np.asarray(params.facility_factor, dtype=np.float64)
+    out: FloatArray = params.inflight_quality * factor[columns.sleep_class - 1]
+    return out

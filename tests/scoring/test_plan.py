@@ -1,0 +1,187 @@
+"""The crew plan from columns equals the plan from Duty objects (issue 14).
+
+:func:`vigil.scoring.plan.plan_columns` computes rest windows, lead/lag, warm-up and
+zone timelines by array passes; :func:`~vigil.scoring.plan.plan_schedules` by the
+per-duty reference functions (:func:`vigil.scoring.rest.rest_windows`,
+:func:`vigil.scoring.grid.zone_timeline`, :func:`vigil.scoring.grid.warmup_start`).
+Both must agree exactly, on a realistic month and on rosters drawn to hit every in-flight
+rest rule (odd minutes, every crew complement, cabin pattern, augmentation and given rest).
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pytest
+from tests.roster.helpers import HEADER_34, row34
+
+from vigil.model import PRESETS
+from vigil.model.sleep import DEFAULT_SLEEP
+from vigil.roster.parse import parse_request_columnar
+from vigil.roster.synthetic import generate_airline_roster
+from vigil.scoring import grid
+from vigil.scoring.plan import (
+    VECTOR_MIN_CREW,
+    CrewPlan,
+    crew_zone_timelines,
+    given_sleep,
+    plan_columns,
+    plan_schedules,
+)
+from vigil.scoring.predict import horizons, predict_sleep
+
+_ARRAYS = (
+    "offsets", "on", "off", "count", "sectors", "workload", "cabin", "lead", "lag", "away",
+    "rest_ptr", "rest_start", "rest_end", "rest_sleep_start", "rest_sleep_end",
+    "rest_quality", "rest_inflight",
+)  # fmt: skip
+_AIRPORTS = ("LHR", "JFK", "SIN", "DXB", "SYD", "EGCC", "CDG", "LAX")
+
+
+def _stamp(t: datetime) -> tuple[str, str]:
+    return t.strftime("%d/%m/%Y"), t.strftime("%H:%M")
+
+
+def _drawn_roster(seed: int, crew: int = 120) -> str:
+    """Duties in UTC drawn to exercise every rest rule; the reader drops invalid ones."""
+    rng = random.Random(seed)
+    rows = [HEADER_34]
+    for c in range(crew):
+        t = datetime(2026, 3, 1, tzinfo=UTC) + timedelta(minutes=rng.randrange(0, 2000))
+        home = rng.choice(_AIRPORTS)
+        for _ in range(10):
+            on = t
+            off = on + timedelta(minutes=rng.randrange(120, 17 * 60))
+            duration = int((off - on).total_seconds() // 60)
+            crew_comp = rng.choice((2, 3, 4, 9))
+            cells = {
+                "Reference": f"C{c}",
+                "StartAirport": rng.choice(_AIRPORTS),
+                "EndAirport": rng.choice(_AIRPORTS),
+                "HomeBase": home,
+                "Sectors": str(rng.randrange(1, 5)),
+                "CrewComposition": str(crew_comp),
+                "SleepCount": "0" if crew_comp == 2 else str(rng.randrange(0, 3)),
+                "SleepOrder": str(rng.randrange(1, 4)),
+                "SleepClass": str(rng.randrange(1, 6)),
+                "CabinCrewSleepPattern": str(rng.randrange(0, 5)),
+                "DutyType": rng.choice(("1", "1", "1", "1", "2", "3")),
+                "SplitShift": rng.choice(("1", "1", "1", "1", "1", "0", "")),
+                "CrewPrepTime": str(rng.randrange(0, 120)),
+                "DutyCommuteTime": str(rng.randrange(0, 120)),
+            }
+            cells["OnDutyDate"], cells["OnDutyTime"] = _stamp(on)
+            cells["OffDutyDate"], cells["OffDutyTime"] = _stamp(off)
+            if rng.random() < 0.3:  # partial augmentation
+                a = on + timedelta(minutes=rng.randrange(0, duration))
+                b = a + timedelta(minutes=rng.randrange(1, duration))
+                for key, value in zip(
+                    ("OnPartialAugment", "OffPartialAugment"), (a, min(b, off)), strict=True
+                ):
+                    cells[f"{key}Date"], cells[f"{key}Time"] = _stamp(value)
+            if rng.random() < 0.25:  # given rest, one or two
+                a = on + timedelta(minutes=rng.randrange(0, duration // 2))
+                b = a + timedelta(minutes=rng.randrange(1, duration // 3 + 2))
+                cells["FirstRestStartDate"], cells["FirstRestStartTime"] = _stamp(a)
+                cells["FirstRestEndDate"], cells["FirstRestEndTime"] = _stamp(min(b, off))
+                if rng.random() < 0.5 and b < off:
+                    e = b + timedelta(
+                        minutes=rng.randrange(1, max(2, int((off - b).seconds // 60)))
+                    )
+                    cells["SecondRestStartDate"], cells["SecondRestStartTime"] = _stamp(b)
+                    cells["SecondRestEndDate"], cells["SecondRestEndTime"] = _stamp(min(e, off))
+            rows.append(row34(**cells))
+            t = off + timedelta(minutes=rng.randrange(600, 3000))
+    return "\r\n".join(rows)
+
+
+def _assert_same(a: CrewPlan, b: CrewPlan) -> None:
+    for name in _ARRAYS:
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+    assert a.warmup == b.warmup
+    assert list(a.on_instant) == list(b.on_instant)
+    assert list(a.off_instant) == list(b.off_instant)
+    assert [a.zones[z] for z in a.start_zone] == [b.zones[z] for z in b.start_zone]
+    assert [a.zones[z] for z in a.home_zone] == [b.zones[z] for z in b.home_zone]
+    for plan in (a, b):  # zone timelines by array passes equal the per-crew reference
+        start = np.array([grid.epoch_hours(w) for w in plan.warmup])
+        end = horizons(plan)
+        ptr, time, offset = crew_zone_timelines(plan, start, end)
+        for i, schedule in enumerate(plan.schedules(np.arange(plan.n_crew))):
+            spans = grid.location_spans(schedule, plan.warmup[i])
+            expected = grid.zone_timeline(spans, float(end[i]))
+            got = list(zip(time[ptr[i] : ptr[i + 1]], offset[ptr[i] : ptr[i + 1]], strict=True))
+            assert got == expected
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_plan_of_drawn_rosters_matches_duty_objects(preset: str) -> None:
+    parsed = parse_request_columnar(_drawn_roster(seed=len(preset)), "dmy")
+    assert parsed.columns is not None
+    inflight = parsed.columns.crew_composition != 2
+    assert parsed.columns.n_duties > 600 and inflight.sum() > 300  # enough rules hit
+    params = PRESETS[preset]
+    from_columns = plan_columns(parsed.columns, params, DEFAULT_SLEEP)
+    from_objects = plan_schedules(parsed.schedules, params, DEFAULT_SLEEP)
+    assert from_columns.rest_ptr[-1] > 200  # many duties have own rest
+    _assert_same(from_columns, from_objects)
+
+
+def test_zone_timelines_of_a_few_crew_equal_those_of_many() -> None:
+    """Below :data:`VECTOR_MIN_CREW` the per-crew loop builds the same arrays."""
+    parsed = parse_request_columnar(generate_airline_roster(40, 28, seed=2), "dmy")
+    assert parsed.columns is not None
+    plan = plan_columns(parsed.columns, PRESETS["ingre2014_5c"], DEFAULT_SLEEP)
+    start = np.array([grid.epoch_hours(w) for w in plan.warmup])
+    end = horizons(plan)
+    many = crew_zone_timelines(plan, start, end)
+    for i in range(0, plan.n_crew, 7):
+        few = plan_schedules(plan.schedules(np.array([i])), PRESETS["ingre2014_5c"], DEFAULT_SLEEP)
+        assert few.n_crew < VECTOR_MIN_CREW <= plan.n_crew
+        ptr, time, offset = crew_zone_timelines(few, start[i : i + 1], end[i : i + 1])
+        lo, hi = many[0][i], many[0][i + 1]
+        np.testing.assert_array_equal(time, many[1][lo:hi])
+        np.testing.assert_array_equal(offset, many[2][lo:hi])
+        assert ptr.tolist() == [0, hi - lo]
+
+
+def test_plan_of_an_airline_month_matches_duty_objects() -> None:
+    parsed = parse_request_columnar(generate_airline_roster(150, 28, seed=4), "dmy")
+    assert parsed.columns is not None
+    params = PRESETS["ingre2014_5c"]
+    _assert_same(
+        plan_columns(parsed.columns, params, DEFAULT_SLEEP),
+        plan_schedules(parsed.schedules, params, DEFAULT_SLEEP),
+    )
+
+
+def test_given_sleep_from_the_plan_matches_duty_objects() -> None:
+    """SleepData read against the plan's arrays equals the per-schedule reference,
+    in-flight records (inside a duty) included."""
+    roster = generate_airline_roster(60, 28, seed=9)
+    parsed = parse_request_columnar(roster, "dmy")
+    assert parsed.columns is not None
+    params = PRESETS["ingre2014_5c"]
+    predicted = predict_sleep(parsed.schedules, params)
+    stamp = "%Y-%m-%dT%H:%M:%SZ"
+    records = [
+        {
+            "ScheduleName": schedule.reference,
+            "SleepStart": grid.from_epoch_hours(e.start).strftime(stamp),
+            "SleepEnd": grid.from_epoch_hours(e.end).strftime(stamp),
+        }
+        for schedule, episodes in zip(parsed.schedules, predicted, strict=True)
+        for e in episodes[3:]  # after the warm-up nights
+    ]
+    given = parse_request_columnar(roster, "dmy", sleep_data=records)
+    assert given.columns is not None and not given.errors
+    plan = plan_columns(given.columns, params, DEFAULT_SLEEP, given.sleep, given.activities)
+    crew = np.arange(plan.n_crew)
+    got = given_sleep(plan, crew, params).episodes()
+    expected = [
+        grid.given_sleep_episodes(s, plan.warmup[i], params) for i, s in enumerate(given.schedules)
+    ]
+    assert got == expected
+    assert any(e.kind == "inflight" for episodes in got for e in episodes)
