@@ -174,16 +174,21 @@ def record_roster_settings(*, session: Session, upload_id: int, version: int) ->
 
 
 def settings_for_upload(*, session: Session, upload_id: int) -> SettingsVersion:
-    """The settings an uploaded roster is scored with: the version recorded at upload
-    (the built-in defaults for rosters stored before issue 18)."""
-    row = session.execute(
-        select(RosterUpload.operator, RosterSettings.settings_version)
-        .join(RosterSettings, RosterSettings.upload_id == RosterUpload.id)
-        .where(RosterUpload.id == upload_id)
-    ).first()
-    if row is None:
+    """The settings an uploaded roster is scored with: the version recorded at upload.
+
+    A roster stored without one (a path that does not record it, such as the console's
+    upload form) is given its operator's current version now, and that is recorded, so
+    GetResults names the version the scores were computed with.
+    """
+    operator = session.scalar(select(RosterUpload.operator).where(RosterUpload.id == upload_id))
+    if operator is None:
         return BUILT_IN
-    found = settings_at(session=session, operator=str(row[0]), version=int(row[1]))
+    link = session.get(RosterSettings, upload_id)
+    if link is None:
+        current = current_settings(session=session, operator=operator)
+        record_roster_settings(session=session, upload_id=upload_id, version=current.version)
+        return current
+    found = settings_at(session=session, operator=operator, version=link.settings_version)
     return found or BUILT_IN
 
 

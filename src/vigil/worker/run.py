@@ -224,7 +224,7 @@ class Worker:
         status: jobs.JobStatus | None
         with _Heartbeat(self.sessions, job, self.lease_seconds) as beat:
             try:
-                with self.sessions() as session:  # the settings recorded at upload (issue 18)
+                with self.sessions.begin() as session:  # settings recorded at upload (issue 18)
                     settings = settings_store.settings_for_upload(session=session, upload_id=job.id)
                 scored = score_roster(
                     request_for(job, settings),

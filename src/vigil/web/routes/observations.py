@@ -75,12 +75,15 @@ def report_for(
     runtime: Runtime, session: Session, operator: str, observations: ObservationSet
 ) -> CalibrationReport:
     """The calibration report of a stored observation set (cached per runtime)."""
-    cache: OrderedDict[str, CalibrationReport] = runtime.cache.setdefault(
+    cache: OrderedDict[tuple[str, int], CalibrationReport] = runtime.cache.setdefault(
         "calibration_reports", OrderedDict()
     )
-    found = cache.get(observations.token)
+    # the offered preset's name depends on the operator's current settings
+    current = store.current_settings(session=session, operator=operator)
+    key = (observations.token, current.version)
+    found = cache.get(key)
     if found is not None:
-        cache.move_to_end(observations.token)
+        cache.move_to_end(key)
         return found
     roster = roster_text_of(session, observations.upload_id)
     version = store.roster_settings_version(session=session, upload_id=roster.id)
@@ -88,7 +91,7 @@ def report_for(
     settings = settings or store.BUILT_IN
     ratings, errors = parse_observations(observations.observations_csv)
     sleep, sleep_errors = parse_sleep_periods(observations.sleep_csv)
-    name = settings.settings.next_calibrated_name(operator)
+    name = current.settings.next_calibrated_name(operator)
     report = build_report(
         roster.roster_text,
         DateFormat(roster.date_format),
@@ -103,7 +106,7 @@ def report_for(
             f"{iso(observations.created_at)}) on roster {roster.roster_name}"
         ),
     )
-    cache[observations.token] = report
+    cache[key] = report
     while len(cache) > REPORT_CACHE_SIZE:
         cache.popitem(last=False)
     return report
@@ -268,5 +271,7 @@ def delete_observations(
         return _not_found()
     if not store.delete_observation_set(session=session, operator=principal.operator, token=token):
         return _not_found()
-    runtime.cache.get("calibration_reports", {}).pop(token, None)
+    cache = runtime.cache.get("calibration_reports", {})
+    for key in [k for k in cache if k[0] == token]:
+        cache.pop(key, None)
     return Response(status_code=204)
