@@ -64,10 +64,11 @@ def calibration_figure(report: CalibrationReport, instrument: str) -> Figure:
 
 def plot_svg(report: CalibrationReport, instrument: str) -> bytes:
     """The calibration plot as SVG (no dates in the file: the same report, the same bytes)."""
-    fig = calibration_figure(report, instrument)
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="svg", metadata={"Date": None})
-    plt.close(fig)
+    with matplotlib.rc_context({"svg.hashsalt": "vigil-calibration"}):  # stable element ids
+        fig = calibration_figure(report, instrument)
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="svg", metadata={"Date": None})
+        plt.close(fig)
     return buffer.getvalue()
 
 

@@ -135,11 +135,14 @@ def save_settings(
         "scale": scale,
         "kpThreshold": kpThreshold,
         "airports": rows,
-        "warningLevels": {
-            k: [v for v in text.split(",") if v.strip()] for k, text in warnings.items()
-        },
     }
     current = store.current_settings(session=console.db, operator=console.operator)
+    # a blank warning field keeps that scale's current levels
+    levels: dict[str, Any] = {k: list(v) for k, v in current.settings.warning_levels.items()}
+    for code, text in warnings.items():
+        if text.strip():
+            levels[code] = [v for v in text.split(",") if v.strip()]
+    changes["warningLevels"] = levels
     new = None
     try:
         new = merge_settings(current.settings, changes)
