@@ -146,5 +146,5 @@ def test_console_report_isolated_and_adoption_is_explicit(
 
 def _mean_score(body: dict[str, Any]) -> float:
     """Mean of every fatigue score in a ProcessFatigue answer."""
-    scores = [v for s in body["scheduleScores"] for v in s["fatigueScores"]]
+    scores = [float(v) for s in body["scheduleScores"] for v in s["fatigueScores"]]
     return sum(scores) / len(scores)

@@ -132,7 +132,8 @@ def test_an_operator_airport_overrides_a_public_one() -> None:
     table = parse_settings({"airports": [moved]}).airport_table()
     own = parse_request(ROSTER_ZZQ.replace("ZZQ", "OSL"), "dmy", airports=table)
     assert own.schedules[0].duties[0].start_airport.tz == "America/New_York"
-    assert tz.airport("OSL") is not None and tz.airport("OSL").tz == "Europe/Oslo"
+    public = tz.airport("OSL")
+    assert public is not None and public.tz == "Europe/Oslo"
 
 
 def test_settings_are_versioned_with_history(db_url: str) -> None:

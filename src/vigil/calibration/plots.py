@@ -77,7 +77,7 @@ def _text_page(pdf: PdfPages, title: str, lines: list[str]) -> None:
     fig.text(0.06, 0.96, title, fontsize=14, weight="bold", va="top")
     wrapped = [w for line in lines for w in (textwrap.wrap(line, 95) or [""])]
     fig.text(0.06, 0.92, "\n".join(wrapped[:70]), fontsize=8, family="monospace", va="top")
-    pdf.savefig(fig)
+    pdf.savefig(fig)  # type: ignore[no-untyped-call]
     plt.close(fig)
 
 
