@@ -23,10 +23,11 @@ def test_defaults_are_todays_behaviour() -> None:
     assert DEFAULT_SETTINGS.blank_defaults() == {}
     assert DEFAULT_SETTINGS.airport_table() == {}
     assert (DEFAULT_SETTINGS.crew_prep_minutes, DEFAULT_SETTINGS.commute_minutes) == (60, 60)
-    plain = score(ScoreRequest(roster_text=ROSTER, risk=True)).to_envelope()
+    plain = score(ScoreRequest(roster_text=ROSTER, risk=True, settings_version=None)).to_envelope()
     under = score(
         ScoreRequest(roster_text=ROSTER, risk=True, **DEFAULT_SETTINGS.score_options(0))
     ).to_envelope()
+    assert "settingsVersion" not in plain
     assert under.pop("settingsVersion") == 0
     assert orjson.dumps(under, option=orjson.OPT_SERIALIZE_NUMPY) == orjson.dumps(
         plain, option=orjson.OPT_SERIALIZE_NUMPY

@@ -43,10 +43,11 @@ class ScoreRequest:
     extra_scales: tuple[str, ...] = ()
     #: operator settings (issue 18): parameters replacing ``preset``, the operator's
     #: airports table, blank-cell defaults, and the settings version the response names
+    #: (0: the built-in defaults, which is what a request without the others uses)
     parameters: model.Parameters | None = None
     airports: Mapping[str, Airport] | None = None
     blank_defaults: Mapping[str, int] | None = None
-    settings_version: int | None = None
+    settings_version: int | None = 0
 
 
 def resolve_preset(name: str) -> model.Parameters:

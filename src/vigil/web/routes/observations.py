@@ -18,7 +18,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import JSONResponse, Response
-from pydantic import Field, field_validator
+from pydantic import BaseModel, Field, field_validator
 from sqlalchemy.orm import Session
 
 from vigil.calibration import (
@@ -58,6 +58,40 @@ class UploadObservationsIn(_Wire):
         if isinstance(value, str) and "\x00" in value:
             raise ValueError("text must not contain NUL characters (U+0000)")
         return value
+
+
+class ObservationsAcceptedOut(BaseModel):
+    """UploadObservations: the stored set's token; lines that could not be read."""
+
+    observationsToken: str  # noqa: N815
+    rosterToken: str  # noqa: N815
+    ratings: int = Field(description="Ratings read.")
+    errors: list[str] = Field(description="Unreadable lines, 'row|Reference|message'.")
+
+
+class CalibrationOut(BaseModel):
+    """GetCalibration (JSON): the report under ``calibration`` (docs/calibration.md)."""
+
+    observationsToken: str  # noqa: N815
+    rosterToken: str | None  # noqa: N815
+    name: str
+    calibration: dict[str, Any] = Field(
+        description="modelVersion, settingsVersion, observationsUsed, observationsNotCompared, "
+        "inputErrors, actualSleepFor, scales (per KSS/SP: overall, byTimeOfDay, byDutyType, "
+        "byHoursOnDuty, calibrationBins, fit), sleep."
+    )
+
+
+class ObservationItemOut(BaseModel):
+    observationsToken: str  # noqa: N815
+    name: str
+    createdAt: str  # noqa: N815
+
+
+class ObservationListOut(BaseModel):
+    """ListObservations: the operator's observation sets, newest first."""
+
+    observations: list[ObservationItemOut]
 
 
 def _not_found(what: str = "observations") -> JSONResponse:
@@ -137,7 +171,7 @@ def check_files(observations: str, sleep: str) -> tuple[int, list[str]] | JSONRe
     "/UploadObservations",
     summary="Store crew ratings (KSS / Samn-Perelli) and actual sleep for a stored roster",
     responses={
-        200: {"description": "Stored; `observationsToken` opens the calibration report."},
+        200: {"model": ObservationsAcceptedOut, "description": "Stored; see observationsToken."},
         400: {"description": "Not readable: missing columns or no usable rating."},
         404: {"description": "Unknown roster token (or another operator's)."},
     },
@@ -181,7 +215,11 @@ def upload_observations(
     dependencies=[Depends(only_query("observationsToken", "format"))],
     summary="The calibration report of stored observations (JSON or PDF)",
     responses={
-        200: {"description": "`{observationsToken, rosterToken, calibration}`, or a PDF."},
+        200: {
+            "model": CalibrationOut,
+            "description": "The report as JSON, or with format=pdf as a PDF.",
+            "content": {"application/pdf": {}},
+        },
         400: {"description": "Missing observationsToken or unknown format."},
         404: {"description": "Unknown observations token (or another operator's)."},
     },
@@ -238,6 +276,7 @@ def get_calibration(
     "/ListObservations",
     dependencies=[Depends(only_query())],
     summary="Your operator's observation sets, newest first",
+    responses={200: {"model": ObservationListOut, "description": "Every observation set."}},
 )
 def list_observations(principal: UploadPrincipal, session: SessionDep) -> JSONResponse:
     """Every observation set of the caller's operator."""

@@ -15,6 +15,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
 
 from vigil.scoring.service import iso
 from vigil.store import operator_settings as store
@@ -24,6 +25,31 @@ from vigil.web.deps import SessionDep, UploadPrincipal
 from vigil.web.problems import only_query, problem
 
 router = APIRouter(prefix="/api", tags=["settings"])
+
+
+class SettingsHistoryItemOut(BaseModel):
+    """One settings version in the history."""
+
+    settingsVersion: int
+    changedBy: str
+    changedAt: str | None = Field(description="UTC; null for version 0, the defaults.")
+    note: str
+
+
+class SettingsOut(BaseModel):
+    """GetSettings: one settings version and the history (docs/settings.md)."""
+
+    operator: str
+    settingsVersion: int
+    changedBy: str
+    changedAt: str | None
+    note: str
+    modelVersion: str = Field(description="The modelVersion scores under these settings carry.")
+    settings: dict[str, Any] = Field(
+        description="crewPrepMinutes, commuteMinutes, preset, scale, kpThreshold, "
+        "warningLevels, airports, calibratedPresets."
+    )
+    history: list[SettingsHistoryItemOut]
 
 
 def settings_for(runtime: Runtime, operator: str) -> SettingsVersion:
@@ -52,7 +78,7 @@ def version_body(found: SettingsVersion, operator: str) -> dict[str, Any]:
     dependencies=[Depends(only_query("version"))],
     summary="Your operator's settings (current, or one version), with their history",
     responses={
-        200: {"description": "The settings version, who changed it, when, and the history."},
+        200: {"model": SettingsOut, "description": "The version, who changed it, when, history."},
         400: {"description": "version is not a whole number."},
         404: {"description": "Your operator has no such settings version."},
     },
