@@ -116,12 +116,13 @@ def envelope(
     model_version: str,
     entries: list[dict[str, object]],
     errors: Sequence[str],
-    settings_version: int | None = None,
+    settings_version: int | None = 0,
 ) -> dict[str, object]:
     """The contract §4 envelope around built ``scheduleScores`` entries.
 
     ``settings_version`` (issue 18) is the operator settings version the scores were
-    computed with, written as ``settingsVersion`` beside ``modelVersion`` when given.
+    computed with (0: the built-in defaults), written as ``settingsVersion`` beside
+    ``modelVersion``; ``None`` leaves the field out.
     """
     out: dict[str, object] = {"scale": scale, "modelVersion": model_version}
     if settings_version is not None:
@@ -139,7 +140,7 @@ def stream_envelope(
     errors: Sequence[str],
     risk: bool,
     include_sleep: bool = False,
-    settings_version: int | None = None,
+    settings_version: int | None = 0,
 ) -> Iterator[bytes]:
     """The contract §4 envelope as UTF-8 JSON in ~64 KiB pieces, one schedule at a time.
 
@@ -172,7 +173,7 @@ class ScoreReport:
     errors: tuple[str, ...]
     risk: bool = False
     include_sleep: bool = False
-    settings_version: int | None = None  #: operator settings version (issue 18)
+    settings_version: int | None = 0  #: operator settings version (issue 18)
 
     def to_json(self, scale: str | None = None) -> bytes:
         """The contract §4 envelope as UTF-8 JSON, encoded straight from the score arrays."""

@@ -164,7 +164,7 @@ class StoredScores:
         *,
         model_version: str,
         errors: Sequence[str],
-        settings_version: int | None = None,
+        settings_version: int | None = 0,
     ) -> Iterator[bytes]:
         """The ProcessFatigueRisk envelope (contract §4) as streamed UTF-8 JSON pieces.
 

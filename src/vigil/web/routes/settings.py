@@ -11,11 +11,13 @@ operator's settings; a surface without a database scores with the built-in defau
 
 from __future__ import annotations
 
+import logging
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
+from sqlalchemy.exc import SQLAlchemyError
 
 from vigil.scoring.service import iso
 from vigil.store import operator_settings as store
@@ -24,7 +26,12 @@ from vigil.web._runtime import Runtime
 from vigil.web.deps import SessionDep, UploadPrincipal
 from vigil.web.problems import only_query, problem
 
+logger = logging.getLogger(__name__)
+
 router = APIRouter(prefix="/api", tags=["settings"])
+
+#: operators whose last read settings are kept for a database outage
+MAX_CACHED_OPERATORS = 10_000
 
 
 class SettingsHistoryItemOut(BaseModel):
@@ -53,11 +60,31 @@ class SettingsOut(BaseModel):
 
 
 def settings_for(runtime: Runtime, operator: str) -> SettingsVersion:
-    """The operator's current settings (built-in defaults without a database)."""
+    """The operator's current settings (built-in defaults without a database).
+
+    Synchronous scoring must keep working while the database is away (docs/hardening.md):
+    then the last settings read for the operator in this process are used, or the built-in
+    defaults if none were, and the response's ``settingsVersion`` says which.
+    """
     if runtime.sessions is None:
         return store.BUILT_IN
-    with runtime.sessions() as session:
-        return store.current_settings(session=session, operator=operator)
+    known: dict[str, SettingsVersion] = runtime.cache.setdefault("operator_settings", {})
+    try:
+        with runtime.sessions() as session:
+            found = store.current_settings(session=session, operator=operator)
+    except SQLAlchemyError as exc:
+        found = known.get(operator, store.BUILT_IN)
+        logger.warning(
+            "settings of %r unreadable (%s); scoring with settings version %d",
+            operator,
+            type(exc).__name__,
+            found.version,
+        )
+        return found
+    if len(known) >= MAX_CACHED_OPERATORS and operator not in known:
+        known.clear()
+    known[operator] = found
+    return found
 
 
 def version_body(found: SettingsVersion, operator: str) -> dict[str, Any]:
