@@ -28,7 +28,9 @@ References
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import UTC, date, datetime, timedelta
 from functools import cache, lru_cache
 from typing import Any
@@ -38,6 +40,8 @@ from vigil.domain import Airport
 
 __all__ = [
     "airport",
+    "operator_airports",
+    "public_airport",
     "fixed_offset_on",
     "is_valid_zone",
     "local_to_utc",
@@ -82,9 +86,53 @@ def _make_airport(code: str, entry: Mapping[str, Any]) -> Airport:
 _ASCII_CODE = re.compile(r"[A-Za-z0-9]{3,4}")
 
 
-@lru_cache(maxsize=1 << 16)
+#: the operator's own airports table while one is active (issue 18, docs/settings.md)
+_OPERATOR_AIRPORTS: ContextVar[Mapping[str, Airport] | None] = ContextVar(
+    "vigil_operator_airports", default=None
+)
+
+
+@contextmanager
+def operator_airports(table: Mapping[str, Airport] | None) -> Iterator[None]:
+    """Resolve codes in ``table`` (upper-case code → airport) first, inside the block.
+
+    An operator's airports table overrides or extends ``airportsdata`` for that
+    operator's requests only: the override is a context variable, so concurrent
+    requests of other operators (threads or tasks) never see it. An empty or absent
+    table leaves any table already active in place.
+    """
+    if not table:
+        yield
+        return
+    token = _OPERATOR_AIRPORTS.set(table)
+    try:
+        yield
+    finally:
+        _OPERATOR_AIRPORTS.reset(token)
+
+
 def airport(code: str) -> Airport | None:
     """Resolve an airport code written in a roster (contract §3.1).
+
+    Inside :func:`operator_airports` the operator's table is consulted first; otherwise
+    (and for codes it lacks) the public tables, through a cache.
+
+    Parameters
+    ----------
+    code : str
+        As :func:`public_airport`.
+    """
+    table = _OPERATOR_AIRPORTS.get()
+    if table is not None:
+        found = table.get(code.strip().upper())
+        if found is not None:
+            return found
+    return public_airport(code)
+
+
+@lru_cache(maxsize=1 << 16)
+def public_airport(code: str) -> Airport | None:
+    """Resolve an airport code from the public tables (contract §3.1).
 
     Parameters
     ----------
@@ -111,7 +159,7 @@ def airport(code: str) -> Airport | None:
         return None
     key = stripped.upper()
     if key != code:
-        return airport(key)
+        return public_airport(key)
     icao, iata, lid = _tables()
     if len(key) == 4:
         entry = icao.get(key) or lid.get(key)

@@ -35,6 +35,11 @@ SCOPE_OF = {
     "/api/DeleteRoster": "upload",
     "/api/ListRosters": "upload",
     "/api/Planner/InflightRest": "fatigue",
+    "/api/GetSettings": "upload",
+    "/api/UploadObservations": "upload",
+    "/api/GetCalibration": "upload",
+    "/api/ListObservations": "upload",
+    "/api/DeleteObservations": "upload",
 }
 
 #: the issue's two checks. (``content_type_conformance`` also fails today, on documentation

@@ -42,6 +42,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "client": ("vigil.cli.client", "Manage OAuth API clients."),
     "user": ("vigil.cli.client", "Manage operator console users."),
     "keys": ("vigil.cli.keys", "Manage token signing keys."),
+    "settings": ("vigil.cli.settings", "Show and change an operator's settings."),
     "report": ("vigil.cli.report", "Regenerate reports, such as the validation report."),
 }
 

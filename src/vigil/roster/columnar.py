@@ -185,12 +185,15 @@ def _lookup(column: pl.Series, decode: Callable[[str], int | None]) -> IntArray:
     return np.asarray(out, dtype=np.int64)
 
 
-def _int_decoder(position: int) -> Callable[[str], int | None]:
-    """The row reader's whole-number rule for one column: blank → default, range."""
+def _int_decoder(position: int, blank: int | None = None) -> Callable[[str], int | None]:
+    """The row reader's whole-number rule for one column: blank → default (``blank``
+    when the operator set one), range."""
     column = COLUMNS[position]
 
     def decode(text: str) -> int | None:
         if not text:
+            if blank is not None:
+                return blank
             return None if column.required else int(column.default or 0)
         value = parse_int(text)
         if value is None:
@@ -343,7 +346,7 @@ def _decode(frame: pl.DataFrame, n_rows: int, reader: Any, fmt: DateFormat) -> C
     home_ok = home != _BAD
     bad |= (start == _BAD) | (end == _BAD) | ~home_ok
 
-    ints = {p: _lookup(col(f"c{p}"), _int_decoder(p)) for p in _INT_POSITIONS}
+    ints = {p: _lookup(col(f"c{p}"), _int_decoder(p, reader.blank.get(p))) for p in _INT_POSITIONS}
     for values in ints.values():
         bad |= values == _BAD
     workload_text = col(f"c{_WORKLOAD}")

@@ -204,6 +204,8 @@ class _Reader:
     references: dict[str, None] = field(default_factory=dict)  # ordered set
     home_bases: dict[str, Airport] = field(default_factory=dict)
     rows: int = 0
+    #: cell position -> value of a blank cell, where the operator's default replaces ours
+    blank: dict[int, int] = field(default_factory=dict)
     # per-read caches of valid cells: date and time texts -> wall; HomeBase text -> airports
     _walls: dict[tuple[str, str], tuple[date, int, int]] = field(default_factory=dict)
     _homes: dict[str, list[Airport]] = field(default_factory=dict)
@@ -454,6 +456,9 @@ class _Reader:
             time_ref, sectors, crew, sleep_count, sleep_order, sleep_class, split, duty_type,
             prep, commute, pattern,
         ) = ints  # fmt: skip
+        if self.blank:  # operator defaults for blank cells (issue 18)
+            prep = self.blank.get(_PREP, prep) if not cells[_PREP] else prep
+            commute = self.blank.get(_COMMUTE, commute) if not cells[_COMMUTE] else commute
         workload_text = cells[_WORKLOAD]
         workload: float | None = 0.0
         if workload_text:
@@ -619,6 +624,8 @@ def parse_request(
     *,
     sleep_data: Sequence[Mapping[str, object]] = (),
     activity_text: str = "",
+    airports: Mapping[str, Airport] | None = None,
+    blank_defaults: Mapping[str, int] | None = None,
 ) -> ParsedRoster:
     """Read a scoring or upload request's data (contract §3.1, §3.2, §5.1).
 
@@ -634,6 +641,12 @@ def parse_request(
         :func:`vigil.roster.check_sleep_data_shape`).
     activity_text : str
         ActivityData CSV, may be empty.
+    airports : mapping of str to Airport, optional
+        The operator's airports table (upper-case code → airport), consulted before the
+        public tables (issue 18, :func:`vigil.tz.operator_airports`).
+    blank_defaults : mapping of str to int, optional
+        Value of a blank cell per optional whole-number column (``{"CrewPrepTime":
+        90}``), replacing the contract §3.1 default (issue 18, operator settings).
 
     Returns
     -------
@@ -645,12 +658,18 @@ def parse_request(
     ValueError
         Only for a ``date_format`` that is neither ``dmy`` nor ``mdy``.
     """
-    if roster_text.count("\n") < COLUMNAR_MIN_LINES:  # Polars' fixed cost would dominate
-        return parse_request_rows(
-            roster_text, date_format, sleep_data=sleep_data, activity_text=activity_text
-        )
-    return parse_request_columnar(
-        roster_text, date_format, sleep_data=sleep_data, activity_text=activity_text
+    read = (
+        parse_request_rows
+        if roster_text.count("\n") < COLUMNAR_MIN_LINES  # Polars' fixed cost would dominate
+        else parse_request_columnar
+    )
+    return read(
+        roster_text,
+        date_format,
+        sleep_data=sleep_data,
+        activity_text=activity_text,
+        airports=airports,
+        blank_defaults=blank_defaults,
     )
 
 
@@ -660,6 +679,8 @@ def parse_request_columnar(
     *,
     sleep_data: Sequence[Mapping[str, object]] = (),
     activity_text: str = "",
+    airports: Mapping[str, Airport] | None = None,
+    blank_defaults: Mapping[str, int] | None = None,
 ) -> ParsedRoster:
     """:func:`parse_request` by the columnar reader, whatever the roster's size.
 
@@ -667,11 +688,12 @@ def parse_request_columnar(
     by the row reader alone.
     """
     fmt = as_date_format(date_format)
-    with _cyclic_gc_paused():
-        reader = _Reader(fmt)
+    blank = _blank_positions(blank_defaults)
+    with _cyclic_gc_paused(), tz.operator_airports(airports):
+        reader = _Reader(fmt, blank=blank)
         read = columnar.read_columns(roster_text, reader, _looks_like_header)
         if read is None:  # the readers disagree on a row: the row reader is the judge
-            return _parse_request(fmt, roster_text, sleep_data, activity_text)
+            return _parse_request(fmt, roster_text, sleep_data, activity_text, blank)
         return _from_columns(fmt, reader, read, sleep_data, activity_text)
 
 
@@ -681,6 +703,8 @@ def parse_request_rows(
     *,
     sleep_data: Sequence[Mapping[str, object]] = (),
     activity_text: str = "",
+    airports: Mapping[str, Airport] | None = None,
+    blank_defaults: Mapping[str, int] | None = None,
 ) -> ParsedRoster:
     """:func:`parse_request` by the row reader alone, one row at a time.
 
@@ -688,8 +712,22 @@ def parse_request_rows(
     tests check that both give the same duties and errors (``tests/roster``).
     """
     fmt = as_date_format(date_format)
-    with _cyclic_gc_paused():
-        return _parse_request(fmt, roster_text, sleep_data, activity_text)
+    blank = _blank_positions(blank_defaults)
+    with _cyclic_gc_paused(), tz.operator_airports(airports):
+        return _parse_request(fmt, roster_text, sleep_data, activity_text, blank)
+
+
+def _blank_positions(blank_defaults: Mapping[str, int] | None) -> dict[int, int]:
+    """``blank_defaults`` by cell position; only optional whole-number columns, in range."""
+    out: dict[int, int] = {}
+    for name, value in (blank_defaults or {}).items():
+        column = BY_LOWER_NAME.get(name.lower())
+        if column is None or column.kind is not Kind.INT or column.required:
+            raise ValueError(f"{name!r} is not an optional whole-number column")
+        if not _allowed(column, value):
+            raise ValueError(f"{name} default {value} is not {column.describe_allowed()}")
+        out[column.number - 1] = value
+    return out
 
 
 def _from_columns(
@@ -761,8 +799,9 @@ def _parse_request(
     roster_text: str,
     sleep_data: Sequence[Mapping[str, object]],
     activity_text: str,
+    blank: dict[int, int] | None = None,
 ) -> ParsedRoster:
-    reader = _Reader(fmt)
+    reader = _Reader(fmt, blank=blank or {})
     reader.read(roster_text)
 
     schedules_duties: dict[str, list[Duty]] = {}

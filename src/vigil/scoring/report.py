@@ -123,15 +123,24 @@ def schedule_entry(
 
 
 def envelope(
-    scale: str, model_version: str, entries: list[dict[str, object]], errors: Sequence[str]
+    scale: str,
+    model_version: str,
+    entries: list[dict[str, object]],
+    errors: Sequence[str],
+    settings_version: int | None = 0,
 ) -> dict[str, object]:
-    """The contract §4 envelope around built ``scheduleScores`` entries."""
-    return {
-        "scale": scale,
-        "modelVersion": model_version,
-        "scheduleScores": entries,
-        "errors": list(errors),
-    }
+    """The contract §4 envelope around built ``scheduleScores`` entries.
+
+    ``settings_version`` (issue 18) is the operator settings version the scores were
+    computed with (0: the built-in defaults), written as ``settingsVersion`` beside
+    ``modelVersion``; ``None`` leaves the field out.
+    """
+    out: dict[str, object] = {"scale": scale, "modelVersion": model_version}
+    if settings_version is not None:
+        out["settingsVersion"] = settings_version
+    out["scheduleScores"] = entries
+    out["errors"] = list(errors)
+    return out
 
 
 def stream_envelope(
@@ -142,13 +151,14 @@ def stream_envelope(
     errors: Sequence[str],
     risk: bool,
     include_sleep: bool = False,
+    settings_version: int | None = 0,
 ) -> Iterator[bytes]:
     """The contract §4 envelope as UTF-8 JSON in ~64 KiB pieces, one schedule at a time.
 
     Joined, the pieces equal :meth:`ScoreReport.to_json` for the same results, so a
     10,000-crew roster streams without building one huge document in memory.
     """
-    head = orjson.dumps(envelope(scale, model_version, [], ()))
+    head = orjson.dumps(envelope(scale, model_version, [], (), settings_version))
     cut = head.index(b'"scheduleScores":[') + len(b'"scheduleScores":[')
     buffer = [head[:cut]]
     size = cut
@@ -174,6 +184,7 @@ class ScoreReport:
     errors: tuple[str, ...]
     risk: bool = False
     include_sleep: bool = False
+    settings_version: int | None = 0  #: operator settings version (issue 18)
 
     def to_json(self, scale: str | None = None) -> bytes:
         """The contract §4 envelope as UTF-8 JSON, encoded straight from the score arrays."""
@@ -192,4 +203,4 @@ class ScoreReport:
             )
             for r in self.schedules
         ]
-        return envelope(scale, self.model_version, entries, self.errors)
+        return envelope(scale, self.model_version, entries, self.errors, self.settings_version)

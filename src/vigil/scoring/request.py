@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from vigil import model
-from vigil.domain import DateFormat
+from vigil.domain import Airport, DateFormat
 
 __all__ = [
     "DECIMALS",
@@ -41,6 +41,13 @@ class ScoreRequest:
     preset: str = "ingre2014_5c"
     #: extra scales to compute alongside ``scale`` (the upload path stores all six)
     extra_scales: tuple[str, ...] = ()
+    #: operator settings (issue 18): parameters replacing ``preset``, the operator's
+    #: airports table, blank-cell defaults, and the settings version the response names
+    #: (0: the built-in defaults, which is what a request without the others uses)
+    parameters: model.Parameters | None = None
+    airports: Mapping[str, Airport] | None = None
+    blank_defaults: Mapping[str, int] | None = None
+    settings_version: int | None = 0
 
 
 def resolve_preset(name: str) -> model.Parameters:

@@ -112,12 +112,14 @@ def score(request: ScoreRequest, *, progress: ProgressCallback | None = None) ->
     """
     scale = resolve_scale(request.scale)
     scales = tuple(dict.fromkeys((scale, *(resolve_scale(s) for s in request.extra_scales))))
-    params = resolve_preset(request.preset)
+    params = request.parameters or resolve_preset(request.preset)
     parsed = parse_request(
         request.roster_text,
         request.date_format,
         sleep_data=request.sleep_data,
         activity_text=request.activity_text,
+        airports=request.airports,
+        blank_defaults=request.blank_defaults,
     )
     if parsed.columns is not None:  # the columnar reader's duties: no Duty objects
         plan = plan_columns(parsed.columns, params, DEFAULT_SLEEP, parsed.sleep, parsed.activities)
@@ -131,6 +133,7 @@ def score(request: ScoreRequest, *, progress: ProgressCallback | None = None) ->
         errors=tuple(format_error(e) for e in parsed.errors),
         risk=request.risk,
         include_sleep=request.include_sleep,
+        settings_version=request.settings_version,
     )
 
 

@@ -35,9 +35,13 @@ __all__ = [
     "Base",
     "ConsoleSession",
     "ConsoleUser",
+    "ObservationSet",
     "Operator",
+    "OperatorSettingsVersion",
     "RosterResult",
+    "RosterSettings",
     "RosterUpload",
+    "SettingsAdmin",
     "SigningKey",
 ]
 
@@ -219,3 +223,71 @@ class RosterResult(Base):
     sleep: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
     #: the roster's dashboard figures, computed once when it finishes (issue 16)
     summary_json: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
+# --- operator settings and crew observations (issue 18, migration 0005) -----------------
+
+
+class OperatorSettingsVersion(Base):
+    """One version of an operator's settings (docs/settings.md): the history is the rows.
+
+    ``version`` counts from 1 per operator (0 is the built-in defaults, never stored);
+    ``settings_json`` is :meth:`vigil.settings.OperatorSettings.to_json`, the whole record,
+    so any version can be scored with again. ``changed_by`` says who (a console user,
+    ``cli:<login>``), ``note`` why.
+    """
+
+    __tablename__ = "operator_settings_version"
+    __table_args__ = (UniqueConstraint("operator", "version"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    operator: Mapped[str] = mapped_column(String(100), index=True)
+    version: Mapped[int] = mapped_column(Integer)
+    settings_json: Mapped[str] = mapped_column(Text)
+    changed_by: Mapped[str] = mapped_column(String(200))
+    changed_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    note: Mapped[str] = mapped_column(Text, default="")
+
+
+class SettingsAdmin(Base):
+    """A console user allowed to change the operator's settings (issue 18: admins only)."""
+
+    __tablename__ = "settings_admin"
+
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("console_user.id", ondelete="CASCADE"), primary_key=True
+    )
+    granted_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class RosterSettings(Base):
+    """The settings version an uploaded roster was (or will be) scored with."""
+
+    __tablename__ = "roster_settings"
+
+    upload_id: Mapped[int] = mapped_column(
+        ForeignKey("roster_upload.id", ondelete="CASCADE"), primary_key=True
+    )
+    settings_version: Mapped[int] = mapped_column(Integer)
+
+
+class ObservationSet(Base):
+    """Crew observations (KSS / Samn-Perelli ratings, actual sleep) for a stored roster.
+
+    Kept as the uploaded CSV texts (docs/calibration.md) so the report can always be
+    recomputed from exactly what was sent; ``operator`` scopes it like its roster.
+    """
+
+    __tablename__ = "observation_set"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    token: Mapped[str] = mapped_column(String(64), unique=True)
+    operator: Mapped[str] = mapped_column(String(100), index=True)
+    upload_id: Mapped[int] = mapped_column(
+        ForeignKey("roster_upload.id", ondelete="CASCADE"), index=True
+    )
+    name: Mapped[str] = mapped_column(String(200))
+    observations_csv: Mapped[str] = mapped_column(Text)
+    sleep_csv: Mapped[str] = mapped_column(Text, default="")
+    created_by: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

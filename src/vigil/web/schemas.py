@@ -115,6 +115,9 @@ class ScoresOut(BaseModel):
 
     scale: ScaleCode
     modelVersion: str
+    settingsVersion: int | None = Field(
+        default=None, description="The operator settings version the scores used (0: defaults)."
+    )
     scheduleScores: list[ScheduleScoresOut]
     errors: list[str] = Field(description="Data errors, 'row|schedule|message' (seed §7.1).")
 

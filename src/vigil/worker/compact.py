@@ -158,7 +158,14 @@ class StoredScores:
                 ),
             )
 
-    def envelope(self, scale: str, *, model_version: str, errors: Sequence[str]) -> Iterator[bytes]:
+    def envelope(
+        self,
+        scale: str,
+        *,
+        model_version: str,
+        errors: Sequence[str],
+        settings_version: int | None = 0,
+    ) -> Iterator[bytes]:
         """The ProcessFatigueRisk envelope (contract §4) as streamed UTF-8 JSON pieces.
 
         Built by :func:`vigil.scoring.report.stream_envelope`, the builder of every
@@ -170,6 +177,7 @@ class StoredScores:
             model_version=model_version,
             errors=errors,
             risk=True,
+            settings_version=settings_version,
         )
 
 

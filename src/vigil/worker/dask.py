@@ -28,7 +28,7 @@ from typing import Any
 
 from vigil.domain import Schedule
 from vigil.worker.compact import CompactChunk
-from vigil.worker.scorers import score_chunk
+from vigil.worker.scorers import Preset, score_chunk
 
 __all__ = ["DaskScorer", "tls_security"]
 
@@ -97,7 +97,7 @@ class DaskScorer:
             return self._client
 
     def map(
-        self, chunks: Sequence[Sequence[Schedule]], preset: str, scales: tuple[str, ...]
+        self, chunks: Sequence[Sequence[Schedule]], preset: Preset, scales: tuple[str, ...]
     ) -> Iterator[CompactChunk]:
         client = self.client()
         threads = sum(client.nthreads().values()) or 1

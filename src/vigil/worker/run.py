@@ -38,7 +38,9 @@ from vigil.scoring.service import (
     resolve_preset,
     resolve_scale,
 )
+from vigil.store import operator_settings as settings_store
 from vigil.store import uploads
+from vigil.store.operator_settings import SettingsVersion
 from vigil.store.tables import utcnow
 from vigil.worker import jobs
 from vigil.worker.compact import pack
@@ -73,9 +75,11 @@ class ScoredRoster:
     schedule_count: int
 
 
-def request_for(job: jobs.ClaimedJob) -> ScoreRequest:
-    """The service request an upload stands for: risk on, all six scales (contract §5)."""
+def request_for(job: jobs.ClaimedJob, settings: SettingsVersion | None = None) -> ScoreRequest:
+    """The service request an upload stands for: risk on, all six scales (contract §5),
+    under the operator settings version recorded at upload (issue 18) when given."""
     scale = resolve_scale(job.preferred_scale)
+    options = settings.settings.score_options(settings.version) if settings else {}
     return ScoreRequest(
         roster_text=job.roster_text,
         date_format=DateFormat(job.date_format),
@@ -84,6 +88,7 @@ def request_for(job: jobs.ClaimedJob) -> ScoreRequest:
         activity_text=job.activity_text,
         risk=True,
         extra_scales=tuple(s for s in SCALE_CODES if s != scale),
+        **options,
     )
 
 
@@ -100,17 +105,20 @@ def score_roster(
     same preset), but keeps each scored chunk only as compact float32 until stored.
     Rosters of more than ``chunk_size`` schedules go to ``remote`` (Dask) when given.
     """
-    params = resolve_preset(request.preset)
+    params = request.parameters or resolve_preset(request.preset)
     parsed = parse_request(
         request.roster_text,
         request.date_format,
         sleep_data=request.sleep_data,
         activity_text=request.activity_text,
+        airports=request.airports,
+        blank_defaults=request.blank_defaults,
     )
     schedules = parsed.schedules
     chunks = [schedules[i : i + chunk_size] for i in range(0, len(schedules), chunk_size)]
     scorer = remote if remote is not None and len(chunks) > 1 else local
-    blob = pack(scorer.map(chunks, request.preset, SCALE_CODES), SCALE_CODES)
+    preset = request.parameters or request.preset
+    blob = pack(scorer.map(chunks, preset, SCALE_CODES), SCALE_CODES)
     return ScoredRoster(
         [format_error(e) for e in parsed.errors], blob, params.model_version, len(schedules)
     )
@@ -216,8 +224,10 @@ class Worker:
         status: jobs.JobStatus | None
         with _Heartbeat(self.sessions, job, self.lease_seconds) as beat:
             try:
+                with self.sessions.begin() as session:  # settings recorded at upload (issue 18)
+                    settings = settings_store.settings_for_upload(session=session, upload_id=job.id)
                 scored = score_roster(
-                    request_for(job),
+                    request_for(job, settings),
                     chunk_size=self.chunk_size,
                     local=self.local,
                     remote=self.remote,

@@ -16,24 +16,30 @@ from itertools import repeat
 from typing import Protocol
 
 from vigil.domain import Schedule
+from vigil.model import Parameters
 from vigil.scoring.service import resolve_preset, score_schedules
 from vigil.worker.compact import CompactChunk, compact_chunk
 
 __all__ = ["ChunkScorer", "InlineScorer", "ProcessScorer", "score_chunk"]
 
 
+#: a preset name, or the parameters themselves (an operator's settings, issue 18)
+Preset = str | Parameters
+
+
 def score_chunk(
-    schedules: Sequence[Schedule], preset: str, scales: tuple[str, ...]
+    schedules: Sequence[Schedule], preset: Preset, scales: tuple[str, ...]
 ) -> CompactChunk:
     """Score consecutive schedules and compact them (runs in any process or on Dask)."""
-    return compact_chunk(score_schedules(schedules, resolve_preset(preset), scales), scales)
+    params = preset if isinstance(preset, Parameters) else resolve_preset(preset)
+    return compact_chunk(score_schedules(schedules, params, scales), scales)
 
 
 class ChunkScorer(Protocol):
     """Scores chunks of schedules somewhere and yields their results *in order*."""
 
     def map(
-        self, chunks: Sequence[Sequence[Schedule]], preset: str, scales: tuple[str, ...]
+        self, chunks: Sequence[Sequence[Schedule]], preset: Preset, scales: tuple[str, ...]
     ) -> Iterator[CompactChunk]: ...
 
     def close(self) -> None: ...
@@ -43,7 +49,7 @@ class InlineScorer:
     """Scores in the calling thread."""
 
     def map(
-        self, chunks: Sequence[Sequence[Schedule]], preset: str, scales: tuple[str, ...]
+        self, chunks: Sequence[Sequence[Schedule]], preset: Preset, scales: tuple[str, ...]
     ) -> Iterator[CompactChunk]:
         for chunk in chunks:
             yield score_chunk(chunk, preset, scales)
@@ -71,7 +77,7 @@ class ProcessScorer:
             return self._executor
 
     def map(
-        self, chunks: Sequence[Sequence[Schedule]], preset: str, scales: tuple[str, ...]
+        self, chunks: Sequence[Sequence[Schedule]], preset: Preset, scales: tuple[str, ...]
     ) -> Iterator[CompactChunk]:
         if len(chunks) <= 1:  # one chunk: not worth a round trip
             yield from InlineScorer().map(chunks, preset, scales)

@@ -21,7 +21,7 @@ from vigil.auth.ratelimit import FailureLimiter
 from vigil.auth.scopes import ALL_KINDS
 from vigil.store import repo
 from vigil.web.console import _session as cookies
-from vigil.web.console import clients, rosters, tryit, whatif
+from vigil.web.console import calibration, clients, rosters, settings_page, tryit, whatif
 from vigil.web.console._web import (
     HERE,
     PREFIX,
@@ -192,6 +192,8 @@ router.include_router(clients.router)
 router.include_router(rosters.router)
 router.include_router(tryit.router)
 router.include_router(whatif.router)
+router.include_router(settings_page.router)
+router.include_router(calibration.router)
 
 
 @router.get("", include_in_schema=False)

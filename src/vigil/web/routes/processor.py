@@ -17,6 +17,7 @@ from vigil.domain import DateFormat
 from vigil.scoring.service import ScoreRequest, ScoringError, score
 from vigil.web.deps import FatiguePrincipal, RiskPrincipal, RuntimeDep
 from vigil.web.problems import problem
+from vigil.web.routes.settings import settings_for
 from vigil.web.schemas import ScoresOut, ScoringRequestIn
 
 router = APIRouter(prefix="/api/Processor", tags=["scoring"])
@@ -46,7 +47,12 @@ def row_count(roster_text: str) -> int:
 
 
 def _score(
-    body: ScoringRequestIn, runtime: RuntimeDep, *, risk: bool, include_sleep: bool
+    body: ScoringRequestIn,
+    runtime: RuntimeDep,
+    *,
+    risk: bool,
+    include_sleep: bool,
+    operator: str,
 ) -> Response:
     limit = runtime.settings.sync_row_limit
     rows = row_count(body.RosterData)
@@ -58,6 +64,7 @@ def _score(
             "GET /api/GetResults).",
             title="Roster too large for a synchronous call",
         )
+    found = settings_for(runtime, operator)  # the operator's settings (issue 18)
     request = ScoreRequest(
         roster_text=body.RosterData,
         date_format=DateFormat(body.DateFormat),
@@ -65,6 +72,7 @@ def _score(
         sleep_data=[r.model_dump() for r in body.SleepData],
         risk=risk,
         include_sleep=include_sleep,
+        **found.settings.score_options(found.version),
     )
     try:
         report = score(request)
@@ -86,7 +94,9 @@ def process_fatigue(
     include_sleep: IncludeSleep = False,
 ) -> Response:
     """Score a roster on the PreferredScale (seed §4.2); needs the fatigue scope."""
-    return _score(body, runtime, risk=False, include_sleep=include_sleep)
+    return _score(
+        body, runtime, risk=False, include_sleep=include_sleep, operator=principal.operator
+    )
 
 
 @router.post(
@@ -102,4 +112,6 @@ def process_fatigue_risk(
     include_sleep: IncludeSleep = False,
 ) -> Response:
     """Score a roster and rate each duty's risk (seed §4.3, reference §8); risk scope."""
-    return _score(body, runtime, risk=True, include_sleep=include_sleep)
+    return _score(
+        body, runtime, risk=True, include_sleep=include_sleep, operator=principal.operator
+    )

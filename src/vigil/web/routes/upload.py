@@ -22,6 +22,7 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import Field, field_validator
 
 from vigil.scoring.service import SCALE_CODES, ScoringError, iso, resolve_scale
+from vigil.store import operator_settings as settings_store
 from vigil.store import uploads
 from vigil.store.repo import AlreadyExistsError
 from vigil.store.status import JobStatus
@@ -73,7 +74,9 @@ class UploadRosterIn(_Wire):
     ActivityData: str = Field(default="", description="Activities CSV (contract §5.1).")
     SleepData: list[SleepRecordIn] = Field(default_factory=list)
     DateFormat: str = Field(default="dmy", pattern="^(dmy|mdy)$")
-    PreferredScale: ScaleCode = "KSS"
+    PreferredScale: ScaleCode | None = Field(
+        default=None, description="Default: the operator's default scale (KSS unless set)."
+    )
     RosterName: str | None = Field(default=None, min_length=1, max_length=200)
     Overwrite: bool = False
 
@@ -157,6 +160,7 @@ def upload_roster(
             title="Too many rosters waiting",
             headers={"Retry-After": "60"},
         )
+    current = settings_store.current_settings(session=session, operator=principal.operator)
     try:
         upload = uploads.create_upload(
             session=session,
@@ -166,7 +170,7 @@ def upload_roster(
             activity_text=body.ActivityData,
             sleep_json=json.dumps([r.model_dump() for r in body.SleepData]),
             date_format=body.DateFormat,
-            preferred_scale=body.PreferredScale,
+            preferred_scale=body.PreferredScale or current.settings.scale,
             overwrite=body.Overwrite,
         )
     except AlreadyExistsError:
@@ -175,6 +179,9 @@ def upload_roster(
             f"A roster named {name!r} exists; send Overwrite: true to replace it.",
             title="Roster name already used",
         )
+    settings_store.record_roster_settings(
+        session=session, upload_id=upload.id, version=current.version
+    )
     token = upload.token
     session.commit()  # durable before the token is returned (contract §5)
     pool = getattr(request.app.state, "upload_pool", None)
@@ -261,6 +268,9 @@ def get_results(
         wanted_scale or upload.preferred_scale,
         model_version=result.model_version,
         errors=errors,
+        settings_version=settings_store.roster_settings_version(
+            session=session, upload_id=upload.id
+        ),
     )
     return StreamingResponse(parts, media_type="application/json")
 

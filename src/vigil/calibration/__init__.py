@@ -1,0 +1,32 @@
+"""vigil.calibration: the model against an operator's own crews (issue 18, docs/calibration.md).
+
+Pure: :mod:`.observations` reads the CSV files, :mod:`.report` scores the roster and
+compares, :mod:`.fit` fits operator KSS coefficients, :mod:`.simulate` makes ratings with
+a known truth, :mod:`.plots` draws the plot and the PDF. The web layer stores and serves.
+"""
+
+from vigil.calibration.fit import MIN_CREW, MIN_OBSERVATIONS, Fit, fit_kss
+from vigil.calibration.observations import (
+    Observation,
+    ObservationsError,
+    SleepPeriod,
+    parse_observations,
+    parse_sleep_periods,
+)
+from vigil.calibration.report import CalibrationReport, build_report
+from vigil.calibration.simulate import simulate_observations
+
+__all__ = [
+    "MIN_CREW",
+    "MIN_OBSERVATIONS",
+    "CalibrationReport",
+    "Fit",
+    "Observation",
+    "ObservationsError",
+    "SleepPeriod",
+    "build_report",
+    "fit_kss",
+    "parse_observations",
+    "parse_sleep_periods",
+    "simulate_observations",
+]

@@ -1,0 +1,144 @@
+"""Operator settings, read-only over the API (issue 18, docs/settings.md).
+
+``GET /api/GetSettings`` (upload scope) answers the caller's operator's current settings
+or, with ``version=N``, any earlier version, with who changed them and when, and the
+history of versions. Settings change only in the console (admins) and the CLI.
+
+:func:`settings_for` is what the scoring and upload routes call to score under the
+operator's settings; a surface without a database scores with the built-in defaults,
+``settingsVersion`` 0.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+from sqlalchemy.exc import SQLAlchemyError
+
+from vigil.scoring.service import iso
+from vigil.store import operator_settings as store
+from vigil.store.operator_settings import SettingsVersion
+from vigil.web._runtime import Runtime
+from vigil.web.deps import SessionDep, UploadPrincipal
+from vigil.web.problems import only_query, problem
+
+logger = logging.getLogger(__name__)
+
+router = APIRouter(prefix="/api", tags=["settings"])
+
+#: operators whose last read settings are kept for a database outage
+MAX_CACHED_OPERATORS = 10_000
+
+
+class SettingsHistoryItemOut(BaseModel):
+    """One settings version in the history."""
+
+    settingsVersion: int
+    changedBy: str
+    changedAt: str | None = Field(description="UTC; null for version 0, the defaults.")
+    note: str
+
+
+class SettingsOut(BaseModel):
+    """GetSettings: one settings version and the history (docs/settings.md)."""
+
+    operator: str
+    settingsVersion: int
+    changedBy: str
+    changedAt: str | None
+    note: str
+    modelVersion: str = Field(description="The modelVersion scores under these settings carry.")
+    settings: dict[str, Any] = Field(
+        description="crewPrepMinutes, commuteMinutes, preset, scale, kpThreshold, "
+        "warningLevels, airports, calibratedPresets."
+    )
+    history: list[SettingsHistoryItemOut]
+
+
+def settings_for(runtime: Runtime, operator: str) -> SettingsVersion:
+    """The operator's current settings (built-in defaults without a database).
+
+    Synchronous scoring must keep working while the database is away (docs/hardening.md):
+    then the last settings read for the operator in this process are used, or the built-in
+    defaults if none were, and the response's ``settingsVersion`` says which.
+    """
+    if runtime.sessions is None:
+        return store.BUILT_IN
+    known: dict[str, SettingsVersion] = runtime.cache.setdefault("operator_settings", {})
+    try:
+        with runtime.sessions() as session:
+            found = store.current_settings(session=session, operator=operator)
+    except SQLAlchemyError as exc:
+        found = known.get(operator, store.BUILT_IN)
+        logger.warning(
+            "settings of %r unreadable (%s); scoring with settings version %d",
+            operator,
+            type(exc).__name__,
+            found.version,
+        )
+        return found
+    if len(known) >= MAX_CACHED_OPERATORS and operator not in known:
+        known.clear()
+    known[operator] = found
+    return found
+
+
+def version_body(found: SettingsVersion, operator: str) -> dict[str, Any]:
+    """A settings version as the API and the CLI show it."""
+    return {
+        "operator": operator,
+        "settingsVersion": found.version,
+        "changedBy": found.changed_by,
+        "changedAt": iso(found.changed_at) if found.changed_at else None,
+        "note": found.note,
+        "modelVersion": found.settings.parameters().model_version,
+        "settings": found.settings.to_dict(),
+    }
+
+
+@router.get(
+    "/GetSettings",
+    dependencies=[Depends(only_query("version"))],
+    summary="Your operator's settings (current, or one version), with their history",
+    responses={
+        200: {"model": SettingsOut, "description": "The version, who changed it, when, history."},
+        400: {"description": "version is not a whole number."},
+        404: {"description": "Your operator has no such settings version."},
+    },
+)
+def get_settings(
+    principal: UploadPrincipal,
+    session: SessionDep,
+    version: Annotated[
+        str | None, Query(description="A settings version (default current).")
+    ] = None,
+) -> JSONResponse:
+    """Read-only settings (docs/settings.md); change them in the console or the CLI."""
+    operator = principal.operator
+    if version is None:
+        found: SettingsVersion | None = store.current_settings(session=session, operator=operator)
+    else:
+        if not version.strip().isdigit():
+            return problem(
+                400,
+                "version must be a whole number (0 is the built-in defaults).",
+                errors=[{"property": "version", "message": "not a whole number"}],
+            )
+        found = store.settings_at(session=session, operator=operator, version=int(version))
+    if found is None:
+        return problem(404, f"Your operator has no settings version {version}.")
+    body = version_body(found, operator)
+    body["history"] = [
+        {
+            "settingsVersion": v.version,
+            "changedBy": v.changed_by,
+            "changedAt": iso(v.changed_at) if v.changed_at else None,
+            "note": v.note,
+        }
+        for v in store.settings_history(session=session, operator=operator)
+    ]
+    return JSONResponse(body)
