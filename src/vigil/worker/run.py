@@ -31,6 +31,7 @@ from typing import Any
 from sqlalchemy.orm import Session, sessionmaker
 
 from vigil.domain import DateFormat
+from vigil.fleet.stored import record_summary
 from vigil.roster import format_error, parse_request
 from vigil.scoring.service import (
     SCALE_CODES,
@@ -243,6 +244,7 @@ class Worker:
                             scores=scored.scores,
                             model_version=scored.model_version,
                         )
+                        record_summary(session, job, scored.scores, status)  # issue 16
         if status is None:
             logger.warning("roster %s: lease lost, result discarded", job.id)
         if self.on_processed is not None:
