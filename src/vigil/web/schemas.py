@@ -11,6 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from vigil.fleet.api import RosterSummaryOut
+
 
 def _fold_keys(data: Any, fields: tuple[str, ...]) -> Any:
     """Map property names onto ``fields`` case-insensitively; unknown names pass through."""
@@ -205,5 +207,5 @@ class RosterListOut(BaseModel):
     rosters: list[RosterListItemOut]
 
 
-#: GetResults' 200 answer by ``dataKey``: status, feedback, or scores (alias results)
-GetResultsOut = RosterStatusOut | FeedbackOut | ScoresOut
+#: GetResults' 200 answer by ``dataKey``: status, feedback, scores (alias results), summary
+GetResultsOut = RosterStatusOut | FeedbackOut | ScoresOut | RosterSummaryOut

@@ -63,7 +63,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 router = APIRouter(prefix="/api", tags=["upload"], lifespan=lifespan)
 
 #: ``dataKey`` values (contract §5); ``results`` is an alias of ``scores``
-DATA_KEYS = ("status", "feedback", "scores", "results")
+DATA_KEYS = ("status", "feedback", "scores", "results", "summary")
 
 
 class UploadRosterIn(_Wire):
@@ -191,7 +191,8 @@ def upload_roster(
         200: {
             "model": GetResultsOut,
             "description": "`dataKey=status`: RosterStatusOut; `feedback`: FeedbackOut; "
-            "`scores` (alias `results`): ScoresOut, streamed, with `riskScores` and `duties`.",
+            "`scores` (alias `results`): ScoresOut, streamed, with `riskScores` and `duties`; "
+            "`summary`: RosterSummaryOut (the roster dashboard's figures).",
         },
         400: {"description": "Missing rosterToken, unknown dataKey, scale or parameter."},
         404: {"description": "Unknown roster token (or another operator's)."},
@@ -204,7 +205,7 @@ def get_results(
     request: Request,
     rosterToken: Annotated[str | None, Query(description="From UploadRoster.")] = None,  # noqa: N803
     dataKey: Annotated[  # noqa: N803
-        str | None, Query(description="status, feedback, scores (alias results).")
+        str | None, Query(description="status, feedback, scores (alias results), summary.")
     ] = None,
     scale: Annotated[str | None, Query(description="Scores on another scale.")] = None,
 ) -> Response:
@@ -253,6 +254,10 @@ def get_results(
             rosterToken=upload.token,
             rosterStatus=upload.status,
         )
+    if key == "summary":  # issue 16: the roster dashboard's figures (vigil.fleet.api)
+        from vigil.fleet.api import summary_body
+
+        return Response(summary_body(session, upload, result), media_type="application/json")
     from vigil.worker.compact import unpack
 
     stored = unpack(result.scores)
