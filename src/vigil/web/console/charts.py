@@ -22,6 +22,7 @@ from vigil.model import SCALE_INFO
 
 INTERVAL_MS = 15 * 60 * 1000
 
+
 def parse_instant(text: str) -> datetime:
     """A contract §8 instant (``YYYY-MM-DDTHH:MM:SSZ``) as an aware UTC datetime."""
     return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC)
