@@ -41,8 +41,13 @@ def _page(pdf: PdfPages, title: str, footer: str, number: int) -> Figure:
     return fig
 
 
-def _table(fig: Figure, rect: tuple[float, float, float, float], header: list[str],
-           rows: list[list[str]], title: str = "") -> None:  # fmt: skip
+def _table(
+    fig: Figure,
+    rect: tuple[float, float, float, float],
+    header: list[str],
+    rows: list[list[str]],
+    title: str = "",
+) -> None:
     ax = fig.add_axes(rect)
     ax.axis("off")
     if title:
@@ -121,8 +126,9 @@ def _hot_page(fig: Figure, summary: dict[str, Any]) -> None:
     image = ax.imshow(p90, aspect="auto", cmap="OrRd", origin="upper")
     ax.set_xticks(range(7), grid["weekdays"], fontsize=7)
     ax.set_yticks(range(0, 24, 2), [f"{h:02d}:00" for h in range(0, 24, 2)], fontsize=7)
-    ax.set_title("90th-percentile risk by report hour\n(local at start airport) × weekday",
-                 fontsize=9)  # fmt: skip
+    ax.set_title(
+        "90th-percentile risk by report hour\n(local at start airport) × weekday", fontsize=9
+    )
     fig.colorbar(image, ax=ax, fraction=0.05, pad=0.02)
     header = ["", "duties", "mean R", "p90 R"]
 
@@ -138,8 +144,17 @@ def _hot_page(fig: Figure, summary: dict[str, Any]) -> None:
 
 
 def _top_duties_page(fig: Figure, summary: dict[str, Any]) -> None:
-    header = ["Schedule", "Duty", "Report (UTC)", "Off (UTC)", "Route", "Sectors", "Kind",
-              f"Peak {summary['scale']}", "Risk R"]  # fmt: skip
+    header = [
+        "Schedule",
+        "Duty",
+        "Report (UTC)",
+        "Off (UTC)",
+        "Route",
+        "Sectors",
+        "Kind",
+        f"Peak {summary['scale']}",
+        "Risk R",
+    ]
     rows = [
         [
             d["reference"],
@@ -151,7 +166,7 @@ def _top_duties_page(fig: Figure, summary: dict[str, Any]) -> None:
             d["kind"],
             _fmt(d["peak"]),
             _fmt(d["risk"]),
-        ]  # fmt: skip
+        ]
         for d in summary["topDuties"]
     ]
     _table(fig, (0.04, 0.08, 0.92, 0.82), header, rows)
@@ -183,8 +198,9 @@ def _schedule_chart(
     ax.axhline(t.level, color="#c0392b", ls="--", lw=0.8)
     ax.set_ylim(info.low, info.high * 1.02)
     ticks = ax.get_xticks()
-    ax.set_xticks(ticks, [datetime.fromtimestamp(x * 86400, UTC).strftime("%d %b") for x in ticks],
-                  fontsize=7)  # fmt: skip
+    ax.set_xticks(
+        ticks, [datetime.fromtimestamp(x * 86400, UTC).strftime("%d %b") for x in ticks], fontsize=7
+    )
     ax.tick_params(axis="y", labelsize=7)
     ax.set_ylabel(t.scale, fontsize=8)
     ax.set_title(

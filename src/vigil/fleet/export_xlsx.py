@@ -107,8 +107,15 @@ def _hot_rows(summary: dict[str, Any]) -> list[list[Any]]:
         for w, day in enumerate(grid["weekdays"]):
             if grid["n"][h][w]:
                 key = f"{day} {h:02d}:00"
-                rows.append(["Report hour (local)", key, grid["n"][h][w], grid["mean"][h][w],
-                             grid["p90"][h][w]])  # fmt: skip
+                rows.append(
+                    [
+                        "Report hour (local)",
+                        key,
+                        grid["n"][h][w],
+                        grid["mean"][h][w],
+                        grid["p90"][h][w],
+                    ]
+                )
     return rows
 
 
@@ -145,8 +152,9 @@ def roster_xlsx(
         else:
             fmt = "pct" if "Share" in label else ("int" if isinstance(value, int) else "3dp")
             sheet.write_number(r, 1, value, formats[fmt])
-    _sheet(book, "Duties", duty_header(t.scale), _DUTY_KINDS, duty_records(t, airport_style),
-           formats)  # fmt: skip
+    _sheet(
+        book, "Duties", duty_header(t.scale), _DUTY_KINDS, duty_records(t, airport_style), formats
+    )
     _sheet(book, "Schedules", SCHEDULE_HEADER, _SCHED_KINDS, schedule_records(schedules), formats)
     _sheet(
         book,
