@@ -40,6 +40,8 @@ _EARLY, _DAY, _LATE, _NIGHT = range(4)
 #: a non-night, non-early duty ending at or after this home-base hour (or past midnight)
 LATE_OFF_HOUR = 23.0
 INTERVAL_S = 900
+#: half the stored scores' last decimal: a score equal to the level once rounded counts
+LEVEL_TOLERANCE = 5e-4
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,7 +247,8 @@ def duty_table(stored: StoredScores, facts: RosterFacts, scale: str) -> DutyTabl
     length = np.full(values.shape, float(INTERVAL_S))
     has = counts > 0
     length[(starts + counts - 1)[has]] = (off_s - on_s - INTERVAL_S * (counts - 1))[has]
-    above = np.where(values >= level - 1e-9, length, 0.0) / 60.0
+    # "at or above" to the stored precision: scores are kept to 3 decimals (compact.py)
+    above = np.where(values >= level - LEVEL_TOLERANCE, length, 0.0) / 60.0
     peak = _reduce(values, starts, counts, np.maximum)
     total = _reduce(values * length, starts, counts, np.add)
     minutes = (off_s - on_s) / 60.0

@@ -16,8 +16,8 @@
     document.querySelectorAll("form[data-upload]").forEach(function (form) {
       var bar = form.querySelector("[data-upload-bar]");
       var text = form.querySelector("[data-upload-text]");
-      var limit = Number(form.getAttribute("data-max-bytes") || 0);
       form.addEventListener("submit", function (event) {
+        var limit = Number(form.getAttribute("data-max-bytes") || 0);
         if (!window.XMLHttpRequest || !window.FormData) return; // plain submit
         var size = 0;
         form.querySelectorAll("input[type=file]").forEach(function (input) {
