@@ -102,6 +102,13 @@ def test_airline_month_dashboard_and_reports(
     assert (top.get_attribute("data-schedule"), int(top.get_attribute("data-duty"))) == best
     assert float(top.get_attribute("data-risk")) == pytest.approx(api_risks[best], abs=1e-3)
     page.screenshot(path=str(tmp_path / "dashboard.png"), full_page=True)
+    # its link opens the schedule's chart with route, sectors and local times
+    top.locator("a").click()
+    page.locator(".chart[data-points]").wait_for()
+    duty_row = page.locator(f"[data-testid=duty-table] tr[data-duty='{best[1]}']")
+    assert "–" in duty_row.locator("[data-route]").inner_text()
+    page.screenshot(path=str(tmp_path / "chart.png"), full_page=True)
+    page.go_back()
 
     # schedules sorted by risk (the column header), then lowest first
     page.click("[data-testid=schedules] thead [data-sort=risk]")
@@ -142,7 +149,9 @@ def test_airline_month_dashboard_and_reports(
     facts = {r[0]: r[1] for r in book["Summary"].iter_rows(values_only=True)}
     assert facts["Duties"] == len(api_risks) and facts["Schedules"] == CREW
     # PDF: the top duty listed, model version and preset on every page
-    reader = PdfReader(io.BytesIO(download(page, "pdf")))
+    pdf = download(page, "pdf")
+    (tmp_path / "report.pdf").write_bytes(pdf)
+    reader = PdfReader(io.BytesIO(pdf))
     texts = [p.extract_text() for p in reader.pages]
     version = scores.json()["modelVersion"]
     assert len(texts) >= 4
