@@ -29,7 +29,15 @@ from vigil.domain import Duty, Schedule
 from vigil.model import EARLY, NIGHT, classify_duty, warning_level
 from vigil.worker.compact import StoredScores
 
-__all__ = ["DUTY_KINDS", "Airports", "DutyTable", "RosterFacts", "duty_table", "roster_facts"]
+__all__ = [
+    "DUTY_KINDS",
+    "Airports",
+    "DutyTable",
+    "RosterFacts",
+    "duty_table",
+    "roster_facts",
+    "schedule_table",
+]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -285,3 +293,27 @@ def duty_table(stored: StoredScores, facts: RosterFacts, scale: str) -> DutyTabl
         above_minutes=np.round(above_minutes, 2),
         rest_before_h=np.where(same, rest, np.nan),
     )
+
+
+def schedule_table(stored: StoredScores, facts: RosterFacts, index: int, scale: str) -> DutyTable:
+    """The duties of schedule ``index`` alone (a chart page: no work on the others)."""
+    first_duty = sum(len(s.duties) for s in stored.schedules[:index])
+    first_row = sum(s.interval_count for s in stored.schedules[:index])
+    entry = stored.schedules[index]
+    rows = slice(first_duty, first_duty + len(entry.duties))
+    one = StoredScores(
+        stored.scales, [entry], stored.matrix[first_row : first_row + entry.interval_count]
+    )
+    part = RosterFacts(
+        fleet=[facts.fleet[index]],
+        rank=[facts.rank[index]],
+        home=[facts.home[index]],
+        airports=facts.airports,
+        start=facts.start[rows],
+        end=facts.end[rows],
+        sectors=facts.sectors[rows],
+        start_offset=facts.start_offset[rows],
+        end_offset=facts.end_offset[rows],
+        home_offset=facts.home_offset[rows],
+    )
+    return duty_table(one, part, scale)

@@ -18,7 +18,6 @@ from pathlib import PurePath
 from typing import Annotated, Any
 from urllib.parse import quote, unquote
 
-import numpy as np
 from fastapi import APIRouter, File, Form, Request, UploadFile
 from fastapi.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
 
@@ -28,9 +27,11 @@ from vigil.fleet.export_pdf import roster_pdf
 from vigil.fleet.export_xlsx import roster_xlsx
 from vigil.fleet.records import local_text, utc_text
 from vigil.fleet.schedules import SORT_KEYS, select
+from vigil.fleet.sleep import schedule_sleep
 from vigil.fleet.stored import StoredSummary
 from vigil.fleet.summary import duty_row
-from vigil.scoring.report import schedule_entry
+from vigil.fleet.table import schedule_table
+from vigil.scoring.report import schedule_entry, sleep_json
 from vigil.scoring.service import SCALE_CODES
 from vigil.store import uploads
 from vigil.store.repo import AlreadyExistsError
@@ -40,7 +41,6 @@ from vigil.web.console._web import PREFIX, Console, PostConsole, UserConsole, sa
 from vigil.web.console.charts import chart_payload, risk_band
 from vigil.web.console.dashboard import histogram_bars, hour_grid
 from vigil.worker.compact import StoredScores, unpack
-from vigil.worker.stored_sleep import decode_sleep
 
 logger = logging.getLogger(__name__)
 
@@ -487,15 +487,11 @@ def roster_chart(console: UserConsole, token: str, schedule: str = "", scale: st
     entry["sleep"] = stored_sleep(result, schedule)
     prefs = preferences(console)
     payload = chart_payload(entry, code)
-    table = summary.table(stored, code)
-    home = table.home[index]
-    offsets = [int(o) for o in table.home_offset[table.sched == index].tolist()]
-    payload["homeOffsetMin"] = offsets[0] if offsets else 0
+    table = schedule_table(stored, summary.facts, index, code)
+    home = table.home[0]
+    payload["homeOffsetMin"] = int(table.home_offset[0]) if len(table) else 0
     payload["timeAxis"] = prefs["time"]
-    duties = [
-        duty_row(table, int(i), prefs["airports"]) | {"index": k + 1}
-        for k, i in enumerate(np.flatnonzero(table.sched == index).tolist())
-    ]
+    duties = [duty_row(table, i, prefs["airports"]) | {"index": i + 1} for i in range(len(table))]
     for row in duties:
         row["reportLocal"] = local_text(row["onUtc"], row["startOffsetMin"])
         row["offLocal"] = local_text(row["offUtc"], row["endOffsetMin"])
@@ -514,15 +510,10 @@ def roster_chart(console: UserConsole, token: str, schedule: str = "", scale: st
         duties=duties,
         prefs=prefs,
         home=table.airports.label(home, prefs["airports"]) if home >= 0 else "",
-        fleet=table.fleet[index],
-        rank=table.rank[index],
+        fleet=table.fleet[0],
+        rank=table.rank[0],
         back=str(console.request.url.path) + "?" + str(console.request.url.query),
     )
-
-
-def utc_iso(epoch_s: int) -> str:
-    """A contract §8 instant."""
-    return datetime.fromtimestamp(epoch_s, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def stored_sleep(result: RosterResult, reference: str) -> list[dict[str, object]]:
@@ -530,17 +521,7 @@ def stored_sleep(result: RosterResult, reference: str) -> list[dict[str, object]
     empty for a roster processed before sleep was stored."""
     if result.sleep is None:
         return []
-    episodes = decode_sleep(result.sleep).get(reference, [])
-    return [
-        {
-            "start": utc_iso(e.start_s),
-            "end": utc_iso(e.end_s),
-            "source": e.source,
-            "kind": e.contract_kind,
-            "quality": e.quality,
-        }
-        for e in episodes
-    ]
+    return [sleep_json(e.episode()) for e in schedule_sleep(result.sleep, reference)]
 
 
 @router.post("/{token}/delete")

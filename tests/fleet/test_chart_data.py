@@ -1,0 +1,48 @@
+"""What a chart page reads for one schedule equals the whole roster's (issue 16)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vigil.domain import DateFormat
+from vigil.fleet.sleep import schedule_sleep
+from vigil.fleet.table import duty_table, schedule_table
+from vigil.roster.synthetic import generate_airline_roster
+from vigil.scoring.service import ScoreRequest, score
+from vigil.worker.compact import StoredScores
+from vigil.worker.stored_sleep import decode_sleep, encode_sleep, sleep_columns
+
+from .test_summary import KSS, RISKS, TIMES, facts_for, stored_from
+
+
+def test_one_schedule_sleep_equals_the_full_decode() -> None:
+    with np.errstate(invalid="ignore"):
+        report = score(
+            ScoreRequest(
+                generate_airline_roster(6, 14, seed=3),
+                DateFormat.DMY,
+                risk=True,
+                include_sleep=True,
+            )  # fmt: skip
+        )
+    blob = encode_sleep([sleep_columns(report.schedules)])
+    everything = decode_sleep(blob)
+    assert len(everything) == 6
+    for reference, episodes in everything.items():
+        assert schedule_sleep(blob, reference) == episodes
+    assert schedule_sleep(blob, "nobody") == []
+    with pytest.raises(ValueError):
+        schedule_sleep(b"XXXX" + blob[4:], "C00000")
+
+
+def test_one_schedule_table_equals_its_rows_of_the_whole() -> None:
+    stored: StoredScores = stored_from(KSS, TIMES, RISKS)
+    facts = facts_for([3, 1], fleet=["A320", "B777"], rank=["CPT", "FO"])
+    whole = duty_table(stored, facts, "SP")
+    for index in (0, 1):
+        one = schedule_table(stored, facts, index, "SP")
+        rows = whole.sched == index
+        assert one.references == [whole.references[index]] and one.fleet == [facts.fleet[index]]
+        for name in ("on_s", "peak", "mean", "above_minutes", "risk", "kind", "start_offset"):
+            assert np.array_equal(getattr(one, name), getattr(whole, name)[rows], equal_nan=True)
