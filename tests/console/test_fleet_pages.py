@@ -124,3 +124,16 @@ def test_other_operator_gets_404_everywhere(
         other = api.get("/api/GetResults", params={"rosterToken": scored, "dataKey": "summary"})
     assert other.status_code == 404
     assert alice.get(f"/console/rosters/{scored}/export.pdf").content.startswith(b"%PDF")
+
+
+def test_upload_form_errors_are_pages(alice: httpx.Client) -> None:
+    csrf = csrf_of(alice.get("/console/rosters").text)
+    missing = alice.post("/console/rosters", data={"csrf_token": csrf, "name": "x"})
+    assert missing.status_code == 400 and "text/html" in missing.headers["content-type"]
+    assert "Choose a RosterData CSV file" in missing.text
+    long_name = alice.post(
+        "/console/rosters",
+        data={"csrf_token": csrf, "name": "n" * 201},
+        files={"roster": ("r.csv", ROSTER.encode(), "text/csv")},
+    )
+    assert long_name.status_code == 400 and "longer than 200" in long_name.text

@@ -160,14 +160,22 @@ def _decode(data: bytes) -> str | None:
 @router.post("")
 def upload_roster(
     console: PostConsole,
-    roster: Annotated[UploadFile, File()],
+    roster: Annotated[UploadFile | None, File()] = None,
     activity: Annotated[UploadFile | None, File()] = None,
-    name: Annotated[str, Form(max_length=200)] = "",
+    name: Annotated[str, Form()] = "",
     date_format: Annotated[str, Form()] = "dmy",
     scale: Annotated[str, Form()] = "KSS",
     overwrite: Annotated[bool, Form()] = False,
 ) -> Response:
-    """Store the file as an upload (UploadRoster's path) and go back to the list."""
+    """Store the file as an upload (UploadRoster's path) and go back to the list.
+
+    Every refusal is the list page with the reason (never JSON): the fields are checked
+    here rather than by the framework's validation (issue 16).
+    """
+    if roster is None or not roster.filename:
+        return _list_page(console, error="Choose a RosterData CSV file.", status_code=400)
+    if len(name) > 200:
+        return _list_page(console, error="The name is longer than 200 characters.", status_code=400)
     roster_text = _decode(roster.file.read())
     activity_text = _decode(activity.file.read()) if activity is not None else ""
     if roster_text is None or activity_text is None:
