@@ -46,3 +46,17 @@ def test_one_schedule_table_equals_its_rows_of_the_whole() -> None:
         assert one.references == [whole.references[index]] and one.fleet == [facts.fleet[index]]
         for name in ("on_s", "peak", "mean", "above_minutes", "risk", "kind", "start_offset"):
             assert np.array_equal(getattr(one, name), getattr(whole, name)[rows], equal_nan=True)
+
+
+def test_one_schedule_of_a_blob_equals_its_unpacked_rows() -> None:
+    from vigil.fleet.one import one_schedule
+    from vigil.worker.compact import CompactChunk, pack, unpack
+
+    whole = stored_from(KSS, TIMES, RISKS)
+    blob = pack([CompactChunk(whole.schedules, whole.matrix)], whole.scales)
+    assert unpack(blob).schedules == whole.schedules
+    one = one_schedule(blob, "B")
+    assert one is not None and (one.position, one.first_duty) == (1, 3)
+    assert one.stored.schedules == [whole.schedules[1]]
+    assert np.array_equal(one.stored.matrix, whole.matrix[16:20])
+    assert one_schedule(blob, "Z") is None

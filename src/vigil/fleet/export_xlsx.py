@@ -137,7 +137,6 @@ def roster_xlsx(
             "strings_to_formulas": False,
             "strings_to_numbers": False,
             "strings_to_urls": False,
-            "in_memory": True,
         },
     )
     formats: dict[str, Any] = {k: book.add_format({"num_format": v}) for k, v in _FORMATS.items()}

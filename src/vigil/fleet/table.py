@@ -295,15 +295,25 @@ def duty_table(stored: StoredScores, facts: RosterFacts, scale: str) -> DutyTabl
     )
 
 
-def schedule_table(stored: StoredScores, facts: RosterFacts, index: int, scale: str) -> DutyTable:
-    """The duties of schedule ``index`` alone (a chart page: no work on the others)."""
-    first_duty = sum(len(s.duties) for s in stored.schedules[:index])
-    first_row = sum(s.interval_count for s in stored.schedules[:index])
-    entry = stored.schedules[index]
+def schedule_table(
+    stored: StoredScores, facts: RosterFacts, index: int, scale: str, *, first_duty: int = -1
+) -> DutyTable:
+    """The duties of schedule ``index`` alone (a chart page: no work on the others).
+
+    ``stored`` is the whole roster's, or, with ``first_duty`` (the schedule's first duty
+    among all the roster's), a one-schedule :class:`StoredScores` of
+    :func:`vigil.fleet.one.one_schedule`.
+    """
+    if first_duty < 0:
+        first_duty = sum(len(s.duties) for s in stored.schedules[:index])
+        first_row = sum(s.interval_count for s in stored.schedules[:index])
+        entry = stored.schedules[index]
+        one = StoredScores(
+            stored.scales, [entry], stored.matrix[first_row : first_row + entry.interval_count]
+        )
+    else:
+        one, entry = stored, stored.schedules[0]
     rows = slice(first_duty, first_duty + len(entry.duties))
-    one = StoredScores(
-        stored.scales, [entry], stored.matrix[first_row : first_row + entry.interval_count]
-    )
     part = RosterFacts(
         fleet=[facts.fleet[index]],
         rank=[facts.rank[index]],

@@ -25,6 +25,7 @@ from vigil.fleet import stored as fleet_stored
 from vigil.fleet.export_csv import duty_csv
 from vigil.fleet.export_pdf import roster_pdf
 from vigil.fleet.export_xlsx import roster_xlsx
+from vigil.fleet.one import one_schedule
 from vigil.fleet.records import local_text, utc_text
 from vigil.fleet.schedules import SORT_KEYS, select
 from vigil.fleet.sleep import schedule_sleep
@@ -338,7 +339,11 @@ def roster_detail(
         return console.not_found("roster")
     result = uploads.get_result(session=console.db, upload_id=upload.id)
     errors = [str(e) for e in json.loads(result.errors_json or "[]")] if result else []
-    rows, loose = feedback_rows(errors, upload.roster_text, upload.activity_text, upload.sleep_json)
+    rows, loose = (
+        feedback_rows(errors, upload.roster_text, upload.activity_text, upload.sleep_json)
+        if errors
+        else ([], [])
+    )
     summary = fleet_stored.ensure(console.db, upload, result) if result is not None else None
     context: dict[str, Any] = {}
     if summary is not None:
@@ -483,19 +488,17 @@ def roster_chart(console: UserConsole, token: str, schedule: str = "", scale: st
     if found is None:
         return console.not_found("result (the roster is not processed yet)")
     result, summary = found
-    stored = unpack(result.scores)
-    code = scale.upper() if scale.upper() in stored.scales else upload.preferred_scale
-    references = stored.references
-    try:
-        index = references.index(schedule)
-    except ValueError:
+    one = one_schedule(result.scores, schedule)
+    if one is None:
         return console.not_found("schedule")
-    entry_result = next(iter(stored.schedule_results(code, only=[index])))
+    stored, index = one.stored, one.position
+    code = scale.upper() if scale.upper() in stored.scales else upload.preferred_scale
+    entry_result = next(iter(stored.schedule_results(code)))
     entry = schedule_entry(entry_result, code, risk=True, arrays=False)
     entry["sleep"] = stored_sleep(result, schedule)
     prefs = preferences(console)
     payload = chart_payload(entry, code)
-    table = schedule_table(stored, summary.facts, index, code)
+    table = schedule_table(stored, summary.facts, index, code, first_duty=one.first_duty)
     home = table.home[0]
     payload["homeOffsetMin"] = int(table.home_offset[0]) if len(table) else 0
     payload["timeAxis"] = prefs["time"]

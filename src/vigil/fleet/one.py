@@ -1,0 +1,57 @@
+"""One schedule of a stored scores blob, read without decoding the others (issue 16).
+
+:func:`vigil.worker.compact.unpack` builds an index entry for every duty of the roster
+(136,000 at 10,000 crew); a chart needs one schedule. :func:`one_schedule` parses the
+blob's JSON index with orjson, keeps one entry and slices its rows of the score matrix,
+so a chart page stays well under the issue's 0.5 s at airline size.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+import numpy as np
+import orjson
+
+from vigil.worker.compact import IndexedSchedule, StoredScores
+
+__all__ = ["OneSchedule", "one_schedule"]
+
+_HEADER = struct.Struct("<4sI")
+_DTYPE = np.dtype("<f4")
+
+
+@dataclass(frozen=True, slots=True)
+class OneSchedule:
+    """A one-schedule :class:`StoredScores` and where its duties sit in the roster."""
+
+    stored: StoredScores
+    position: int  #: the schedule's position in the roster
+    first_duty: int  #: its first duty's position among all the roster's duties
+
+
+def one_schedule(blob: bytes, reference: str) -> OneSchedule | None:
+    """The stored scores of ``reference`` alone; ``None`` when the roster has none."""
+    magic, length = _HEADER.unpack_from(blob, 0)
+    if magic != b"VGS1":
+        raise ValueError("not a Vigil scores blob")
+    start = _HEADER.size
+    index = orjson.loads(bytes(blob[start : start + length]))
+    scales = tuple(index["scales"])
+    row = duty = 0
+    for position, entry in enumerate(index["schedules"]):
+        if entry[0] == reference:
+            schedule = IndexedSchedule.from_json(entry)
+            width = len(scales) * _DTYPE.itemsize
+            data = np.frombuffer(
+                blob,
+                dtype=_DTYPE,
+                count=schedule.interval_count * len(scales),
+                offset=start + length + row * width,
+            )
+            stored = StoredScores(scales, [schedule], data.reshape(-1, len(scales)))
+            return OneSchedule(stored, position, duty)
+        row += int(entry[1])
+        duty += len(entry[2])
+    return None
