@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+from datetime import datetime
 
 import pytest
 from openpyxl import load_workbook
@@ -69,6 +70,11 @@ def test_xlsx_numbers_formats_and_no_formulas(table: DutyTable) -> None:
     risk = duties.cell(row=2, column=header.index("Risk") + 1)
     assert risk.value == 2.0 and risk.number_format == "0.000"
     assert duties.column_dimensions["A"].width >= 10
+    # times are spreadsheet date-times (sortable), UTC and local wall time
+    report = duties.cell(row=2, column=header.index("Report UTC") + 1)
+    assert report.is_date and report.value == datetime(2026, 3, 2, 6, 0)
+    off_local = duties.cell(row=2, column=header.index("Off local") + 1)
+    assert off_local.value == datetime(2026, 3, 2, 9, 10)
     assert [c.value for c in book["Schedules"]["A"]][1:] == ["'" + HOSTILE, "B"]
     summary = {r[0].value: r[1].value for r in book["Summary"].iter_rows()}
     assert summary["Duties"] == 4 and summary["Model version"] == "1.1.1+x"

@@ -29,11 +29,12 @@ __all__ = ["roster_xlsx"]
 
 #: number format per column kind
 _FORMATS = {"int": "0", "2dp": "0.00", "3dp": "0.000", "1dp": "0.0", "pct": "0.0%"}
+_FORMATS["time"] = "yyyy-mm-dd hh:mm"
 #: per column of :func:`vigil.fleet.records.duty_header`
 _DUTY_KINDS = ["text", "int", "text", "text", "text", "text", "int", "text"]
-_DUTY_KINDS += ["text"] * 4 + ["2dp", "3dp", "3dp", "1dp", "3dp", "text", "2dp"]
+_DUTY_KINDS += ["time"] * 4 + ["2dp", "3dp", "3dp", "1dp", "3dp", "text", "2dp"]
 _SCHED_KINDS = ["text", "text", "text", "int", "3dp", "3dp", "1dp", "pct", "int", "int", "int"]
-_WIDTHS = {"text": 12, "int": 8, "2dp": 9, "3dp": 9, "1dp": 10, "pct": 10}
+_WIDTHS = {"text": 12, "int": 8, "2dp": 9, "3dp": 9, "1dp": 10, "pct": 10, "time": 17}
 
 
 def _sheet(
@@ -152,7 +153,12 @@ def roster_xlsx(
             fmt = "pct" if "Share" in label else ("int" if isinstance(value, int) else "3dp")
             sheet.write_number(r, 1, value, formats[fmt])
     _sheet(
-        book, "Duties", duty_header(t.scale), _DUTY_KINDS, duty_records(t, airport_style), formats
+        book,
+        "Duties",
+        duty_header(t.scale),
+        _DUTY_KINDS,
+        duty_records(t, airport_style, serial_times=True),
+        formats,
     )
     _sheet(book, "Schedules", SCHEDULE_HEADER, _SCHED_KINDS, schedule_records(schedules), formats)
     _sheet(

@@ -13,8 +13,11 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from vigil.fleet.bands import risk_band
-from vigil.fleet.table import DUTY_KINDS, DutyTable
+import numpy as np
+import numpy.typing as npt
+
+from vigil.fleet.bands import RISK_BANDS
+from vigil.fleet.table import DUTY_KINDS, DutyTable, FloatArray, IntArray
 
 __all__ = [
     "SCHEDULE_HEADER",
@@ -72,40 +75,91 @@ def duty_header(scale: str) -> list[str]:
     ]
 
 
-def _num(value: float, digits: int) -> float | None:
-    return round(float(value), digits) if math.isfinite(float(value)) else None
+def _numbers(values: FloatArray, digits: int) -> list[float | None]:
+    """Rounded floats, ``None`` where not finite."""
+    rounded = np.round(values, digits)
+    return [v if math.isfinite(v) else None for v in rounded.tolist()]
 
 
-def duty_records(t: DutyTable, airport_style: str = "iata") -> Iterator[list[Any]]:
-    """One row per duty (:func:`duty_header` order); numbers stay numbers."""
-    label = t.airports.label
-    for i in range(len(t)):
-        s, e = int(t.start[i]), int(t.end[i])
-        sched = int(t.sched[i])
-        on, off = int(t.on_s[i]), int(t.off_s[i])
-        risk = _num(t.risk[i], 3)
-        band = risk_band(risk)
-        yield [
-            spreadsheet_safe(t.references[sched]),
-            int(t.number[i]),
-            spreadsheet_safe(t.fleet[sched]),
-            spreadsheet_safe(t.rank[sched]),
-            label(s, airport_style) if s >= 0 else "",
-            label(e, airport_style) if e >= 0 else "",
-            int(t.sectors[i]),
-            DUTY_KINDS[int(t.kind[i])],
-            utc_text(on),
-            utc_text(off),
-            local_text(on, int(t.start_offset[i])),
-            local_text(off, int(t.end_offset[i])),
-            round(float(t.minutes[i]) / 60.0, 2),
-            _num(t.peak[i], 3),
-            _num(t.mean[i], 3),
-            _num(t.above_minutes[i], 1),
-            risk,
-            band.words if band else "",
-            _num(t.rest_before_h[i], 2),
+def _minutes_text(epoch_s: IntArray) -> npt.NDArray[np.str_]:
+    """``YYYY-MM-DD?HH:MM`` of each instant (vectorised)."""
+    return np.datetime_as_string(epoch_s.astype("datetime64[s]"), unit="m")
+
+
+def _offset_text(offset_min: int) -> str:
+    sign = "+" if offset_min >= 0 else "-"
+    h, m = divmod(abs(offset_min), 60)
+    return f"{sign}{h:02d}:{m:02d}"
+
+
+def _local_column(epoch_s: IntArray, offset_min: IntArray) -> list[str]:
+    wall = np.char.replace(_minutes_text(epoch_s + offset_min * 60), "T", " ").tolist()
+    offsets = {o: _offset_text(o) for o in set(offset_min.tolist())}
+    return [f"{w} {offsets[o]}" for w, o in zip(wall, offset_min.tolist(), strict=True)]
+
+
+#: Excel's day number of 1970-01-01 (its epoch is 1899-12-30)
+EXCEL_EPOCH_DAYS = 25569
+
+
+def _serial(epoch_s: IntArray) -> list[float]:
+    """Spreadsheet date-time serials (days since 1899-12-30), to the second."""
+    return np.round(epoch_s / 86400.0 + EXCEL_EPOCH_DAYS, 8).tolist()
+
+
+def duty_records(
+    t: DutyTable, airport_style: str = "iata", *, serial_times: bool = False
+) -> Iterator[list[Any]]:
+    """One row per duty (:func:`duty_header` order); numbers stay numbers.
+
+    Times are text (``2026-03-01T06:00Z``, ``2026-03-01 07:00 +01:00``), or with
+    ``serial_times`` spreadsheet date-time numbers (UTC, and local wall time). Columns are
+    built vectorised (numpy) and zipped: 136,000 duties in well under a second.
+    """
+    if serial_times:
+        times: list[list[Any]] = [
+            _serial(t.on_s),
+            _serial(t.off_s),
+            _serial(t.on_s + t.start_offset * 60),
+            _serial(t.off_s + t.end_offset * 60),
         ]
+    else:
+        times = [
+            [f"{x}Z" for x in _minutes_text(t.on_s).tolist()],
+            [f"{x}Z" for x in _minutes_text(t.off_s).tolist()],
+            _local_column(t.on_s, t.start_offset),
+            _local_column(t.off_s, t.end_offset),
+        ]
+    refs = np.asarray([spreadsheet_safe(r) for r in t.references] + [""], dtype=object)
+    fleet = np.asarray([spreadsheet_safe(f) for f in t.fleet] + [""], dtype=object)
+    rank = np.asarray([spreadsheet_safe(r) for r in t.rank] + [""], dtype=object)
+    codes = [t.airports.label(i, airport_style) for i in range(len(t.airports.code))]
+    airports = np.asarray([*codes, ""], dtype=object)
+    kinds = np.asarray(DUTY_KINDS, dtype=object)
+    uppers = np.asarray([b.upper for b in RISK_BANDS])
+    words = np.asarray([b.words for b in RISK_BANDS] + [""], dtype=object)
+    finite = np.isfinite(t.risk)
+    band = np.where(finite, np.searchsorted(uppers, np.where(finite, t.risk, 0.0), "right"), -1)
+    columns: list[list[Any]] = [
+        refs[t.sched].tolist(),
+        t.number.tolist(),
+        fleet[t.sched].tolist(),
+        rank[t.sched].tolist(),
+        airports[t.start].tolist(),  # -1 (unknown) picks the blank last entry
+        airports[t.end].tolist(),
+        t.sectors.tolist(),
+        kinds[t.kind].tolist(),
+        *times,
+        _numbers(t.minutes / 60.0, 2),
+        _numbers(t.peak, 3),
+        _numbers(t.mean, 3),
+        _numbers(t.above_minutes, 1),
+        _numbers(t.risk, 3),
+        words[band].tolist(),
+        _numbers(t.rest_before_h, 2),
+    ]
+    for row in zip(*columns, strict=True):
+        yield list(row)
 
 
 SCHEDULE_HEADER = [
