@@ -9,6 +9,7 @@ so a chart page stays well under the issue's 0.5 s at airline size.
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,27 +32,31 @@ class OneSchedule:
     first_duty: int  #: its first duty's position among all the roster's duties
 
 
-def one_schedule(blob: bytes, reference: str) -> OneSchedule | None:
-    """The stored scores of ``reference`` alone; ``None`` when the roster has none."""
-    magic, length = _HEADER.unpack_from(blob, 0)
+#: ``read(offset, length) -> bytes`` of a stored blob (bytes slicing, or SQL ``substr``)
+Reader = Callable[[int, int], bytes]
+
+
+def one_schedule(blob: bytes | Reader, reference: str) -> OneSchedule | None:
+    """The stored scores of ``reference`` alone; ``None`` when the roster has none.
+
+    ``blob`` is the whole blob, or a reader of byte ranges of it (so a database need not
+    send the whole roster's scores: :func:`vigil.fleet.stored.scores_reader`).
+    """
+    read: Reader = blob if callable(blob) else (lambda at, n: bytes(blob[at : at + n]))
+    magic, length = _HEADER.unpack(read(0, _HEADER.size))
     if magic != b"VGS1":
         raise ValueError("not a Vigil scores blob")
     start = _HEADER.size
-    index = orjson.loads(bytes(blob[start : start + length]))
+    index = orjson.loads(read(start, length))
     scales = tuple(index["scales"])
+    width = len(scales) * _DTYPE.itemsize
     row = duty = 0
     for position, entry in enumerate(index["schedules"]):
         if entry[0] == reference:
             schedule = IndexedSchedule.from_json(entry)
-            width = len(scales) * _DTYPE.itemsize
-            data = np.frombuffer(
-                blob,
-                dtype=_DTYPE,
-                count=schedule.interval_count * len(scales),
-                offset=start + length + row * width,
-            )
-            stored = StoredScores(scales, [schedule], data.reshape(-1, len(scales)))
-            return OneSchedule(stored, position, duty)
+            data = read(start + length + row * width, schedule.interval_count * width)
+            matrix = np.frombuffer(data, dtype=_DTYPE).reshape(-1, len(scales))
+            return OneSchedule(StoredScores(scales, [schedule], matrix), position, duty)
         row += int(entry[1])
         duty += len(entry[2])
     return None

@@ -104,7 +104,8 @@ EXCEL_EPOCH_DAYS = 25569
 
 def _serial(epoch_s: IntArray) -> list[float]:
     """Spreadsheet date-time serials (days since 1899-12-30), to the second."""
-    return np.round(epoch_s / 86400.0 + EXCEL_EPOCH_DAYS, 8).tolist()
+    serials: list[float] = np.round(epoch_s / 86400.0 + EXCEL_EPOCH_DAYS, 8).tolist()
+    return serials
 
 
 def duty_records(

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
-from sqlalchemy import update
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from vigil.domain import DateFormat
@@ -31,7 +32,18 @@ from vigil.roster import parse_request
 from vigil.store.tables import RosterResult
 from vigil.worker.compact import StoredScores, unpack
 
-__all__ = ["SUMMARY_VERSION", "StoredSummary", "build", "ensure", "load", "record_summary"]
+__all__ = [
+    "SUMMARY_VERSION",
+    "LightResult",
+    "StoredSummary",
+    "build",
+    "ensure",
+    "ensure_light",
+    "light_result",
+    "load",
+    "record_summary",
+    "scores_reader",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -167,3 +179,54 @@ def ensure(
     loaded = load(text)
     assert loaded is not None
     return loaded
+
+
+@dataclass(frozen=True, slots=True)
+class LightResult:
+    """A roster's stored result without its scores blob (a page never reads 100+ MB)."""
+
+    upload_id: int
+    errors_json: str
+    model_version: str
+    summary_json: str | None
+    sleep: bytes | None
+
+
+def light_result(session: Session, upload_id: int, *, sleep: bool = False) -> LightResult | None:
+    """The result's small columns (and the sleep blob when asked); ``None`` before one."""
+    row = session.execute(
+        select(
+            RosterResult.errors_json,
+            RosterResult.model_version,
+            RosterResult.summary_json,
+            RosterResult.sleep if sleep else RosterResult.upload_id,
+        ).where(RosterResult.upload_id == upload_id)
+    ).first()
+    if row is None:
+        return None
+    blob = row[3] if sleep and isinstance(row[3], bytes) else None
+    return LightResult(upload_id, row[0], row[1], row[2], blob)
+
+
+def scores_reader(session: Session, upload_id: int) -> Callable[[int, int], bytes]:
+    """``read(offset, length)`` of the stored scores blob, by SQL ``substr`` (1-based)."""
+
+    def read(offset: int, length: int) -> bytes:
+        piece = session.scalar(
+            select(func.substr(RosterResult.scores, offset + 1, length)).where(
+                RosterResult.upload_id == upload_id
+            )
+        )
+        return bytes(piece or b"")
+
+    return read
+
+
+def ensure_light(session: Session, upload: Any, light: LightResult) -> StoredSummary:
+    """:func:`ensure` from a :class:`LightResult` (reads the scores only to build)."""
+    found = load(light.summary_json)
+    if found is not None:
+        return found
+    result = session.get(RosterResult, light.upload_id)
+    assert result is not None
+    return ensure(session, upload, result)

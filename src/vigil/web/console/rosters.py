@@ -337,14 +337,14 @@ def roster_detail(
     upload = own_upload(console, token)
     if upload is None:
         return console.not_found("roster")
-    result = uploads.get_result(session=console.db, upload_id=upload.id)
+    result = fleet_stored.light_result(console.db, upload.id)
     errors = [str(e) for e in json.loads(result.errors_json or "[]")] if result else []
     rows, loose = (
         feedback_rows(errors, upload.roster_text, upload.activity_text, upload.sleep_json)
         if errors
         else ([], [])
     )
-    summary = fleet_stored.ensure(console.db, upload, result) if result is not None else None
+    summary = fleet_stored.ensure_light(console.db, upload, result) if result else None
     context: dict[str, Any] = {}
     if summary is not None:
         s = summary.summary
@@ -484,11 +484,11 @@ def roster_chart(console: UserConsole, token: str, schedule: str = "", scale: st
     upload = own_upload(console, token)
     if upload is None:
         return console.not_found("roster")
-    found = _summary(console, upload)
-    if found is None:
+    result = fleet_stored.light_result(console.db, upload.id, sleep=True)
+    if result is None:
         return console.not_found("result (the roster is not processed yet)")
-    result, summary = found
-    one = one_schedule(result.scores, schedule)
+    summary = fleet_stored.ensure_light(console.db, upload, result)
+    one = one_schedule(fleet_stored.scores_reader(console.db, upload.id), schedule)
     if one is None:
         return console.not_found("schedule")
     stored, index = one.stored, one.position
@@ -527,7 +527,7 @@ def roster_chart(console: UserConsole, token: str, schedule: str = "", scale: st
     )
 
 
-def stored_sleep(result: RosterResult, reference: str) -> list[dict[str, object]]:
+def stored_sleep(result: fleet_stored.LightResult, reference: str) -> list[dict[str, object]]:
     """The sleep one schedule's scores rest on, as stored with the results (issue 15);
     empty for a roster processed before sleep was stored."""
     if result.sleep is None:
