@@ -209,7 +209,22 @@ def light_result(session: Session, upload_id: int, *, sleep: bool = False) -> Li
 
 
 def scores_reader(session: Session, upload_id: int) -> Callable[[int, int], bytes]:
-    """``read(offset, length)`` of the stored scores blob, by SQL ``substr`` (1-based)."""
+    """``read(offset, length)`` of the stored scores blob without fetching all of it.
+
+    SQLite: incremental blob I/O (``Connection.blobopen``; ``substr`` would load the whole
+    value for every call). Other databases: SQL ``substr`` (PostgreSQL reads only the
+    TOAST chunks a slice of an uncompressed value needs).
+    """
+    connection = session.connection()
+    if connection.dialect.name == "sqlite":
+        raw = connection.connection.driver_connection
+        blob = raw.blobopen("roster_result", "scores", upload_id, readonly=True)  # type: ignore[union-attr]
+
+        def read_sqlite(offset: int, length: int) -> bytes:
+            blob.seek(offset)
+            return bytes(blob.read(length))
+
+        return read_sqlite
 
     def read(offset: int, length: int) -> bytes:
         piece = session.scalar(
