@@ -60,3 +60,15 @@ def test_one_schedule_of_a_blob_equals_its_unpacked_rows() -> None:
     assert one.stored.schedules == [whole.schedules[1]]
     assert np.array_equal(one.stored.matrix, whole.matrix[16:20])
     assert one_schedule(blob, "Z") is None
+    # with the summary's facts (position, first row, first duty): one index entry decoded
+    hinted = one_schedule(blob, "B", (1, 16, 3))
+    assert hinted is not None and hinted.stored.schedules == one.stored.schedules
+    assert np.array_equal(hinted.stored.matrix, one.stored.matrix)
+    assert one_schedule(blob, "Z", (0, 0, 0)) is None
+
+
+def test_facts_know_where_each_schedule_starts() -> None:
+    from vigil.fleet.table import roster_facts
+
+    facts = roster_facts(stored_from(KSS, TIMES, RISKS), [])
+    assert (facts.row_offset, facts.first_duty) == ([0, 16], [0, 3])

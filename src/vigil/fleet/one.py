@@ -8,6 +8,7 @@ so a chart page stays well under the issue's 0.5 s at airline size.
 
 from __future__ import annotations
 
+import json
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -36,18 +37,32 @@ class OneSchedule:
 Reader = Callable[[int, int], bytes]
 
 
-def one_schedule(blob: bytes | Reader, reference: str) -> OneSchedule | None:
+def one_schedule(
+    blob: bytes | Reader, reference: str, where: tuple[int, int, int] | None = None
+) -> OneSchedule | None:
     """The stored scores of ``reference`` alone; ``None`` when the roster has none.
 
     ``blob`` is the whole blob, or a reader of byte ranges of it (so a database need not
-    send the whole roster's scores: :func:`vigil.fleet.stored.scores_reader`).
+    send the whole roster's scores: :func:`vigil.fleet.stored.scores_reader`). With
+    ``where`` = (position, first matrix row, first duty) from the stored summary's facts,
+    only that schedule's entry of the JSON index is decoded.
     """
     read: Reader = blob if callable(blob) else (lambda at, n: bytes(blob[at : at + n]))
     magic, length = _HEADER.unpack(read(0, _HEADER.size))
     if magic != b"VGS1":
         raise ValueError("not a Vigil scores blob")
     start = _HEADER.size
-    index = orjson.loads(read(start, length))
+    raw = read(start, length)
+    if where is not None:
+        found = _entry(raw, reference)
+        if found is not None:
+            scales, schedule = found
+            position, row, duty = where
+            width = len(scales) * _DTYPE.itemsize
+            data = read(start + length + row * width, schedule.interval_count * width)
+            matrix = np.frombuffer(data, dtype=_DTYPE).reshape(-1, len(scales))
+            return OneSchedule(StoredScores(scales, [schedule], matrix), position, duty)
+    index = orjson.loads(raw)
     scales = tuple(index["scales"])
     width = len(scales) * _DTYPE.itemsize
     row = duty = 0
@@ -60,3 +75,20 @@ def one_schedule(blob: bytes | Reader, reference: str) -> OneSchedule | None:
         row += int(entry[1])
         duty += len(entry[2])
     return None
+
+
+def _entry(raw: bytes, reference: str) -> tuple[tuple[str, ...], IndexedSchedule] | None:
+    """The scales and ``reference``'s entry of a JSON index, decoding only those."""
+    text = raw.decode()
+    decoder = json.JSONDecoder()
+    at = text.find('"scales":')
+    if at < 0:
+        return None
+    scales, _ = decoder.raw_decode(text, at + len('"scales":'))
+    at = text.find("[" + json.dumps(reference) + ",")
+    if at < 0:
+        return None
+    entry, _ = decoder.raw_decode(text, at)
+    if not isinstance(entry, list) or entry[0] != reference:
+        return None
+    return tuple(scales), IndexedSchedule.from_json(entry)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from functools import lru_cache
 
@@ -152,6 +152,9 @@ class RosterFacts:
     start_offset: list[int]
     end_offset: list[int]
     home_offset: list[int]
+    #: per schedule: its first row of the score matrix and its first duty (chart reads)
+    row_offset: list[int] = field(default_factory=list)
+    first_duty: list[int] = field(default_factory=list)
 
     def to_json(self) -> dict[str, object]:
         names = [f.name for f in fields(self) if f.name != "airports"]
@@ -194,7 +197,12 @@ def roster_facts(stored: StoredScores, schedules: Sequence[Schedule]) -> RosterF
             airports.zone.append(zone)
         return found
 
+    row = duty = 0
     for entry in stored.schedules:
+        facts.row_offset.append(row)
+        facts.first_duty.append(duty)
+        row += entry.interval_count
+        duty += len(entry.duties)
         parsed = by_ref.get(entry.reference)
         duties: tuple[Duty, ...] = parsed.duties if parsed is not None else ()
         facts.fleet.append(next((d.fleet for d in duties if d.fleet), ""))

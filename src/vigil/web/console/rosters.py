@@ -488,7 +488,13 @@ def roster_chart(console: UserConsole, token: str, schedule: str = "", scale: st
     if result is None:
         return console.not_found("result (the roster is not processed yet)")
     summary = fleet_stored.ensure_light(console.db, upload, result)
-    one = one_schedule(fleet_stored.scores_reader(console.db, upload.id), schedule)
+    facts = summary.facts
+    refs = summary.schedules["reference"]
+    where = None
+    if facts.row_offset and schedule in refs:
+        at = refs.index(schedule)
+        where = (at, facts.row_offset[at], facts.first_duty[at])
+    one = one_schedule(fleet_stored.scores_reader(console.db, upload.id), schedule, where)
     if one is None:
         return console.not_found("schedule")
     stored, index = one.stored, one.position
