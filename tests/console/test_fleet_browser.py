@@ -21,7 +21,13 @@ import pytest
 from conftest import LiveService, live_service
 
 from .conftest import create_user, embedded_routers
-from .test_browser import CHROMIUM, browser, new_page, sign_in  # noqa: F401 - fixture
+from .test_browser import (  # noqa: F401 - browser is a fixture
+    CHROMIUM,
+    browser,
+    hover_first_point,
+    new_page,
+    sign_in,
+)
 from .test_fleet_pages import api_client
 
 pytestmark = pytest.mark.skipif(
@@ -108,7 +114,17 @@ def test_airline_month_dashboard_and_reports(
     duty_row = page.locator(f"[data-testid=duty-table] tr[data-duty='{best[1]}']")
     assert "–" in duty_row.locator("[data-route]").inner_text()
     page.screenshot(path=str(tmp_path / "chart.png"), full_page=True)
-    page.go_back()
+    page.locator(".chart svg").scroll_into_view_if_needed()
+    assert "UTC" in hover_first_point(page)
+    # home-base time and ICAO codes, remembered for this user
+    page.select_option("[data-testid=time-axis]", "home")
+    page.select_option("[data-testid=airport-codes]", "icao")
+    page.click("[data-testid=chart-options] button")
+    page.locator(".chart[data-points]").wait_for()
+    page.locator(".chart svg").scroll_into_view_if_needed()
+    assert "home base, UTC" in hover_first_point(page)
+    assert page.locator("[data-testid=time-axis]").input_value() == "home"
+    page.goto(f"/console/rosters/{token}")
 
     # schedules sorted by risk (the column header), then lowest first
     page.click("[data-testid=schedules] thead [data-sort=risk]")

@@ -102,6 +102,12 @@ def test_dashboard_summary_and_exports_agree(
     assert "EGLL" in text
 
 
+def test_status_json_carries_scoring_progress(alice: httpx.Client, scored: str) -> None:
+    rosters = alice.get("/console/rosters/status").json()["rosters"]
+    mine = next(r for r in rosters if r["rosterToken"] == scored)
+    assert mine["progressTotal"] == 2 and mine["progressDone"] == 2  # schedules scored
+
+
 def test_schedules_table_sorts_filters_and_searches(alice: httpx.Client, scored: str) -> None:
     def order(**params: str) -> list[str]:
         page = alice.get(f"/console/rosters/{scored}", params=params).text
