@@ -54,14 +54,14 @@ def _sheet(
         sheet.write_string(0, c, title, bold)
     sheet.freeze_panes(1, 0)
     r = 0
+    write_string, write_number = sheet.write_string, sheet.write_number
+    column_formats = [formats.get(k) for k in kinds]
     for r, row in enumerate(rows, start=1):
         for c, value in enumerate(row):
-            if value is None:
-                continue
-            if isinstance(value, str):
-                sheet.write_string(r, c, value)
-            else:
-                sheet.write_number(r, c, value, formats.get(kinds[c]))
+            if value.__class__ is str:
+                write_string(r, c, value)
+            elif value is not None:
+                write_number(r, c, value, column_formats[c])
     sheet.autofilter(0, 0, max(r, 1), len(header) - 1)
     return r
 
