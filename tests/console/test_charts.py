@@ -38,7 +38,7 @@ def test_one_point_per_interval_with_its_times(envelope: dict[str, object]) -> N
 
 def test_scale_facts_duties_and_sleep(envelope: dict[str, object]) -> None:
     p1 = envelope_payloads(envelope)[0]
-    assert (p1["low"], p1["high"], p1["unit"], p1["warnings"]) == (0.0, 100.0, "%", [22.5, 30.0])
+    assert (p1["low"], p1["high"], p1["unit"], p1["warnings"]) == (0.0, 100.0, "%", [27.1])
     risks = envelope["scheduleScores"][0]["riskScores"]  # type: ignore[index]
     assert [d["risk"] for d in p1["duties"]] == risks
     assert all(d["band"] for d in p1["duties"])
@@ -68,7 +68,15 @@ def test_missing_values_become_null() -> None:
 
 @pytest.mark.parametrize(
     ("risk", "band"),
-    [(None, ""), (1.0, "standard"), (1.5, "elevated"), (4.99, "high"), (5.0, "very-high")],
+    [
+        (None, ""),
+        (1.0, "standard"),
+        (1.71, "standard"),
+        (1.72, "elevated"),
+        (2.96, "high"),
+        (5.08, "high"),
+        (5.09, "very-high"),
+    ],
 )
 def test_risk_bands(risk: float | None, band: str) -> None:
     assert risk_band(risk)[0] == band

@@ -109,7 +109,8 @@ def test_upload_status_feedback_scores_delete(api: Api) -> None:
     assert len(token) >= 22  # ≥ 128 random bits in URL-safe base64
     status = api.wait(token)
     assert status["status"] == "completedsuccessfully"
-    assert set(status) == {"rosterToken", "status", "submittedAt", "updatedAt"}
+    assert set(status) == {"rosterToken", "status", "submittedAt", "updatedAt", "progress"}
+    assert status["progress"] == {"crewDone": 2, "crewTotal": 2}
     assert status["submittedAt"].endswith("Z") and status["submittedAt"] <= status["updatedAt"]
     feedback = api.results(token, "feedback").json()
     assert feedback == {"rosterToken": token, "status": "completedsuccessfully", "errors": []}
@@ -136,6 +137,44 @@ def test_data_errors_complete_with_errors(api: Api) -> None:
     assert feedback["errors"] == want["errors"] and len(feedback["errors"]) == 1
     assert feedback["errors"][0].startswith("3|P2|")
     assert api.results(token, "scores").json() == want
+
+
+SLEEP = [  # P1 given (one night, one in-flight nap on its 2nd duty); P2 predicted
+    {
+        "ScheduleName": "P1",
+        "SleepStart": "2026-03-01T22:00:00Z",
+        "SleepEnd": "2026-03-02T05:00:00Z",
+    },
+    {
+        "ScheduleName": "P1",
+        "SleepStart": "2026-03-03T10:00:00Z",
+        "SleepEnd": "2026-03-03T11:00:00Z",
+    },
+]
+
+
+def test_sleep_is_what_process_fatigue_risk_include_sleep_gives(api: Api) -> None:
+    token = api.upload(SleepData=SLEEP).json()["rosterToken"]
+    assert api.wait(token)["status"] == "completedsuccessfully"
+    with np.errstate(invalid="ignore"):
+        report = score(
+            ScoreRequest(ROSTER, DateFormat.DMY, risk=True, include_sleep=True, sleep_data=SLEEP)
+        )
+    want = report.to_envelope()
+    scores = api.results(token, "scores", includeSleep="true")
+    assert scores.status_code == 200 and scores.json() == want
+    sources = {s["source"] for e in want["scheduleScores"] for s in e["sleep"]}  # type: ignore[attr-defined]
+    assert sources == {"given", "predicted"}
+    sleep = api.results(token, "SLEEP").json()
+    assert sleep["rosterToken"] == token and sleep["modelVersion"] == want["modelVersion"]
+    assert sleep["scheduleSleep"] == [
+        {"schedule": e["schedule"], "sleep": e["sleep"]}
+        for e in want["scheduleScores"]  # type: ignore[attr-defined]
+    ]
+    plain = api.results(token, "scores", includeSleep="false").json()
+    assert "sleep" not in plain["scheduleScores"][0]
+    bad = api.results(token, "scores", includeSleep="maybe")
+    assert bad.status_code == 400 and bad.json()["errors"][0]["property"] == "includeSleep"
 
 
 def test_parameters_case_insensitive_and_problems(api: Api) -> None:

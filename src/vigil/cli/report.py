@@ -1,8 +1,14 @@
-"""``vigil report validation``: regenerate the validation report (issue 12).
+"""``vigil report``: the validation report (issue 12) and a roster's fleet report (issue 16).
 
-Writes the figures into ``--out`` (default ``docs/validation/``) and the Markdown beside
-it (``docs/validation.md``), from scenario rosters scored through the service's own path.
-Exit status: 0 every row passes or fails as ``KNOWN_FAILURES`` expects, 1 otherwise.
+``vigil report validation`` writes the figures into ``--out`` (default
+``docs/validation/``) and the Markdown beside it (``docs/validation.md``), from scenario
+rosters scored through the service's own path. Exit status: 0 every row passes or fails
+as ``KNOWN_FAILURES`` expects, 1 otherwise.
+
+``vigil report roster ROSTER.csv --out march.xlsx`` scores a roster the way an upload is
+scored (:func:`vigil.worker.run.score_roster`, all six scales, risk on), summarises it
+(:mod:`vigil.fleet`) and writes the CSV (per duty), XLSX workbook, PDF report or summary
+JSON chosen by the ``--out`` suffix, exactly as the console's roster page exports them.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ def register(app: typer.Typer) -> None:
         help="Regenerate reports, such as the validation report.", no_args_is_help=True
     )
     group.command("validation")(validation_command)
+    group.command("roster")(roster_command)
     app.add_typer(group, name="report")
 
 
@@ -39,3 +46,112 @@ def validation_command(
     if unexpected:
         typer.echo(f"rows not as KNOWN_FAILURES expects: {', '.join(unexpected)}", err=True)
         raise typer.Exit(1)
+
+
+#: --out suffix -> what is written
+ROSTER_FORMATS = (".csv", ".xlsx", ".pdf", ".json")
+
+
+def roster_command(
+    roster: Annotated[Path, typer.Argument(help="RosterData CSV (seed §2.2 columns).")],
+    out: Annotated[
+        Path, typer.Option("--out", help="Report file: .csv (per duty), .xlsx, .pdf or .json.")
+    ],
+    date_format: Annotated[
+        str, typer.Option("--date-format", help="Dates in the roster: dmy or mdy.")
+    ] = "dmy",
+    scale: Annotated[
+        str, typer.Option("--scale", help="The report's scale (e.g. KSS, SP).")
+    ] = "KSS",
+    airports: Annotated[
+        str, typer.Option("--airports", help="Airport codes: iata or icao.")
+    ] = "iata",
+    name: Annotated[str, typer.Option("--name", help="Roster name in the PDF.")] = "",
+) -> None:
+    """Score ROSTER and write its fleet report (CSV, XLSX, PDF or the summary JSON)."""
+    import json
+
+    from vigil.domain import DateFormat
+    from vigil.fleet.export_csv import duty_csv
+    from vigil.fleet.export_pdf import roster_pdf
+    from vigil.fleet.export_xlsx import roster_xlsx
+    from vigil.fleet.stored import build, load
+    from vigil.scoring.service import SCALE_CODES, ScoreRequest, ScoringError, resolve_scale
+    from vigil.worker.compact import unpack
+    from vigil.worker.run import score_roster
+    from vigil.worker.scorers import InlineScorer
+
+    suffix = out.suffix.lower()
+    if suffix not in ROSTER_FORMATS:
+        raise typer.BadParameter(f"use one of {', '.join(ROSTER_FORMATS)}", param_hint="--out")
+    if date_format not in ("dmy", "mdy"):
+        raise typer.BadParameter("dmy or mdy", param_hint="--date-format")
+    if airports not in ("iata", "icao"):
+        raise typer.BadParameter("iata or icao", param_hint="--airports")
+    try:
+        code = resolve_scale(scale)
+    except ScoringError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--scale") from exc
+    try:
+        text = roster.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise typer.BadParameter(f"cannot read {roster}: {exc}", param_hint="ROSTER") from exc
+    request = ScoreRequest(
+        roster_text=text,
+        date_format=DateFormat(date_format),
+        scale=code,
+        risk=True,
+        extra_scales=tuple(s for s in SCALE_CODES if s != code),
+    )
+    scored = score_roster(request, chunk_size=500, local=InlineScorer())
+    stored = unpack(scored.scores)
+    raw = build(
+        stored,
+        roster_text=text,
+        date_format=date_format,
+        sleep_json="[]",
+        activity_text="",
+        scale=code,
+        model_version=scored.model_version,
+    )
+    summary = load(raw)
+    assert summary is not None
+    table = summary.table(stored, code)
+    if suffix == ".csv":
+        out.write_bytes(b"".join(duty_csv(table, airports)))
+    elif suffix == ".xlsx":
+        out.write_bytes(
+            roster_xlsx(
+                table,
+                summary.summary,
+                summary.schedules,
+                model_version=summary.model_version,
+                preset=summary.preset,
+                airport_style=airports,
+            )
+        )
+    elif suffix == ".pdf":
+        out.write_bytes(
+            roster_pdf(
+                table,
+                stored,
+                summary.summary,
+                summary.schedules,
+                roster_name=name or roster.stem,
+                model_version=summary.model_version,
+                preset=summary.preset,
+            )
+        )
+    else:
+        body = {
+            "modelVersion": summary.model_version,
+            "preset": summary.preset,
+            "summary": summary.summary,
+            "schedules": summary.schedules,
+        }
+        out.write_text(json.dumps(body, ensure_ascii=False), encoding="utf-8")
+    counts = summary.summary["counts"]
+    typer.echo(
+        f"wrote {out}: {counts['schedules']} schedules, {counts['duties']} duties"
+        + (f", {len(scored.errors)} rows with errors" if scored.errors else "")
+    )

@@ -29,7 +29,7 @@ from .risk import (
     nearest_point_counts,
     reference_hazard,
 )
-from .scales import SCALE_INFO, SCALES, ScaleInfo, interval_means
+from .scales import SCALE_INFO, SCALES, WARNING_KSS, ScaleInfo, interval_means, warning_level
 from .simulate import CrewTimeline, ModelState, simulate, simulate_alertness
 from .workload import (
     equivalent_sectors,
@@ -51,6 +51,7 @@ __all__ = [
     "PRESETS",
     "SCALES",
     "SCALE_INFO",
+    "WARNING_KSS",
     "TPM_DEFAULT",
     "CrewTimeline",
     "ModelState",
@@ -84,6 +85,7 @@ __all__ = [
     "steady_state_at_waking",
     "ultradian_process",
     "wake_pressure",
+    "warning_level",
     "workload_kss",
     "workload_kss_fast",
     "workload_multiplier",

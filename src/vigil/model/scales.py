@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._arrays import FloatArray, Numeric, as_float, logistic
-from .parameters import Parameters
+from .parameters import DEFAULT, Parameters
 
 
 def samn_perelli(kss: Numeric, params: Parameters) -> FloatArray:
@@ -97,19 +97,43 @@ class ScaleInfo:
     low: float  #: lowest value (contract §4)
     high: float  #: highest value (contract §4)
     unit: str  #: "" for rating scales, "%" for percentages
-    warnings: tuple[float, ...]  #: warning levels, ascending (reference §2.6)
+    warnings: tuple[float, ...]  #: warning levels, ascending (:data:`WARNING_KSS` mapped)
 
 
-#: Range, unit and warning levels per scale (reference §2.6 thresholds). VD 22.5 / 30 are
-#: SAFTE effectiveness 77.5 / 70; KP/CRD/PMR levels are those scales' values at KSS 7
-#: (preset A), marked ours.
+#: The one warning threshold every scale's warning level is derived from: KSS 7, "sleepy,
+#: but no effort to keep awake", where physiological signs of sleepiness and impaired
+#: function set in (Åkerstedt et al. 2014, reference §2.6 "Thresholds"). Each scale's level
+#: is this KSS passed through that scale's own published mapping (:data:`SCALES`), so "at or
+#: above warning" selects the same instants on every scale (issue 16: the share of time
+#: above warning no longer triples between KSS and SP).
+WARNING_KSS = 7.0
+
+
+def warning_level(scale: str, params: Parameters | None = None) -> float:
+    """The warning level of ``scale``: :data:`WARNING_KSS` through the scale's mapping.
+
+    Exact (unrounded), for comparisons; preset B's VD and PMR mappings give their own
+    levels (default: preset A, ``vigil.model.parameters.DEFAULT``).
+    """
+    value = SCALES[scale](np.asarray([WARNING_KSS]), params or DEFAULT)
+    return float(value[0])
+
+
+def _level(scale: str) -> tuple[float, ...]:
+    return (round(warning_level(scale), 1),)
+
+
+#: Range, unit and warning level per scale. Each level is KSS 7 mapped (preset A, one
+#: decimal): SP 5.5, KP 39.2, VD 27.1, CRD 17.6, PMR 14.7 (reference §2.6 "Reference
+#: values"). Earlier levels came from different sources per scale (SP 5 is KSS 6.3, VD
+#: 22.5 is KSS 6.5), so the same roster showed 3x more time above warning on SP than on KSS.
 SCALE_INFO: dict[str, ScaleInfo] = {
-    "SP": ScaleInfo("Samn-Perelli", 1.0, 7.0, "", (5.0,)),
-    "KSS": ScaleInfo("Karolinska Sleepiness Scale", 1.0, 9.0, "", (7.0,)),
-    "KP": ScaleInfo("Karolinska Probability", 0.0, 100.0, "%", (39.2,)),
-    "VD": ScaleInfo("Vigilance Degradation", 0.0, 100.0, "%", (22.5, 30.0)),
-    "CRD": ScaleInfo("Complex Reaction Degradation", 0.0, 100.0, "%", (17.6,)),
-    "PMR": ScaleInfo("Percentage Missed Responses", 0.0, 100.0, "%", (14.7,)),
+    "SP": ScaleInfo("Samn-Perelli", 1.0, 7.0, "", _level("SP")),
+    "KSS": ScaleInfo("Karolinska Sleepiness Scale", 1.0, 9.0, "", _level("KSS")),
+    "KP": ScaleInfo("Karolinska Probability", 0.0, 100.0, "%", _level("KP")),
+    "VD": ScaleInfo("Vigilance Degradation", 0.0, 100.0, "%", _level("VD")),
+    "CRD": ScaleInfo("Complex Reaction Degradation", 0.0, 100.0, "%", _level("CRD")),
+    "PMR": ScaleInfo("Percentage Missed Responses", 0.0, 100.0, "%", _level("PMR")),
 }
 
 

@@ -119,7 +119,12 @@ def make_surface_app(
     app.add_middleware(
         BodySizeLimitMiddleware,
         max_bytes=settings.max_body_bytes,
-        path_limits={"/api/UploadRoster": settings.max_upload_bytes},
+        path_limits={
+            "/api/UploadRoster": settings.max_upload_bytes,
+            # the console's upload form takes what UploadRoster takes (issue 16), plus its
+            # multipart framing and small fields
+            "/console/rosters": settings.max_upload_bytes + 1024 * 1024,
+        },
     )
     app.add_middleware(SourceAddressMiddleware)  # throttling keys failures by source
     # zstd, then br, then gzip, as the request's Accept-Encoding allows (issue 15); streamed

@@ -11,6 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from vigil.fleet.api import RosterSummaryOut
+
 
 def _fold_keys(data: Any, fields: tuple[str, ...]) -> Any:
     """Map property names onto ``fields`` case-insensitively; unknown names pass through."""
@@ -174,6 +176,13 @@ class UploadAcceptedOut(BaseModel):
     rosterName: str
 
 
+class ProgressOut(BaseModel):
+    """How far processing has got, in crew (schedules)."""
+
+    crewDone: int = Field(description="Crew whose scores are computed.")
+    crewTotal: int = Field(description="Crew to score; 0 until the roster has been read.")
+
+
 class RosterStatusOut(BaseModel):
     """GetResults `dataKey=status`."""
 
@@ -181,6 +190,7 @@ class RosterStatusOut(BaseModel):
     status: RosterStatus
     submittedAt: str = Field(description="UTC, ISO 8601.")
     updatedAt: str = Field(description="UTC, ISO 8601.")
+    progress: ProgressOut
 
 
 class FeedbackOut(BaseModel):
@@ -208,5 +218,22 @@ class RosterListOut(BaseModel):
     rosters: list[RosterListItemOut]
 
 
-#: GetResults' 200 answer by ``dataKey``: status, feedback, or scores (alias results)
-GetResultsOut = RosterStatusOut | FeedbackOut | ScoresOut
+class ScheduleSleepOut(BaseModel):
+    """One schedule's sleep in GetResults `dataKey=sleep`."""
+
+    schedule: str
+    sleep: list[SleepOut]
+
+
+class SleepResultsOut(BaseModel):
+    """GetResults `dataKey=sleep`: the sleep each schedule's scores rest on, given or
+    predicted (in-flight rest included), as ProcessFatigueRisk's `includeSleep` gives it."""
+
+    rosterToken: str
+    modelVersion: str
+    scheduleSleep: list[ScheduleSleepOut]
+
+
+#: GetResults' 200 answer by ``dataKey``: status, feedback, scores (alias results), sleep,
+#: summary
+GetResultsOut = RosterStatusOut | FeedbackOut | ScoresOut | SleepResultsOut | RosterSummaryOut

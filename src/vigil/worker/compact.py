@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import struct
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
@@ -30,6 +30,7 @@ import numpy.typing as npt
 
 from vigil.scoring.report import DutyResult, ScheduleResult, stream_envelope
 from vigil.scoring.request import DECIMALS
+from vigil.worker.stored_sleep import SleepColumns, StoredSleep, sleep_columns
 
 __all__ = [
     "CompactChunk",
@@ -81,10 +82,13 @@ class CompactChunk:
     schedules : list of IndexedSchedule
         One per schedule (written as the index format above).
     scores : ndarray of float32, shape (total_intervals, n_scales)
+    sleep : SleepColumns, optional
+        The sleep the scores rest on (:mod:`vigil.worker.stored_sleep`).
     """
 
     schedules: list[IndexedSchedule]
     scores: Float32Array
+    sleep: SleepColumns | None = None
 
 
 def _epoch_s(instant: datetime) -> int:
@@ -110,7 +114,7 @@ def compact_chunk(results: Sequence[ScheduleResult], scales: Sequence[str]) -> C
         index.append(IndexedSchedule(result.reference, count, duties))
         blocks.append(np.stack([result.scores[s] for s in scales], axis=1).astype(_DTYPE))
     matrix = np.concatenate(blocks) if blocks else np.empty((0, len(scales)), dtype=_DTYPE)
-    return CompactChunk(index, matrix)
+    return CompactChunk(index, matrix, sleep_columns(results))
 
 
 def pack(chunks: Iterable[CompactChunk], scales: Sequence[str]) -> bytes:
@@ -136,13 +140,31 @@ class StoredScores:
     schedules: list[IndexedSchedule]
     matrix: Float32Array
 
-    def schedule_results(self, scale: str) -> Iterator[ScheduleResult]:
-        """Every schedule's :class:`ScheduleResult` on ``scale`` alone, in order."""
+    @property
+    def references(self) -> list[str]:
+        """Every stored schedule's Reference, in order."""
+        return [s.reference for s in self.schedules]
+
+    def schedule_results(
+        self,
+        scale: str,
+        sleep: Mapping[str, Sequence[StoredSleep]] | None = None,
+        only: Sequence[int] | None = None,
+    ) -> Iterator[ScheduleResult]:
+        """Every schedule's :class:`ScheduleResult` on ``scale`` alone, in order.
+
+        With ``sleep`` (:func:`vigil.worker.stored_sleep.decode_sleep`), each result
+        carries its schedule's sleep episodes; with ``only``, just the schedules at
+        those positions (of :attr:`references`), in that order.
+        """
         column = self.scales.index(scale)
-        offset = 0
-        for reference, count, duties in self.schedules:
+        counts = [s.interval_count for s in self.schedules]
+        starts = np.concatenate(([0], np.cumsum(counts, dtype=np.int64))).tolist()
+        for i in range(len(self.schedules)) if only is None else only:
+            reference, count, duties = self.schedules[i]
+            offset = starts[i]
             values = self.matrix[offset : offset + count, column].astype(np.float64)
-            offset += count
+            episodes = sleep.get(reference, ()) if sleep is not None else ()
             yield ScheduleResult(
                 reference=reference,
                 scores={scale: np.round(values, DECIMALS)},
@@ -156,6 +178,7 @@ class StoredScores:
                     )
                     for on, off, first, n, risk in duties
                 ),
+                sleep=tuple(e.episode() for e in episodes),
             )
 
     def envelope(
@@ -165,19 +188,24 @@ class StoredScores:
         model_version: str,
         errors: Sequence[str],
         settings_version: int | None = 0,
+        sleep: Mapping[str, Sequence[StoredSleep]] | None = None,
+        only: Sequence[int] | None = None,
     ) -> Iterator[bytes]:
         """The ProcessFatigueRisk envelope (contract §4) as streamed UTF-8 JSON pieces.
 
         Built by :func:`vigil.scoring.report.stream_envelope`, the builder of every
-        response, so GetResults answers exactly what ProcessFatigueRisk would.
+        response, so GetResults answers exactly what ProcessFatigueRisk would; with
+        ``sleep``, exactly what it answers with ``includeSleep=true``; with ``only``, the
+        schedules at those positions.
         """
         return stream_envelope(
-            self.schedule_results(scale),
+            self.schedule_results(scale, sleep, only),
             scale,
             model_version=model_version,
             errors=errors,
             risk=True,
             settings_version=settings_version,
+            include_sleep=sleep is not None,
         )
 
 

@@ -41,6 +41,7 @@ __all__ = [
     "record_fault",
     "reap_lapsed",
     "renew",
+    "report_progress",
     "unfinished",
 ]
 
@@ -124,6 +125,8 @@ def claim(
             lease_expires_at=now + timedelta(seconds=lease_seconds),
             attempts=RosterUpload.attempts + 1,
             updated_at=now,
+            progress_done=0,
+            progress_total=0,
         )
         .returning(
             RosterUpload.id,
@@ -186,6 +189,19 @@ def renew(
     return bool(result.rowcount)  # type: ignore[attr-defined]
 
 
+def report_progress(*, session: Session, job: ClaimedJob, done: int, total: int) -> bool:
+    """Record ``done`` of ``total`` crew scored (GetResults ``progress``); ``False`` if the
+    worker no longer holds the lease. ``updated_at`` is left alone (it means a status
+    change)."""
+    result = session.execute(
+        update(RosterUpload)
+        .where(*_mine(job.id, job.owner))
+        .values(progress_done=done, progress_total=total)
+        .execution_options(synchronize_session=False)
+    )
+    return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
 def complete(
     *,
     session: Session,
@@ -193,9 +209,13 @@ def complete(
     errors: list[str],
     scores: bytes,
     model_version: str,
+    sleep: bytes | None = None,
     now: datetime | None = None,
 ) -> JobStatus | None:
-    """Store the result and finish the roster; ``None`` if the lease was lost (discarded)."""
+    """Store the result and finish the roster; ``None`` if the lease was lost (discarded).
+
+    ``sleep`` is the sleep the scores rest on (:mod:`vigil.worker.stored_sleep`).
+    """
     now = now or utcnow()
     status = JobStatus.COMPLETED_WITH_ERRORS if errors else JobStatus.COMPLETED_SUCCESSFULLY
     result = session.execute(
@@ -208,6 +228,7 @@ def complete(
             lease_owner=None,
             lease_expires_at=None,
             error_summary=None,
+            progress_done=RosterUpload.progress_total,
         )
         .execution_options(synchronize_session=False)
     )
@@ -220,6 +241,7 @@ def complete(
             scores=scores,
             model_version=model_version,
             created_at=now,
+            sleep=sleep,
         )
     )
     session.flush()

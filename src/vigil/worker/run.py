@@ -22,7 +22,7 @@ import os
 import socket
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -31,6 +31,7 @@ from typing import Any
 from sqlalchemy.orm import Session, sessionmaker
 
 from vigil.domain import DateFormat
+from vigil.fleet.stored import record_summary
 from vigil.roster import format_error, parse_request
 from vigil.scoring.service import (
     SCALE_CODES,
@@ -43,8 +44,9 @@ from vigil.store import uploads
 from vigil.store.operator_settings import SettingsVersion
 from vigil.store.tables import utcnow
 from vigil.worker import jobs
-from vigil.worker.compact import pack
+from vigil.worker.compact import CompactChunk, pack
 from vigil.worker.scorers import ChunkScorer, InlineScorer, ProcessScorer, score_chunk
+from vigil.worker.stored_sleep import SleepColumns, encode_sleep
 
 __all__ = [
     "ChunkScorer",
@@ -63,6 +65,8 @@ logger = logging.getLogger(__name__)
 
 #: how often the retention purge runs in a worker [s]
 PURGE_INTERVAL = 3600.0
+#: least time between two progress writes of one roster [s]
+PROGRESS_INTERVAL = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +77,8 @@ class ScoredRoster:
     scores: bytes
     model_version: str
     schedule_count: int
+    #: the sleep the scores rest on (:func:`vigil.worker.stored_sleep.encode_sleep`)
+    sleep: bytes | None = None
 
 
 def request_for(job: jobs.ClaimedJob, settings: SettingsVersion | None = None) -> ScoreRequest:
@@ -98,12 +104,15 @@ def score_roster(
     chunk_size: int,
     local: ChunkScorer,
     remote: ChunkScorer | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> ScoredRoster:
     """Parse, split by schedule, score every chunk, merge in order into one blob.
 
     Mirrors :func:`vigil.scoring.service.score` (same parsing, same scoring function,
     same preset), but keeps each scored chunk only as compact float32 until stored.
     Rosters of more than ``chunk_size`` schedules go to ``remote`` (Dask) when given.
+    ``progress(done, total)`` is called in crew (schedules) once the roster is split and
+    after each chunk.
     """
     params = request.parameters or resolve_preset(request.preset)
     parsed = parse_request(
@@ -117,10 +126,29 @@ def score_roster(
     schedules = parsed.schedules
     chunks = [schedules[i : i + chunk_size] for i in range(0, len(schedules), chunk_size)]
     scorer = remote if remote is not None and len(chunks) > 1 else local
+    sleep: list[SleepColumns] = []
+    total = len(schedules)
+    if progress is not None:
+        progress(0, total)
+
+    def keep_sleep(scored: Iterator[CompactChunk]) -> Iterator[CompactChunk]:
+        done = 0
+        for chunk in scored:
+            if chunk.sleep is not None:
+                sleep.append(chunk.sleep)
+            done += len(chunk.schedules)
+            if progress is not None:
+                progress(done, total)
+            yield chunk
+
     preset = request.parameters or request.preset
-    blob = pack(scorer.map(chunks, preset, SCALE_CODES), SCALE_CODES)
+    blob = pack(keep_sleep(scorer.map(chunks, preset, SCALE_CODES)), SCALE_CODES)
     return ScoredRoster(
-        [format_error(e) for e in parsed.errors], blob, params.model_version, len(schedules)
+        [format_error(e) for e in parsed.errors],
+        blob,
+        params.model_version,
+        len(schedules),
+        encode_sleep(sleep),
     )
 
 
@@ -231,6 +259,7 @@ class Worker:
                     chunk_size=self.chunk_size,
                     local=self.local,
                     remote=self.remote,
+                    progress=self._progress_writer(job),
                 )
             except Exception as exc:  # noqa: BLE001 - any failure here is a server fault
                 logger.exception("roster %s attempt %d failed", job.id, job.attempt)
@@ -252,12 +281,34 @@ class Worker:
                             errors=scored.errors,
                             scores=scored.scores,
                             model_version=scored.model_version,
+                            sleep=scored.sleep,
                         )
+                        record_summary(session, job, scored.scores, status)  # issue 16
         if status is None:
             logger.warning("roster %s: lease lost, result discarded", job.id)
         if self.on_processed is not None:
             self.on_processed(job, status)
         return status
+
+    def _progress_writer(self, job: jobs.ClaimedJob) -> Callable[[int, int], None]:
+        """A ``progress(done, total)`` that stores the figures, at most every
+        :data:`PROGRESS_INTERVAL` s (and always the total); a failed write is only logged."""
+        import time
+
+        last = [float("-inf")]
+
+        def write(done: int, total: int) -> None:
+            now = time.monotonic()
+            if done not in (0, total) and now - last[0] < PROGRESS_INTERVAL:
+                return
+            last[0] = now
+            try:
+                with self.sessions.begin() as session:
+                    jobs.report_progress(session=session, job=job, done=done, total=total)
+            except Exception:  # noqa: BLE001 - progress is informative; scoring goes on
+                logger.warning("storing the progress of roster %s failed", job.id)
+
+        return write
 
     def purge(self, now_monotonic: float) -> None:
         """Apply the retention setting at most once per :data:`PURGE_INTERVAL`."""

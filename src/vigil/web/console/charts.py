@@ -17,17 +17,10 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from vigil.fleet import bands
 from vigil.model import SCALE_INFO
 
 INTERVAL_MS = 15 * 60 * 1000
-
-#: risk bands of docs/model.md ("Risk and its public meaning"), upper bounds exclusive
-RISK_BANDS: tuple[tuple[float, str, str], ...] = (
-    (1.5, "standard", "comparable to a standard day"),
-    (3.0, "elevated", "elevated"),
-    (5.0, "high", "high"),
-    (math.inf, "very-high", "very high"),
-)
 
 
 def parse_instant(text: str) -> datetime:
@@ -40,13 +33,10 @@ def epoch_ms(text: str) -> int:
 
 
 def risk_band(risk: float | None) -> tuple[str, str]:
-    """``(css class, words)`` for a duty's relative risk; ``("", "")`` when absent."""
-    if risk is None or not math.isfinite(risk):
-        return "", ""
-    for upper, css, words in RISK_BANDS:
-        if risk < upper:
-            return css, words
-    return RISK_BANDS[-1][1], RISK_BANDS[-1][2]
+    """``(css class, words)`` for a duty's relative risk (:data:`vigil.fleet.bands.RISK_BANDS`);
+    ``("", "")`` when absent."""
+    band = bands.risk_band(risk)
+    return ("", "") if band is None else (band.css, band.words)
 
 
 def _finite(value: Any) -> float | None:

@@ -19,23 +19,28 @@ from typing import Annotated, Any
 from urllib.parse import quote, unquote
 
 from fastapi import APIRouter, File, Form, Request, UploadFile
-from fastapi.responses import JSONResponse, RedirectResponse, Response
+from fastapi.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
 
-from vigil.domain import DateFormat
-from vigil.roster import parse_request
-from vigil.scoring.report import schedule_entry
-from vigil.scoring.service import (
-    SCALE_CODES,
-    resolve_preset,
-    sleep_for,
-    sleep_json,
-)
+from vigil.fleet import stored as fleet_stored
+from vigil.fleet.export_csv import duty_csv
+from vigil.fleet.export_pdf import roster_pdf
+from vigil.fleet.export_xlsx import roster_xlsx
+from vigil.fleet.one import one_schedule
+from vigil.fleet.records import local_text, utc_text
+from vigil.fleet.schedules import SORT_KEYS, select
+from vigil.fleet.sleep import schedule_sleep
+from vigil.fleet.stored import StoredSummary
+from vigil.fleet.summary import duty_row
+from vigil.fleet.table import schedule_table
+from vigil.scoring.report import schedule_entry, sleep_json
+from vigil.scoring.service import SCALE_CODES
 from vigil.store import uploads
 from vigil.store.repo import AlreadyExistsError
 from vigil.store.status import ACTIVE, JobStatus
-from vigil.store.tables import RosterUpload
-from vigil.web.console._web import PREFIX, Console, PostConsole, UserConsole
-from vigil.web.console.charts import chart_payload
+from vigil.store.tables import RosterResult, RosterUpload
+from vigil.web.console._web import PREFIX, Console, PostConsole, UserConsole, safe_next
+from vigil.web.console.charts import chart_payload, risk_band
+from vigil.web.console.dashboard import histogram_bars, hour_grid
 from vigil.worker.compact import StoredScores, unpack
 
 logger = logging.getLogger(__name__)
@@ -104,6 +109,7 @@ def _list_page(
         error=error,
         notice=notice,
         active=ACTIVE,
+        max_bytes=console.runtime.settings.max_upload_bytes,
     )
 
 
@@ -137,6 +143,8 @@ def roster_status(console: UserConsole) -> Response:
                 "statusText": words,
                 "statusClass": css,
                 "updatedAt": stamp(u.updated_at),
+                "progressDone": u.progress_done,
+                "progressTotal": u.progress_total,
             }
         )
     response = JSONResponse({"rosters": items}, headers={"Cache-Control": "no-store"})
@@ -153,14 +161,22 @@ def _decode(data: bytes) -> str | None:
 @router.post("")
 def upload_roster(
     console: PostConsole,
-    roster: Annotated[UploadFile, File()],
+    roster: Annotated[UploadFile | None, File()] = None,
     activity: Annotated[UploadFile | None, File()] = None,
-    name: Annotated[str, Form(max_length=200)] = "",
+    name: Annotated[str, Form()] = "",
     date_format: Annotated[str, Form()] = "dmy",
     scale: Annotated[str, Form()] = "KSS",
     overwrite: Annotated[bool, Form()] = False,
 ) -> Response:
-    """Store the file as an upload (UploadRoster's path) and go back to the list."""
+    """Store the file as an upload (UploadRoster's path) and go back to the list.
+
+    Every refusal is the list page with the reason (never JSON): the fields are checked
+    here rather than by the framework's validation (issue 16).
+    """
+    if roster is None or not roster.filename:
+        return _list_page(console, error="Choose a RosterData CSV file.", status_code=400)
+    if len(name) > 200:
+        return _list_page(console, error="The name is longer than 200 characters.", status_code=400)
     roster_text = _decode(roster.file.read())
     activity_text = _decode(activity.file.read()) if activity is not None else ""
     if roster_text is None or activity_text is None:
@@ -256,35 +272,93 @@ def _stored(console: Console, upload: RosterUpload) -> tuple[StoredScores | None
     return unpack(result.scores), errors, result.model_version
 
 
+def _summary(console: Console, upload: RosterUpload) -> tuple[RosterResult, StoredSummary] | None:
+    """The roster's stored result and summary (built on first view for older rosters)."""
+    result = uploads.get_result(session=console.db, upload_id=upload.id)
+    if result is None:
+        return None
+    return result, fleet_stored.ensure(console.db, upload, result)
+
+
+def _schedule_page(
+    summary: StoredSummary, sort: str, order: str, fleet: str, rank: str, q: str, page: int
+) -> dict[str, Any]:
+    rows = summary.schedules
+    descending = order != "asc"
+    picked = select(
+        rows, sort=sort, descending=descending, fleet=fleet, rank=rank, query=q, offset=0, limit=0
+    )
+    pages = max(1, -(-picked.matched // PAGE_SIZE))
+    page = max(1, min(page, pages))
+    picked = select(
+        rows,
+        sort=sort,
+        descending=descending,
+        fleet=fleet,
+        rank=rank,
+        query=q,
+        offset=(page - 1) * PAGE_SIZE,
+        limit=PAGE_SIZE,
+    )
+    items = []
+    for i in picked.positions:
+        risk = rows["maxRisk"][i]
+        css, words = risk_band(risk)
+        items.append({k: rows[k][i] for k in rows} | {"band": css, "bandText": words})
+    return {
+        "items": items,
+        "matched": picked.matched,
+        "page": page,
+        "pages": pages,
+        "fleets": picked.fleets,
+        "ranks": picked.ranks,
+        "sort": sort if sort in SORT_KEYS else "risk",
+        "order": "asc" if not descending else "desc",
+        "fleet": fleet,
+        "rank": rank,
+        "q": q,
+    }
+
+
 @router.get("/{token}")
-def roster_detail(console: UserConsole, token: str, page: int = 1) -> Response:
-    """Status, feedback against rows, and the schedules (with chart links) of one roster."""
+def roster_detail(
+    console: UserConsole,
+    token: str,
+    page: int = 1,
+    sort: str = "risk",
+    order: str = "desc",
+    fleet: str = "",
+    rank: str = "",
+    q: str = "",
+) -> Response:
+    """The roster's dashboard (issue 16), feedback against rows, and its schedules table
+    (sorted by peak, highest risk or time above warning; filtered by Fleet and Rank;
+    searched by Reference)."""
     upload = own_upload(console, token)
     if upload is None:
         return console.not_found("roster")
-    stored, errors, model_version = _stored(console, upload)
-    rows, loose = feedback_rows(errors, upload.roster_text, upload.activity_text, upload.sleep_json)
-    schedules: list[dict[str, Any]] = []
-    total = 0
-    if stored is not None:
-        total = len(stored.schedules)
-        page = max(1, min(page, max(1, -(-total // PAGE_SIZE))))
-        lo = (page - 1) * PAGE_SIZE
-        column = stored.scales.index(upload.preferred_scale)
-        offset = sum(s.interval_count for s in stored.schedules[:lo])
-        for reference, n, duties in stored.schedules[lo : lo + PAGE_SIZE]:
-            values = stored.matrix[offset : offset + n, column]
-            offset += n
-            risks = [d.risk for d in duties if d.risk is not None]
-            schedules.append(
-                {
-                    "reference": reference,
-                    "duties": len(duties),
-                    "intervals": n,
-                    "peak": round(float(values.max()), 3) if n else None,
-                    "max_risk": max(risks) if risks else None,
-                }
-            )
+    result = fleet_stored.light_result(console.db, upload.id)
+    errors = [str(e) for e in json.loads(result.errors_json or "[]")] if result else []
+    rows, loose = (
+        feedback_rows(errors, upload.roster_text, upload.activity_text, upload.sleep_json)
+        if errors
+        else ([], [])
+    )
+    summary = fleet_stored.ensure_light(console.db, upload, result) if result else None
+    context: dict[str, Any] = {}
+    if summary is not None:
+        s = summary.summary
+        context = {
+            "summary": s,
+            "preset": summary.preset,
+            "risk_hist": histogram_bars(s["riskHistogram"], bands=True),
+            "peak_hist": histogram_bars(s["peakHistogram"], bands=False),
+            "grid": hour_grid(s["hotSpots"]["reportHour"]),
+            "table": _schedule_page(summary, sort, order, fleet, rank, q, page),
+            "band_of": risk_band,
+            "schedule_total": len(summary.schedules["reference"]),
+            "utc": utc_text,
+        }
     return console.render(
         "roster.html",
         upload=upload,
@@ -295,55 +369,152 @@ def roster_detail(console: UserConsole, token: str, page: int = 1) -> Response:
         more_error_rows=max(0, len(rows) - MAX_ERROR_ROWS),
         loose=loose,
         error_count=len(errors),
-        schedules=schedules,
-        schedule_total=total,
-        page=page,
-        pages=max(1, -(-total // PAGE_SIZE)),
-        model_version=model_version,
+        model_version=result.model_version if result else "",
         scales=SCALE_CODES,
+        **context,
     )
 
 
-def schedule_sleep(upload: RosterUpload, reference: str) -> list[dict[str, object]]:
-    """The sleep one schedule's scores rest on, recomputed from the stored roster.
+#: export formats: media type and file suffix
+EXPORTS = {
+    "csv": ("text/csv; charset=utf-8", "csv"),
+    "xlsx": ("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "xlsx"),
+    "pdf": ("application/pdf", "pdf"),
+}
 
-    Stored results keep scores, duties and risk but not the sleep episodes, so the chart
-    re-derives them with the service's own :func:`~vigil.scoring.service.sleep_for`
-    (deterministic: the same episodes the worker used). Ours: costs one parse of the
-    roster per chart view.
-    """
-    try:
-        parsed = parse_request(
-            upload.roster_text,
-            DateFormat(upload.date_format),
-            sleep_data=json.loads(upload.sleep_json or "[]"),
-            activity_text=upload.activity_text,
+
+def _file_name(upload: RosterUpload, suffix: str) -> str:
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", upload.roster_name).strip("._") or "roster"
+    return f"vigil-{stem[:80]}.{suffix}"
+
+
+@router.get("/{token}/export.{kind}")
+def roster_export(console: UserConsole, token: str, kind: str) -> Response:
+    """The roster as CSV (per duty), XLSX (duties, schedules, hot spots) or PDF report."""
+    upload = own_upload(console, token)
+    if upload is None or kind not in EXPORTS:
+        return console.not_found("roster")
+    found = _summary(console, upload)
+    if found is None:
+        return console.not_found("result (the roster is not processed yet)")
+    result, summary = found
+    stored = unpack(result.scores)
+    table = summary.table(stored, upload.preferred_scale)
+    style = preferences(console).get("airports", "iata")
+    media, suffix = EXPORTS[kind]
+    headers = {"Content-Disposition": f'attachment; filename="{_file_name(upload, suffix)}"'}
+    response: Response
+    if kind == "csv":
+        response = StreamingResponse(duty_csv(table, style), media_type=media, headers=headers)
+    elif kind == "xlsx":
+        body = roster_xlsx(
+            table,
+            summary.summary,
+            summary.schedules,
+            model_version=summary.model_version,
+            preset=summary.preset,
+            airport_style=style,
         )
+        response = Response(body, media_type=media, headers=headers)
+    else:
+        body = roster_pdf(
+            table,
+            stored,
+            summary.summary,
+            summary.schedules,
+            roster_name=upload.roster_name,
+            model_version=summary.model_version,
+            preset=summary.preset,
+        )
+        response = Response(body, media_type=media, headers=headers)
+    response.headers["Cache-Control"] = "no-store"
+    return console.finish(response)
+
+
+#: chart display choices remembered per user (``console_user.preferences_json``)
+PREFERENCE_CHOICES = {"time": ("utc", "home"), "airports": ("iata", "icao")}
+
+
+def preferences(console: Console) -> dict[str, str]:
+    """The user's chart options, defaults filled in (UTC, IATA)."""
+    try:
+        stored = json.loads(console.user.preferences_json or "{}") if console.user else {}
     except ValueError:
-        return []
-    found = [s for s in parsed.schedules if s.reference == reference]
-    if not found:
-        return []
-    episodes = sleep_for(found, resolve_preset("ingre2014_5c"))[0]
-    return [sleep_json(e) for e in episodes]
+        stored = {}
+    out = {k: v[0] for k, v in PREFERENCE_CHOICES.items()}
+    for key, allowed in PREFERENCE_CHOICES.items():
+        if isinstance(stored, dict) and stored.get(key) in allowed:
+            out[key] = stored[key]
+    return out
+
+
+@router.post("/preferences")
+def save_preferences(
+    console: PostConsole,
+    time: Annotated[str, Form()] = "utc",
+    airports: Annotated[str, Form()] = "iata",
+    back: Annotated[str, Form(max_length=2000)] = "",
+) -> Response:
+    """Remember the chart options (time axis, airport codes) for this user."""
+    if console.user is None:  # pragma: no cover - PostConsole requires a user
+        return console.not_found()
+    try:
+        current = json.loads(console.user.preferences_json or "{}")
+    except ValueError:
+        current = {}
+    if not isinstance(current, dict):
+        current = {}
+    if time in PREFERENCE_CHOICES["time"]:
+        current["time"] = time
+    if airports in PREFERENCE_CHOICES["airports"]:
+        current["airports"] = airports
+    console.user.preferences_json = json.dumps(current)
+    console.db.commit()
+    return console.finish(RedirectResponse(safe_next(back), status_code=303))
 
 
 @router.get("/{token}/chart")
 def roster_chart(console: UserConsole, token: str, schedule: str = "", scale: str = "") -> Response:
-    """The chart of one schedule of an uploaded roster, on any of the six scales."""
+    """The chart of one schedule of an uploaded roster, on any of the six scales.
+
+    Reads only stored results: the scores blob, the sleep stored with it (issue 15) and
+    the roster facts of the summary (route, sectors, local offsets); never re-parses or
+    re-scores the roster.
+    """
     upload = own_upload(console, token)
     if upload is None:
         return console.not_found("roster")
-    stored, _errors, model_version = _stored(console, upload)
-    if stored is None:
-        return console.not_found("result (the roster is not processed yet)")
-    code = scale.upper() if scale.upper() in stored.scales else upload.preferred_scale
-    result = next((r for r in stored.schedule_results(code) if r.reference == schedule), None)
+    result = fleet_stored.light_result(console.db, upload.id, sleep=True)
     if result is None:
+        return console.not_found("result (the roster is not processed yet)")
+    summary = fleet_stored.ensure_light(console.db, upload, result)
+    facts = summary.facts
+    refs = summary.schedules["reference"]
+    where = None
+    if facts.row_offset and schedule in refs:
+        at = refs.index(schedule)
+        where = (at, facts.row_offset[at], facts.first_duty[at])
+    one = one_schedule(fleet_stored.scores_reader(console.db, upload.id), schedule, where)
+    if one is None:
         return console.not_found("schedule")
-    entry = schedule_entry(result, code, risk=True, arrays=False)
-    entry["sleep"] = schedule_sleep(upload, schedule)
+    stored, index = one.stored, one.position
+    code = scale.upper() if scale.upper() in stored.scales else upload.preferred_scale
+    entry_result = next(iter(stored.schedule_results(code)))
+    entry = schedule_entry(entry_result, code, risk=True, arrays=False)
+    entry["sleep"] = stored_sleep(result, schedule)
+    prefs = preferences(console)
     payload = chart_payload(entry, code)
+    table = schedule_table(stored, summary.facts, index, code, first_duty=one.first_duty)
+    home = table.home[0]
+    payload["homeOffsetMin"] = int(table.home_offset[0]) if len(table) else 0
+    payload["timeAxis"] = prefs["time"]
+    duties = [duty_row(table, i, prefs["airports"]) | {"index": i + 1} for i in range(len(table))]
+    for row in duties:
+        row["reportLocal"] = local_text(row["onUtc"], row["startOffsetMin"])
+        row["offLocal"] = local_text(row["offUtc"], row["endOffsetMin"])
+        row["reportUtc"] = utc_text(row["onUtc"])
+        row["offUtc_"] = utc_text(row["offUtc"])
+        row["bandCss"], row["bandText"] = risk_band(row["risk"])
     return console.render(
         "chart.html",
         upload=upload,
@@ -351,8 +522,23 @@ def roster_chart(console: UserConsole, token: str, schedule: str = "", scale: st
         scale=code,
         scales=stored.scales,
         schedule=schedule,
-        model_version=model_version,
+        model_version=result.model_version,
+        preset=summary.preset,
+        duties=duties,
+        prefs=prefs,
+        home=table.airports.label(home, prefs["airports"]) if home >= 0 else "",
+        fleet=table.fleet[0],
+        rank=table.rank[0],
+        back=str(console.request.url.path) + "?" + str(console.request.url.query),
     )
+
+
+def stored_sleep(result: fleet_stored.LightResult, reference: str) -> list[dict[str, object]]:
+    """The sleep one schedule's scores rest on, as stored with the results (issue 15);
+    empty for a roster processed before sleep was stored."""
+    if result.sleep is None:
+        return []
+    return [sleep_json(e.episode()) for e in schedule_sleep(result.sleep, reference)]
 
 
 @router.post("/{token}/delete")

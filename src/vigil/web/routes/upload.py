@@ -13,10 +13,12 @@ from __future__ import annotations
 import json
 import logging
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager
-from typing import Annotated, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Any
 
+import orjson
 from fastapi import APIRouter, Depends, FastAPI, Query, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import Field, field_validator
@@ -26,7 +28,7 @@ from vigil.store import operator_settings as settings_store
 from vigil.store import uploads
 from vigil.store.repo import AlreadyExistsError
 from vigil.store.status import JobStatus
-from vigil.store.tables import RosterUpload, utcnow
+from vigil.store.tables import RosterResult, RosterUpload, utcnow
 from vigil.web.deps import SessionDep, UploadPrincipal
 from vigil.web.problems import only_query, problem
 from vigil.web.schemas import (
@@ -37,6 +39,9 @@ from vigil.web.schemas import (
     UploadAcceptedOut,
     _Wire,
 )
+
+if TYPE_CHECKING:
+    from vigil.worker.stored_sleep import StoredSleep
 
 logger = logging.getLogger(__name__)
 
@@ -63,8 +68,15 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 
 router = APIRouter(prefix="/api", tags=["upload"], lifespan=lifespan)
 
-#: ``dataKey`` values (contract §5); ``results`` is an alias of ``scores``
-DATA_KEYS = ("status", "feedback", "scores", "results")
+#: ``dataKey`` values (contract §5); ``results`` is an alias of ``scores``; ``sleep``
+#: (issue 15) is the sleep the scores rest on; ``summary``
+#: (issue 16) the roster dashboard's figures
+DATA_KEYS = ("status", "feedback", "scores", "results", "sleep", "summary")
+#: spellings of a boolean query parameter (``includeSleep``)
+_BOOLEAN = {
+    **dict.fromkeys(("true", "1", "yes", "on", "t", "y"), True),
+    **dict.fromkeys(("false", "0", "no", "off", "f", "n"), False),
+}
 
 
 class UploadRosterIn(_Wire):
@@ -130,7 +142,58 @@ def _status_body(upload: RosterUpload) -> dict[str, Any]:
         "status": upload.status,
         "submittedAt": iso(upload.submitted_at),
         "updatedAt": iso(upload.updated_at),
+        "progress": {"crewDone": upload.progress_done, "crewTotal": upload.progress_total},
     }
+
+
+@dataclass(frozen=True, slots=True)
+class _Selection:
+    """Which schedules GetResults answers: named ones (``schedule=``), then a page."""
+
+    names: tuple[str, ...]
+    offset: int
+    limit: int | None
+
+    def pick(self, references: Sequence[str]) -> list[int] | JSONResponse:
+        """Positions of the selected schedules in roster order, or a 404 naming the
+        schedules that have no results."""
+        if self.names:
+            wanted = set(self.names)
+            positions = [i for i, ref in enumerate(references) if ref in wanted]
+            if len(positions) < len(wanted):
+                missing = sorted(wanted - set(references))
+                return problem(
+                    404,
+                    f"No scored schedule {', '.join(map(repr, missing[:10]))} in this roster"
+                    " (a schedule with data errors is not scored: see dataKey=feedback).",
+                    title="Unknown schedule",
+                    errors=[{"property": "schedule", "message": m} for m in missing[:10]],
+                )
+        else:
+            positions = list(range(len(references)))
+        end = None if self.limit is None else self.offset + self.limit
+        return positions[self.offset : end]
+
+
+def _selection(request: Request) -> _Selection | JSONResponse:
+    """``schedule`` (repeatable), ``offset`` and ``limit`` from the query, checked."""
+    names: list[str] = []
+    numbers: dict[str, int] = {}
+    for key, value in request.query_params.multi_items():
+        name = key.lower()
+        if name == "schedule":
+            names.append(value)
+        elif name in ("offset", "limit") and name not in numbers:
+            least = 1 if name == "limit" else 0
+            number = int(value) if value.strip().isdecimal() else -1
+            if number < least:
+                return problem(
+                    400,
+                    f"{key} must be a whole number of at least {least}.",
+                    errors=[{"property": key, "message": "not a valid number"}],
+                )
+            numbers[name] = number
+    return _Selection(tuple(dict.fromkeys(names)), numbers.get("offset", 0), numbers.get("limit"))
 
 
 @router.post(
@@ -192,16 +255,29 @@ def upload_roster(
 
 @router.get(
     "/GetResults",
-    dependencies=[Depends(only_query("rosterToken", "dataKey", "scale"))],
-    summary="Status, feedback (data errors) or scores of an uploaded roster",
+    dependencies=[
+        Depends(
+            only_query(
+                "rosterToken", "dataKey", "scale", "includeSleep", "schedule", "offset", "limit"
+            )
+        )
+    ],
+    summary="Status, feedback (data errors), scores or sleep of an uploaded roster",
     responses={
         200: {
             "model": GetResultsOut,
             "description": "`dataKey=status`: RosterStatusOut; `feedback`: FeedbackOut; "
-            "`scores` (alias `results`): ScoresOut, streamed, with `riskScores` and `duties`.",
+            "`scores` (alias `results`): ScoresOut, streamed, with `riskScores` and `duties` "
+            "(and each schedule's `sleep` with `includeSleep=true`); `sleep`: "
+            "SleepResultsOut, streamed. Scores and sleep hold every schedule, or those named "
+            "by `schedule`, then paged by `offset`/`limit`; `X-Total-Count` gives the count "
+            "before paging. `summary`: RosterSummaryOut (the roster dashboard's figures).",
         },
         400: {"description": "Missing rosterToken, unknown dataKey, scale or parameter."},
-        404: {"description": "Unknown roster token (or another operator's)."},
+        404: {
+            "description": "Unknown roster token (or another operator's), or a `schedule` "
+            "without results in this roster."
+        },
         409: {"description": "Scores asked before processing ended; `rosterStatus` says."},
     },
 )
@@ -211,9 +287,23 @@ def get_results(
     request: Request,
     rosterToken: Annotated[str | None, Query(description="From UploadRoster.")] = None,  # noqa: N803
     dataKey: Annotated[  # noqa: N803
-        str | None, Query(description="status, feedback, scores (alias results).")
+        str | None, Query(description="status, feedback, scores (alias results), sleep, summary.")
     ] = None,
     scale: Annotated[str | None, Query(description="Scores on another scale.")] = None,
+    includeSleep: Annotated[  # noqa: N803
+        bool | None,
+        Query(description="With scores: add each schedule's sleep, given or predicted."),
+    ] = None,
+    schedule: Annotated[
+        list[str] | None,
+        Query(description="Only these schedules (References); repeat for several."),
+    ] = None,
+    offset: Annotated[
+        int | None, Query(ge=0, description="Skip this many schedules (default 0).")
+    ] = None,
+    limit: Annotated[
+        int | None, Query(ge=1, description="At most this many schedules (default all).")
+    ] = None,
 ) -> Response:
     """GetResults (seed §4.5, contract §5); parameter names in any case."""
     params = _query(request)
@@ -237,6 +327,16 @@ def get_results(
                 f"scale must be one of {', '.join(SCALE_CODES)}.",
                 errors=[{"property": "scale", "message": "unknown value"}],
             )
+    with_sleep = _BOOLEAN.get(params.get("includesleep", "false").strip().lower())
+    if with_sleep is None:
+        return problem(
+            400,
+            "includeSleep must be true or false.",
+            errors=[{"property": "includeSleep", "message": "not a boolean"}],
+        )
+    selection = _selection(request)
+    if isinstance(selection, JSONResponse):
+        return selection
     upload = uploads.get_upload(session=session, operator=principal.operator, token=token)
     if upload is None:
         return _not_found()
@@ -253,26 +353,106 @@ def get_results(
             body["detail"] = upload.error_summary or "The server failed to process the roster."
         return JSONResponse(body)
     if result is None:
+        what = "sleep" if key == "sleep" else "scores"
         return problem(
             409,
-            f"The roster is {upload.status}; scores exist once processing has completed.",
-            title="Scores not available",
+            f"The roster is {upload.status}; {what} exist once processing has completed.",
+            title=f"{what.capitalize()} not available",
             rosterToken=upload.token,
             rosterStatus=upload.status,
         )
+    if key == "summary":  # issue 16: the roster dashboard's figures (vigil.fleet.api)
+        from vigil.fleet.api import summary_body
+
+        return Response(summary_body(session, upload, result), media_type="application/json")
+    if (key == "sleep" or with_sleep) and result.sleep is None:
+        return problem(
+            409,
+            "This roster was processed before sleep was stored with results; upload it"
+            " again (Overwrite: true) to get its sleep.",
+            title="Sleep not stored",
+            rosterToken=upload.token,
+            rosterStatus=upload.status,
+        )
+    if key == "sleep":
+        return _sleep_response(upload.token, result, selection)
+    version = settings_store.roster_settings_version(session=session, upload_id=upload.id)
+    return _scores_response(
+        result, wanted_scale or upload.preferred_scale, with_sleep, selection, version
+    )
+
+
+def _scores_response(
+    result: RosterResult,
+    scale: str,
+    with_sleep: bool,
+    selection: _Selection,
+    settings_version: int | None,
+) -> Response:
+    """The stored scores as the ProcessFatigueRisk envelope, streamed."""
     from vigil.worker.compact import unpack
+    from vigil.worker.stored_sleep import decode_sleep
 
     stored = unpack(result.scores)
-    errors = json.loads(result.errors_json)
+    picked = selection.pick(stored.references)
+    if isinstance(picked, JSONResponse):
+        return picked
+    sleep = decode_sleep(result.sleep) if with_sleep and result.sleep is not None else None
     parts = stored.envelope(
-        wanted_scale or upload.preferred_scale,
+        scale,
         model_version=result.model_version,
-        errors=errors,
-        settings_version=settings_store.roster_settings_version(
-            session=session, upload_id=upload.id
-        ),
+        errors=json.loads(result.errors_json),
+        settings_version=settings_version,
+        sleep=sleep,
+        only=picked,
     )
-    return StreamingResponse(parts, media_type="application/json")
+    return StreamingResponse(
+        parts, media_type="application/json", headers=_total(selection, stored.references)
+    )
+
+
+def _total(selection: _Selection, references: Sequence[str]) -> dict[str, str]:
+    """``X-Total-Count``: schedules selected before paging."""
+    count = len(set(selection.names)) if selection.names else len(references)
+    return {"X-Total-Count": str(count)}
+
+
+def _sleep_response(token: str, result: RosterResult, selection: _Selection) -> Response:
+    """``dataKey=sleep`` (:class:`~vigil.web.schemas.SleepResultsOut`), streamed."""
+    from vigil.worker.stored_sleep import decode_sleep
+
+    sleep = decode_sleep(result.sleep or b"")
+    references = list(sleep)
+    picked = selection.pick(references)
+    if isinstance(picked, JSONResponse):
+        return picked
+    chosen = [(references[i], sleep[references[i]]) for i in picked]
+    return StreamingResponse(
+        _sleep_stream(token, result.model_version, chosen),
+        media_type="application/json",
+        headers=_total(selection, references),
+    )
+
+
+def _sleep_stream(
+    token: str, model_version: str, chosen: Sequence[tuple[str, Sequence[StoredSleep]]]
+) -> Iterator[bytes]:
+    """The ``dataKey=sleep`` document in ~64 KiB pieces."""
+    from vigil.scoring.report import STREAM_CHUNK, sleep_json
+
+    head = orjson.dumps({"rosterToken": token, "modelVersion": model_version})
+    buffer = [head[:-1] + b',"scheduleSleep":[']
+    size = 0
+    for i, (reference, episodes) in enumerate(chosen):
+        entry = {"schedule": reference, "sleep": [sleep_json(e.episode()) for e in episodes]}
+        piece = orjson.dumps(entry)
+        buffer.append(b"," + piece if i else piece)
+        size += len(piece) + 1
+        if size >= STREAM_CHUNK:
+            yield b"".join(buffer)
+            buffer, size = [], 0
+    buffer.append(b"]}")
+    yield b"".join(buffer)
 
 
 @router.delete(

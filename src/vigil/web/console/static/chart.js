@@ -8,6 +8,9 @@
  * the exact value and interval time. After drawing, the container carries
  * data-points = number of score points drawn (tests compare it with the envelope's
  * interval count).
+ *
+ * Times are shown in UTC, or in home-base time when the payload says timeAxis "home"
+ * (homeOffsetMin: the home base's UTC offset at the first duty; issue 16).
  */
 (function () {
   "use strict";
@@ -15,6 +18,8 @@
   var HOUR = 3600 * 1000;
   var MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
   var counter = 0;
+  var shift = 0; // ms added to UTC for display (home-base time)
+  var zone = "UTC";
 
   function el(name, attrs, parent, text) {
     var node = document.createElementNS(NS, name);
@@ -27,10 +32,10 @@
   }
 
   function pad(n) { return (n < 10 ? "0" : "") + n; }
-  function hhmm(ms) { var d = new Date(ms); return pad(d.getUTCHours()) + ":" + pad(d.getUTCMinutes()); }
-  function day(ms) { var d = new Date(ms); return pad(d.getUTCDate()) + " " + MONTHS[d.getUTCMonth()]; }
+  function hhmm(ms) { var d = new Date(ms + shift); return pad(d.getUTCHours()) + ":" + pad(d.getUTCMinutes()); }
+  function day(ms) { var d = new Date(ms + shift); return pad(d.getUTCDate()) + " " + MONTHS[d.getUTCMonth()]; }
   function stamp(ms) {
-    var d = new Date(ms);
+    var d = new Date(ms + shift);
     return d.getUTCFullYear() + "-" + pad(d.getUTCMonth() + 1) + "-" + pad(d.getUTCDate()) + " " + hhmm(ms);
   }
   function fmt(v, unit) { return (Math.round(v * 1000) / 1000).toString() + (unit ? " " + unit : ""); }
@@ -59,7 +64,14 @@
     return 10;
   }
 
+  function offsetText(minutes) {
+    var sign = minutes < 0 ? "−" : "+", a = Math.abs(minutes);
+    return "UTC" + sign + pad(Math.floor(a / 60)) + ":" + pad(a % 60);
+  }
+
   function draw(box, data, view) {
+    shift = data.timeAxis === "home" ? (data.homeOffsetMin || 0) * 60000 : 0;
+    zone = data.timeAxis === "home" ? "home base, " + offsetText(data.homeOffsetMin || 0) : "UTC";
     var width = Math.max(box.clientWidth || 0, 320);
     var height = 340;
     var m = { l: 48, r: 64, t: 26, b: 58 };
@@ -127,16 +139,16 @@
     data.sleep.forEach(function (s) {
       var a = X(s.start), b = X(s.end);
       var bar = el("rect", { x: a, y: sy, width: Math.max(b - a, 1), height: 10, "class": "sleep " + s.source }, clipped);
-      el("title", {}, bar, s.source + " " + s.kind + " sleep " + stamp(s.start) + " – " + stamp(s.end) + " UTC");
+      el("title", {}, bar, s.source + " " + s.kind + " sleep " + stamp(s.start) + " – " + stamp(s.end) + " " + zone);
     });
     el("text", { x: m.l - 6, y: sy + 9, "text-anchor": "end", "class": "tick" }, svg, "sleep");
     // time axis
     var axis = el("g", { "class": "grid time" }, svg);
     var step = timeStep(x1 - x0, pw);
-    for (var t = Math.ceil(x0 / step) * step; t <= x1; t += step) {
+    for (var t = Math.ceil((x0 + shift) / step) * step - shift; t <= x1; t += step) {
       var px = X(t);
       el("line", { x1: px, x2: px, y1: m.t, y2: m.t + ph }, axis);
-      var midnight = new Date(t).getUTCHours() === 0;
+      var midnight = new Date(t + shift).getUTCHours() === 0;
       el("text", { x: px, y: sy + 28, "text-anchor": "middle", "class": "tick" }, axis, step >= 24 * HOUR ? day(t) : hhmm(t));
       if (midnight && step < 24 * HOUR) {
         el("text", { x: px, y: sy + 42, "text-anchor": "middle", "class": "tick date" }, axis, day(t));
@@ -171,7 +183,7 @@
       tip.textContent = "";
       var lines = [
         data.scale + " " + fmt(value, data.unit),
-        stamp(data.t0[k]) + "–" + hhmm(data.t1[k]) + " UTC",
+        stamp(data.t0[k]) + "–" + hhmm(data.t1[k]) + " " + zone,
         "duty " + d.index + (d.risk !== null ? " · risk " + d.risk.toFixed(2) : "")
       ];
       lines.forEach(function (line, i) {

@@ -1,0 +1,230 @@
+"""Fleet view at airline size (issue 16): 10,000 crew × 28 days.
+
+1. Generates ``generate_airline_roster(crew, days)`` and scores it the way the worker does
+   (:func:`vigil.worker.run.score_roster`, local processes), once: the scores and sleep
+   blobs are cached in ``~/.cache/vigil/bench-fleet`` (keyed by crew, days, seed and
+   model version), since scoring is not what this measures.
+2. In a fresh process (so its peak RSS is the server's, not the scorer's): stores the
+   upload and its result in SQLite as the worker does, times the summary hook
+   (:func:`vigil.fleet.stored.record_summary`, once per roster), then serves the embedded
+   app in-process (Starlette's TestClient, a signed-in console user) and times, each
+   median of ``--repeat`` requests: the dashboard page, a schedule's chart, the schedules
+   table sorted by time above warning and filtered by Fleet, the XLSX and the PDF.
+
+Budgets (issue 16): dashboard ≤ 2 s, chart ≤ 0.5 s, sorted table ≤ 1 s, XLSX ≤ 10 s,
+PDF ≤ 20 s, peak RSS ≤ 1.5 GiB. Timings on a shared machine vary with load: the load
+average is printed next to them.
+
+    .venv/bin/python benchmarks/bench_fleet.py [--crew 10000 --days 28 --repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+BUDGETS = {"dashboard": 2.0, "chart": 0.5, "sorted_table": 1.0, "xlsx": 10.0, "pdf": 20.0}
+RSS_BUDGET_MIB = 1536.0
+SEED = 16
+
+
+def cache_dir(crew: int, days: int) -> Path:
+    from vigil.model import MODEL_VERSION
+
+    root = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "vigil"
+    return root / "bench-fleet" / f"{crew}x{days}-s{SEED}-{MODEL_VERSION}"
+
+
+def prepare(crew: int, days: int) -> Path:
+    """Roster text, scores and sleep blobs (cached)."""
+    folder = cache_dir(crew, days)
+    if (folder / "scores.bin").exists():
+        return folder
+    from vigil.domain import DateFormat
+    from vigil.roster.synthetic import generate_airline_roster
+    from vigil.scoring.service import SCALE_CODES, ScoreRequest
+    from vigil.worker.run import score_roster
+    from vigil.worker.scorers import ProcessScorer
+
+    folder.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    text = generate_airline_roster(crew, days, SEED)
+    request = ScoreRequest(
+        roster_text=text,
+        date_format=DateFormat.DMY,
+        scale="KSS",
+        risk=True,
+        extra_scales=tuple(s for s in SCALE_CODES if s != "KSS"),
+    )
+    scorer = ProcessScorer(os.cpu_count() or 1)
+    try:
+        scored = score_roster(request, chunk_size=500, local=scorer)
+    finally:
+        scorer.close()
+    (folder / "roster.csv").write_text(text, encoding="utf-8")
+    (folder / "sleep.bin").write_bytes(scored.sleep or b"")
+    (folder / "meta.json").write_text(json.dumps({"model_version": scored.model_version}))
+    (folder / "scores.bin").write_bytes(scored.scores)
+    print(f"prepared {crew} crew × {days} d in {time.perf_counter() - started:.0f} s", flush=True)
+    return folder
+
+
+def peak_rss_mib() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def timed(fn: Any, repeat: int) -> tuple[float, Any]:
+    times, result = [], None
+    for _ in range(repeat):
+        started = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times), result
+
+
+def measure(folder: Path, repeat: int) -> dict[str, Any]:
+    import re
+
+    from fastapi.testclient import TestClient
+
+    from vigil.fleet.stored import record_summary
+    from vigil.store import repo, uploads
+    from vigil.store.db import make_engine, make_session_factory, upgrade
+    from vigil.web.app import create_app
+    from vigil.web.settings import Settings
+    from vigil.worker import jobs
+
+    text = (folder / "roster.csv").read_text(encoding="utf-8")
+    scores = (folder / "scores.bin").read_bytes()
+    sleep = (folder / "sleep.bin").read_bytes() or None
+    model_version = json.loads((folder / "meta.json").read_text())["model_version"]
+    out: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        url = f"sqlite:///{tmp}/vigil.db"
+        engine = make_engine(url)
+        upgrade(engine)
+        sessions = make_session_factory(engine)
+        with sessions.begin() as session:
+            repo.create_console_user(
+                session=session, operator="acme", username="officer", password="bench pass 16"
+            )
+            upload = uploads.create_upload(
+                session=session, operator="acme", roster_name="month", roster_text=text,
+                activity_text="", date_format="dmy", preferred_scale="KSS", overwrite=False,
+            )  # fmt: skip
+            token = upload.token
+        with sessions.begin() as session:
+            job = jobs.claim(session=session, owner="bench", lease_seconds=600)
+            assert job is not None
+        del text
+        with sessions.begin() as session:
+            status = jobs.complete(session=session, job=job, errors=[], scores=scores,
+                                   model_version=model_version, sleep=sleep)  # fmt: skip
+            started = time.perf_counter()
+            record_summary(session, job, scores, status)
+            out["summary_at_finish_s"] = round(time.perf_counter() - started, 2)
+        del scores, sleep, job
+        settings = Settings.from_mapping(
+            {
+                "database_url": url,
+                "data_dir": tmp,
+                "worker_threads": 0,
+                "warm_start": False,
+                "public_base_url": "http://testserver",
+            }  # fmt: skip
+        )
+        with TestClient(create_app(settings)) as client:
+            login = client.get("/console/login")
+            csrf = re.search(r'name="csrf_token" value="([^"]+)"', login.text)
+            assert csrf is not None
+            signed = client.post(
+                "/console/login",
+                data={
+                    "username": "officer",
+                    "password": "bench pass 16",
+                    "csrf_token": csrf.group(1),
+                },  # fmt: skip
+                follow_redirects=False,
+            )
+            assert signed.status_code == 303, signed.text
+            base = f"/console/rosters/{token}"
+
+            def get(path: str, **params: str) -> Any:
+                response = client.get(path, params=params)
+                assert response.status_code == 200, (path, response.status_code)
+                return response
+
+            out["dashboard_s"], page = timed(lambda: get(base), repeat)
+            refs = re.findall(r'<tr data-schedule="([^"]+)" data-risk', page.text)
+            middle = refs[len(refs) // 2]
+            out["chart_s"], _ = timed(lambda: get(f"{base}/chart", schedule=middle), repeat)
+            out["sorted_table_s"], _ = timed(
+                lambda: get(base, sort="above", order="desc", fleet="A320"), repeat
+            )
+            out["xlsx_s"], xlsx = timed(lambda: get(f"{base}/export.xlsx"), 1)
+            out["pdf_s"], pdf = timed(lambda: get(f"{base}/export.pdf"), 1)
+            out["csv_s"], csv_ = timed(lambda: get(f"{base}/export.csv"), 1)
+            out["sizes_mib"] = {
+                "xlsx": round(len(xlsx.content) / 2**20, 1),
+                "pdf": round(len(pdf.content) / 2**20, 2),
+                "csv": round(len(csv_.content) / 2**20, 1),
+            }
+    out["peak_rss_mib"] = round(peak_rss_mib())
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--crew", type=int, default=10_000)
+    parser.add_argument("--days", type=int, default=28)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.measure:  # the child: a fresh process for an honest peak RSS
+        result = measure(cache_dir(args.crew, args.days), args.repeat)
+        print(json.dumps(result))
+        return
+    prepare(args.crew, args.days)
+    child = subprocess.run(
+        [
+            sys.executable,
+            __file__,
+            "--measure",
+            "--crew",
+            str(args.crew),
+            "--days",
+            str(args.days),
+            "--repeat",
+            str(args.repeat),
+        ],  # fmt: skip
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    result = json.loads(child.stdout.strip().splitlines()[-1])
+    load = os.getloadavg()
+    print(f"fleet view, {args.crew} crew × {args.days} d (load average {load[0]:.2f})")
+    print(f"  summary computed once at finish: {result['summary_at_finish_s']:.2f} s")
+    for key, budget in BUDGETS.items():
+        value = result[f"{key}_s"]
+        mark = "ok" if value <= budget else "OVER"
+        print(f"  {key:<13} {value:7.2f} s   budget {budget:5.1f} s  {mark}")
+    print(f"  csv           {result['csv_s']:7.2f} s   sizes {result['sizes_mib']} MiB")
+    rss = result["peak_rss_mib"]
+    print(f"  peak RSS      {rss:7.0f} MiB budget {RSS_BUDGET_MIB:.0f} MiB "
+          f"{'ok' if rss <= RSS_BUDGET_MIB else 'OVER'}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,174 @@
+"""XLSX workbook of a roster (issue 16 "Exports"), written with XlsxWriter.
+
+Sheets: ``Summary`` (the roster's figures, model version and preset), ``Duties`` (one row
+per duty), ``Schedules`` and ``Hot spots``. Numbers are written as numbers with a number
+format, headers are frozen and filterable, columns sized to their content. Written in
+XlsxWriter's constant-memory mode (row by row), so a 10,000-crew month stays small in
+memory. Text cells are formula-safe (:func:`vigil.fleet.records.spreadsheet_safe`) and
+XlsxWriter is told never to read strings as formulas, numbers or URLs.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import xlsxwriter
+
+from vigil.fleet.records import (
+    SCHEDULE_HEADER,
+    duty_header,
+    duty_records,
+    schedule_records,
+    spreadsheet_safe,
+)
+from vigil.fleet.table import DutyTable
+
+__all__ = ["roster_xlsx"]
+
+#: number format per column kind
+_FORMATS = {"int": "0", "2dp": "0.00", "3dp": "0.000", "1dp": "0.0", "pct": "0.0%"}
+_FORMATS["time"] = "yyyy-mm-dd hh:mm"
+#: per column of :func:`vigil.fleet.records.duty_header`
+_DUTY_KINDS = ["text", "int", "text", "text", "text", "text", "int", "text"]
+_DUTY_KINDS += ["time"] * 4 + ["2dp", "3dp", "3dp", "1dp", "3dp", "text", "2dp"]
+_SCHED_KINDS = ["text", "text", "text", "int", "3dp", "3dp", "1dp", "pct", "int", "int", "int"]
+_WIDTHS = {"text": 12, "int": 8, "2dp": 9, "3dp": 9, "1dp": 10, "pct": 10, "time": 17}
+
+
+def _sheet(
+    book: Any,
+    name: str,
+    header: Sequence[str],
+    kinds: Sequence[str],
+    rows: Iterable[Sequence[Any]],
+    formats: dict[str, Any],
+    widths: Sequence[int] | None = None,
+) -> int:
+    sheet = book.add_worksheet(name)
+    bold = formats["header"]
+    for c, title in enumerate(header):
+        width = widths[c] if widths else max(_WIDTHS[kinds[c]], min(len(title) + 2, 28))
+        sheet.set_column(c, c, width, formats.get(kinds[c]))
+        sheet.write_string(0, c, title, bold)
+    sheet.freeze_panes(1, 0)
+    r = 0
+    write_string, write_number = sheet.write_string, sheet.write_number
+    column_formats = [formats.get(k) for k in kinds]
+    for r, row in enumerate(rows, start=1):
+        for c, value in enumerate(row):
+            if value.__class__ is str:
+                write_string(r, c, value)
+            elif value is not None:
+                write_number(r, c, value, column_formats[c])
+    sheet.autofilter(0, 0, max(r, 1), len(header) - 1)
+    return r
+
+
+def _summary_rows(summary: dict[str, Any], model_version: str, preset: str) -> list[list[Any]]:
+    counts, above, risk = summary["counts"], summary["aboveWarning"], summary["risk"]
+    rows: list[list[Any]] = [
+        ["Model version", model_version],
+        ["Preset", preset],
+        ["Scale", f"{summary['scale']} ({summary['scaleName']})"],
+        ["Warning level", summary["warningLevel"]],
+        ["Schedules", counts["schedules"]],
+        ["Duties", counts["duties"]],
+        ["Duty hours", counts["dutyHours"]],
+        ["Share of duty time at/above warning", above["share"]],
+        ["Duties with time at/above warning", above["duties"]],
+        ["Median risk", risk["p50"]],
+        ["90th percentile risk", risk["p90"]],
+        ["Highest risk", risk["max"]],
+    ]
+    for band in summary["bands"]:
+        span = (
+            f"R ≥ {band['lower']}"
+            if band["upper"] is None
+            else f"R {band['lower']}–{band['upper']}"
+        )
+        rows.append([f"Duties {band['words']} ({span})", band["count"]])
+    return rows
+
+
+def _hot_rows(summary: dict[str, Any]) -> list[list[Any]]:
+    hot = summary["hotSpots"]
+    rows: list[list[Any]] = []
+    for group, title in (
+        ("dutyKind", "Duty kind"),
+        ("fleet", "Fleet"),
+        ("rank", "Rank"),
+        ("cityPair", "City pair"),
+    ):
+        for row in hot[group]:
+            rows.append([title, spreadsheet_safe(row["key"]), row["n"], row["mean"], row["p90"]])
+    grid = hot["reportHour"]
+    for h in grid["hours"]:
+        for w, day in enumerate(grid["weekdays"]):
+            if grid["n"][h][w]:
+                key = f"{day} {h:02d}:00"
+                rows.append(
+                    [
+                        "Report hour (local)",
+                        key,
+                        grid["n"][h][w],
+                        grid["mean"][h][w],
+                        grid["p90"][h][w],
+                    ]
+                )
+    return rows
+
+
+def roster_xlsx(
+    t: DutyTable,
+    summary: dict[str, Any],
+    schedules: dict[str, list[Any]],
+    *,
+    model_version: str,
+    preset: str,
+    airport_style: str = "iata",
+) -> bytes:
+    """The workbook as bytes."""
+    out = io.BytesIO()
+    book = xlsxwriter.Workbook(
+        out,
+        {
+            "constant_memory": True,
+            "strings_to_formulas": False,
+            "strings_to_numbers": False,
+            "strings_to_urls": False,
+        },
+    )
+    formats: dict[str, Any] = {k: book.add_format({"num_format": v}) for k, v in _FORMATS.items()}
+    formats["header"] = book.add_format({"bold": True, "bottom": 1, "text_wrap": True})
+    sheet = book.add_worksheet("Summary")
+    sheet.set_column(0, 0, 44)
+    sheet.set_column(1, 1, 28)
+    for r, (label, value) in enumerate(_summary_rows(summary, model_version, preset)):
+        sheet.write_string(r, 0, label, formats["header"] if r < 2 else None)
+        if isinstance(value, str):
+            sheet.write_string(r, 1, value)
+        else:
+            fmt = "pct" if "Share" in label else ("int" if isinstance(value, int) else "3dp")
+            sheet.write_number(r, 1, value, formats[fmt])
+    _sheet(
+        book,
+        "Duties",
+        duty_header(t.scale),
+        _DUTY_KINDS,
+        duty_records(t, airport_style, serial_times=True),
+        formats,
+    )
+    _sheet(book, "Schedules", SCHEDULE_HEADER, _SCHED_KINDS, schedule_records(schedules), formats)
+    _sheet(
+        book,
+        "Hot spots",
+        ["Group", "Key", "Duties", "Mean risk", "90th percentile risk"],
+        ["text", "text", "int", "3dp", "3dp"],
+        _hot_rows(summary),
+        formats,
+        widths=[20, 18, 8, 10, 12],
+    )
+    book.close()
+    return out.getvalue()

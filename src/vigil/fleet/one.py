@@ -1,0 +1,94 @@
+"""One schedule of a stored scores blob, read without decoding the others (issue 16).
+
+:func:`vigil.worker.compact.unpack` builds an index entry for every duty of the roster
+(136,000 at 10,000 crew); a chart needs one schedule. :func:`one_schedule` parses the
+blob's JSON index with orjson, keeps one entry and slices its rows of the score matrix,
+so a chart page stays well under the issue's 0.5 s at airline size.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import orjson
+
+from vigil.worker.compact import IndexedSchedule, StoredScores
+
+__all__ = ["OneSchedule", "one_schedule"]
+
+_HEADER = struct.Struct("<4sI")
+_DTYPE = np.dtype("<f4")
+
+
+@dataclass(frozen=True, slots=True)
+class OneSchedule:
+    """A one-schedule :class:`StoredScores` and where its duties sit in the roster."""
+
+    stored: StoredScores
+    position: int  #: the schedule's position in the roster
+    first_duty: int  #: its first duty's position among all the roster's duties
+
+
+#: ``read(offset, length) -> bytes`` of a stored blob (bytes slicing, or SQL ``substr``)
+Reader = Callable[[int, int], bytes]
+
+
+def one_schedule(
+    blob: bytes | Reader, reference: str, where: tuple[int, int, int] | None = None
+) -> OneSchedule | None:
+    """The stored scores of ``reference`` alone; ``None`` when the roster has none.
+
+    ``blob`` is the whole blob, or a reader of byte ranges of it (so a database need not
+    send the whole roster's scores: :func:`vigil.fleet.stored.scores_reader`). With
+    ``where`` = (position, first matrix row, first duty) from the stored summary's facts,
+    only that schedule's entry of the JSON index is decoded.
+    """
+    read: Reader = blob if callable(blob) else (lambda at, n: bytes(blob[at : at + n]))
+    magic, length = _HEADER.unpack(read(0, _HEADER.size))
+    if magic != b"VGS1":
+        raise ValueError("not a Vigil scores blob")
+    start = _HEADER.size
+    raw = read(start, length)
+    if where is not None:
+        found = _entry(raw, reference)
+        if found is not None:
+            scales, schedule = found
+            position, row, duty = where
+            width = len(scales) * _DTYPE.itemsize
+            data = read(start + length + row * width, schedule.interval_count * width)
+            matrix = np.frombuffer(data, dtype=_DTYPE).reshape(-1, len(scales))
+            return OneSchedule(StoredScores(scales, [schedule], matrix), position, duty)
+    index = orjson.loads(raw)
+    scales = tuple(index["scales"])
+    width = len(scales) * _DTYPE.itemsize
+    row = duty = 0
+    for position, entry in enumerate(index["schedules"]):
+        if entry[0] == reference:
+            schedule = IndexedSchedule.from_json(entry)
+            data = read(start + length + row * width, schedule.interval_count * width)
+            matrix = np.frombuffer(data, dtype=_DTYPE).reshape(-1, len(scales))
+            return OneSchedule(StoredScores(scales, [schedule], matrix), position, duty)
+        row += int(entry[1])
+        duty += len(entry[2])
+    return None
+
+
+def _entry(raw: bytes, reference: str) -> tuple[tuple[str, ...], IndexedSchedule] | None:
+    """The scales and ``reference``'s entry of a JSON index, decoding only those."""
+    text = raw.decode()
+    decoder = json.JSONDecoder()
+    at = text.find('"scales":')
+    if at < 0:
+        return None
+    scales, _ = decoder.raw_decode(text, at + len('"scales":'))
+    at = text.find("[" + json.dumps(reference) + ",")
+    if at < 0:
+        return None
+    entry, _ = decoder.raw_decode(text, at)
+    if not isinstance(entry, list) or entry[0] != reference:
+        return None
+    return tuple(scales), IndexedSchedule.from_json(entry)

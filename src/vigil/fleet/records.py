@@ -1,0 +1,196 @@
+"""Per-duty and per-schedule rows shared by the CSV, XLSX and PDF reports.
+
+Times are written ISO 8601 in UTC (``2026-03-01T06:00Z``) and local wall time at the
+airport (report at the start airport, off duty at the end airport), so a sheet reads like
+the roster it came from. Text cells are neutralised against spreadsheet formula injection
+(OWASP "CSV injection"), as ``vigil score``'s CSV does.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from vigil.fleet.bands import RISK_BANDS
+from vigil.fleet.table import DUTY_KINDS, DutyTable, FloatArray, IntArray
+
+__all__ = [
+    "SCHEDULE_HEADER",
+    "duty_header",
+    "duty_records",
+    "local_text",
+    "schedule_records",
+    "spreadsheet_safe",
+    "utc_text",
+]
+
+#: a cell starting with one of these is read as a formula by spreadsheets
+_FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r", "\n")
+
+
+def spreadsheet_safe(value: str) -> str:
+    """Text a spreadsheet shows as text: a leading formula character gets a ``'``."""
+    return "'" + value if value.startswith(_FORMULA_PREFIXES) else value
+
+
+def utc_text(epoch_s: int) -> str:
+    return datetime.fromtimestamp(epoch_s, UTC).strftime("%Y-%m-%dT%H:%MZ")
+
+
+def local_text(epoch_s: int, offset_min: int) -> str:
+    """Wall time at UTC offset ``offset_min`` with the offset, e.g. ``2026-03-01 07:00 +01:00``."""
+    local = datetime.fromtimestamp(epoch_s, UTC) + timedelta(minutes=offset_min)
+    sign = "+" if offset_min >= 0 else "-"
+    h, m = divmod(abs(offset_min), 60)
+    return f"{local:%Y-%m-%d %H:%M} {sign}{h:02d}:{m:02d}"
+
+
+def duty_header(scale: str) -> list[str]:
+    """Column names of :func:`duty_records` on ``scale``."""
+    return [
+        "Reference",
+        "Duty",
+        "Fleet",
+        "Rank",
+        "Start",
+        "End",
+        "Sectors",
+        "Kind",
+        "Report UTC",
+        "Off UTC",
+        "Report local",
+        "Off local",
+        "Hours",
+        f"Peak {scale}",
+        f"Mean {scale}",
+        "Minutes at/above warning",
+        "Risk",
+        "Band",
+        "Rest before (h)",
+    ]
+
+
+def _numbers(values: FloatArray, digits: int) -> list[float | None]:
+    """Rounded floats, ``None`` where not finite."""
+    rounded = np.round(values, digits)
+    return [v if math.isfinite(v) else None for v in rounded.tolist()]
+
+
+def _minutes_text(epoch_s: IntArray) -> npt.NDArray[np.str_]:
+    """``YYYY-MM-DD?HH:MM`` of each instant (vectorised)."""
+    return np.datetime_as_string(epoch_s.astype("datetime64[s]"), unit="m")
+
+
+def _offset_text(offset_min: int) -> str:
+    sign = "+" if offset_min >= 0 else "-"
+    h, m = divmod(abs(offset_min), 60)
+    return f"{sign}{h:02d}:{m:02d}"
+
+
+def _local_column(epoch_s: IntArray, offset_min: IntArray) -> list[str]:
+    wall = np.char.replace(_minutes_text(epoch_s + offset_min * 60), "T", " ").tolist()
+    offsets = {o: _offset_text(o) for o in set(offset_min.tolist())}
+    return [f"{w} {offsets[o]}" for w, o in zip(wall, offset_min.tolist(), strict=True)]
+
+
+#: Excel's day number of 1970-01-01 (its epoch is 1899-12-30)
+EXCEL_EPOCH_DAYS = 25569
+
+
+def _serial(epoch_s: IntArray) -> list[float]:
+    """Spreadsheet date-time serials (days since 1899-12-30), to the second."""
+    serials: list[float] = np.round(epoch_s / 86400.0 + EXCEL_EPOCH_DAYS, 8).tolist()
+    return serials
+
+
+def duty_records(
+    t: DutyTable, airport_style: str = "iata", *, serial_times: bool = False
+) -> Iterator[list[Any]]:
+    """One row per duty (:func:`duty_header` order); numbers stay numbers.
+
+    Times are text (``2026-03-01T06:00Z``, ``2026-03-01 07:00 +01:00``), or with
+    ``serial_times`` spreadsheet date-time numbers (UTC, and local wall time). Columns are
+    built vectorised (numpy) and zipped: 136,000 duties in well under a second.
+    """
+    if serial_times:
+        times: list[list[Any]] = [
+            _serial(t.on_s),
+            _serial(t.off_s),
+            _serial(t.on_s + t.start_offset * 60),
+            _serial(t.off_s + t.end_offset * 60),
+        ]
+    else:
+        times = [
+            [f"{x}Z" for x in _minutes_text(t.on_s).tolist()],
+            [f"{x}Z" for x in _minutes_text(t.off_s).tolist()],
+            _local_column(t.on_s, t.start_offset),
+            _local_column(t.off_s, t.end_offset),
+        ]
+    refs = np.asarray([spreadsheet_safe(r) for r in t.references] + [""], dtype=object)
+    fleet = np.asarray([spreadsheet_safe(f) for f in t.fleet] + [""], dtype=object)
+    rank = np.asarray([spreadsheet_safe(r) for r in t.rank] + [""], dtype=object)
+    codes = [t.airports.label(i, airport_style) for i in range(len(t.airports.code))]
+    airports = np.asarray([*codes, ""], dtype=object)
+    kinds = np.asarray(DUTY_KINDS, dtype=object)
+    uppers = np.asarray([b.upper for b in RISK_BANDS])
+    words = np.asarray([b.words for b in RISK_BANDS] + [""], dtype=object)
+    finite = np.isfinite(t.risk)
+    band = np.where(finite, np.searchsorted(uppers, np.where(finite, t.risk, 0.0), "right"), -1)
+    columns: list[list[Any]] = [
+        refs[t.sched].tolist(),
+        t.number.tolist(),
+        fleet[t.sched].tolist(),
+        rank[t.sched].tolist(),
+        airports[t.start].tolist(),  # -1 (unknown) picks the blank last entry
+        airports[t.end].tolist(),
+        t.sectors.tolist(),
+        kinds[t.kind].tolist(),
+        *times,
+        _numbers(t.minutes / 60.0, 2),
+        _numbers(t.peak, 3),
+        _numbers(t.mean, 3),
+        _numbers(t.above_minutes, 1),
+        _numbers(t.risk, 3),
+        words[band].tolist(),
+        _numbers(t.rest_before_h, 2),
+    ]
+    for row in zip(*columns, strict=True):
+        yield list(row)
+
+
+SCHEDULE_HEADER = [
+    "Reference",
+    "Fleet",
+    "Rank",
+    "Duties",
+    "Peak",
+    "Highest risk",
+    "Minutes at/above warning",
+    "Share of duty time at/above warning",
+    "Rests < 12 h",
+    "Runs of 3+ early starts",
+    "Runs of 3+ nights",
+]
+
+
+def schedule_records(rows: dict[str, list[Any]]) -> Iterator[list[Any]]:
+    """One row per schedule (:data:`SCHEDULE_HEADER` order) from the stored columns."""
+    for i, reference in enumerate(rows["reference"]):
+        yield [
+            spreadsheet_safe(reference),
+            spreadsheet_safe(rows["fleet"][i]),
+            spreadsheet_safe(rows["rank"][i]),
+            rows["duties"][i],
+            rows["peak"][i],
+            rows["maxRisk"][i],
+            rows["aboveMinutes"][i],
+            rows["aboveShare"][i],
+            rows["shortRests"][i],
+            rows["earlyRuns"][i],
+            rows["nightRuns"][i],
+        ]

@@ -1,0 +1,247 @@
+"""The roster summary as stored in ``roster_result.summary_json`` (issue 16).
+
+Computed once, when a roster finishes (:func:`record_summary`, called by the worker right
+after it stores the scores), from the stored scores blob and the roster text parsed once.
+It holds three parts:
+
+- ``summary``: the dashboard's figures on the roster's scale
+  (:func:`~vigil.fleet.summary.summarise`);
+- ``schedules``: the schedules table, columnar (sorted and filtered per request);
+- ``facts``: route, sectors, Fleet, Rank and local offsets of every duty
+  (:class:`~vigil.fleet.table.RosterFacts`), so exports and charts never parse again.
+
+A roster finished before this existed gets its summary on first view (:func:`ensure`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
+
+from vigil.domain import DateFormat
+from vigil.fleet.summary import schedule_rows, summarise
+from vigil.fleet.table import DutyTable, RosterFacts, duty_table, roster_facts
+from vigil.roster import parse_request
+from vigil.store.tables import RosterResult
+from vigil.worker.compact import StoredScores, unpack
+
+__all__ = [
+    "SUMMARY_VERSION",
+    "LightResult",
+    "StoredSummary",
+    "build",
+    "ensure",
+    "ensure_light",
+    "light_result",
+    "load",
+    "record_summary",
+    "scores_reader",
+]
+
+logger = logging.getLogger(__name__)
+
+#: bump when the stored shape changes: older summaries are rebuilt on first view
+SUMMARY_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class StoredSummary:
+    """A decoded ``summary_json``."""
+
+    model_version: str
+    summary: dict[str, Any]
+    schedules: dict[str, list[Any]]
+    facts: RosterFacts
+
+    @property
+    def preset(self) -> str:
+        """The parameter preset named in the model version (``1.1.1+ingre2014_5c``)."""
+        return self.model_version.partition("+")[2]
+
+    def table(self, stored: StoredScores, scale: str) -> DutyTable:
+        """Every duty on ``scale`` (any of the six), from the scores blob and the facts."""
+        return duty_table(stored, self.facts, scale)
+
+
+def build(
+    stored: StoredScores,
+    *,
+    roster_text: str,
+    date_format: str,
+    sleep_json: str,
+    activity_text: str,
+    scale: str,
+    model_version: str,
+) -> bytes:
+    """``summary_json`` for a finished roster (UTF-8 JSON)."""
+    parsed = parse_request(
+        roster_text,
+        DateFormat(date_format),
+        sleep_data=json.loads(sleep_json or "[]"),
+        activity_text=activity_text,
+    )
+    facts = roster_facts(stored, parsed.schedules)
+    table = duty_table(stored, facts, scale)
+    rows = schedule_rows(table)
+    return orjson.dumps(
+        {
+            "version": SUMMARY_VERSION,
+            "modelVersion": model_version,
+            "summary": summarise(table, rows),
+            "schedules": rows,
+            "facts": facts.to_json(),
+        }
+    )
+
+
+def load(text: str | bytes | None) -> StoredSummary | None:
+    """Decode ``summary_json``; ``None`` when absent or of an older version."""
+    if not text:
+        return None
+    data = orjson.loads(text)
+    if not isinstance(data, dict) or data.get("version") != SUMMARY_VERSION:
+        return None
+    return StoredSummary(
+        str(data["modelVersion"]),
+        data["summary"],
+        data["schedules"],
+        RosterFacts.from_json(data["facts"]),
+    )
+
+
+def _build_for(upload: Any, result: RosterResult, stored: StoredScores | None = None) -> bytes:
+    return build(
+        stored if stored is not None else unpack(result.scores),
+        roster_text=upload.roster_text,
+        date_format=upload.date_format,
+        sleep_json=upload.sleep_json,
+        activity_text=upload.activity_text,
+        scale=upload.preferred_scale,
+        model_version=result.model_version,
+    )
+
+
+def _save(session: Session, upload_id: int, text: str) -> None:
+    session.execute(
+        update(RosterResult)
+        .where(RosterResult.upload_id == upload_id)
+        .values(summary_json=text)
+        .execution_options(synchronize_session=False)
+    )
+
+
+def record_summary(session: Session, job: Any, scores: bytes, status: object) -> None:
+    """The worker's hook: store the summary of a roster it just completed.
+
+    ``job`` is the :class:`vigil.worker.jobs.ClaimedJob`; nothing happens when ``status``
+    is ``None`` (lease lost). A failure here is logged and leaves the summary to be built
+    on first view: it never fails the roster.
+    """
+    if status is None:
+        return
+    try:
+        text = build(
+            unpack(scores),
+            roster_text=job.roster_text,
+            date_format=job.date_format,
+            sleep_json=json.dumps(job.sleep_data),
+            activity_text=job.activity_text,
+            scale=job.preferred_scale,
+            model_version=_model_version(session, job.id),
+        )
+        _save(session, job.id, text.decode())
+    except Exception:  # noqa: BLE001 - the summary is derived data; rebuilt on first view
+        logger.exception("roster %s: building its summary failed", job.id)
+
+
+def _model_version(session: Session, upload_id: int) -> str:
+    result = session.get(RosterResult, upload_id)
+    return result.model_version if result is not None else ""
+
+
+def ensure(
+    session: Session, upload: Any, result: RosterResult, stored: StoredScores | None = None
+) -> StoredSummary:
+    """The stored summary of ``upload``; built and stored first if missing or outdated."""
+    found = load(result.summary_json)
+    if found is not None:
+        return found
+    text = _build_for(upload, result, stored).decode()
+    _save(session, upload.id, text)
+    session.commit()
+    loaded = load(text)
+    assert loaded is not None
+    return loaded
+
+
+@dataclass(frozen=True, slots=True)
+class LightResult:
+    """A roster's stored result without its scores blob (a page never reads 100+ MB)."""
+
+    upload_id: int
+    errors_json: str
+    model_version: str
+    summary_json: str | None
+    sleep: bytes | None
+
+
+def light_result(session: Session, upload_id: int, *, sleep: bool = False) -> LightResult | None:
+    """The result's small columns (and the sleep blob when asked); ``None`` before one."""
+    row = session.execute(
+        select(
+            RosterResult.errors_json,
+            RosterResult.model_version,
+            RosterResult.summary_json,
+            RosterResult.sleep if sleep else RosterResult.upload_id,
+        ).where(RosterResult.upload_id == upload_id)
+    ).first()
+    if row is None:
+        return None
+    blob = row[3] if sleep and isinstance(row[3], bytes) else None
+    return LightResult(upload_id, row[0], row[1], row[2], blob)
+
+
+def scores_reader(session: Session, upload_id: int) -> Callable[[int, int], bytes]:
+    """``read(offset, length)`` of the stored scores blob without fetching all of it.
+
+    SQLite: incremental blob I/O (``Connection.blobopen``; ``substr`` would load the whole
+    value for every call). Other databases: SQL ``substr`` (PostgreSQL reads only the
+    TOAST chunks a slice of an uncompressed value needs).
+    """
+    connection = session.connection()
+    if connection.dialect.name == "sqlite":
+        raw = connection.connection.driver_connection
+        blob = raw.blobopen("roster_result", "scores", upload_id, readonly=True)  # type: ignore[union-attr]
+
+        def read_sqlite(offset: int, length: int) -> bytes:
+            blob.seek(offset)
+            return bytes(blob.read(length))
+
+        return read_sqlite
+
+    def read(offset: int, length: int) -> bytes:
+        piece = session.scalar(
+            select(func.substr(RosterResult.scores, offset + 1, length)).where(
+                RosterResult.upload_id == upload_id
+            )
+        )
+        return bytes(piece or b"")
+
+    return read
+
+
+def ensure_light(session: Session, upload: Any, light: LightResult) -> StoredSummary:
+    """:func:`ensure` from a :class:`LightResult` (reads the scores only to build)."""
+    found = load(light.summary_json)
+    if found is not None:
+        return found
+    result = session.get(RosterResult, light.upload_id)
+    assert result is not None
+    return ensure(session, upload, result)

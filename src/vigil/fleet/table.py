@@ -1,0 +1,337 @@
+"""One row per duty of a scored roster, columnar: the stored scores joined to the roster.
+
+The stored result (:mod:`vigil.worker.compact`) holds every duty's report/off instants,
+its rows of the interval-score matrix and its risk; the roster text holds what a person
+reads a duty by (route, sectors, Fleet, Rank, home base). :func:`duty_table` joins the two
+once (vectorised over the score matrix), so the summary, the exports and the charts never
+re-score anything.
+
+Duty kinds follow the risk model's own classification (:func:`vigil.model.classify_duty`:
+NIGHT touches 02:00-04:59, EARLY reports 05:00-06:59, night wins), applied to home-base
+local time, i.e. the body clock of a crew member acclimatised to the home base (ours: the
+simulated body-clock phase is not stored). The model's OTHER class is split for reading
+into "late" (off duty after 23:00 or past midnight) and "day".
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields
+from datetime import UTC, datetime
+from functools import lru_cache
+
+import numpy as np
+import numpy.typing as npt
+
+from vigil import tz
+from vigil.domain import Duty, Schedule
+from vigil.model import EARLY, NIGHT, classify_duty, warning_level
+from vigil.worker.compact import StoredScores
+
+__all__ = [
+    "DUTY_KINDS",
+    "Airports",
+    "DutyTable",
+    "RosterFacts",
+    "duty_table",
+    "roster_facts",
+    "schedule_table",
+]
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+#: duty kinds, in display order; codes are indexes into this tuple
+DUTY_KINDS = ("early", "day", "late", "night")
+_EARLY, _DAY, _LATE, _NIGHT = range(4)
+#: a non-night, non-early duty ending at or after this home-base hour (or past midnight)
+LATE_OFF_HOUR = 23.0
+INTERVAL_S = 900
+#: half the stored scores' last decimal: a score equal to the level once rounded counts
+LEVEL_TOLERANCE = 5e-4
+
+
+@dataclass(frozen=True, slots=True)
+class Airports:
+    """Airports of the roster: codes as written, IATA, ICAO and IANA zone (by index)."""
+
+    code: list[str]
+    iata: list[str]
+    icao: list[str]
+    zone: list[str]
+
+    def label(self, index: int, style: str = "iata") -> str:
+        """``index``'s code in ``style`` (``iata``/``icao``), else as written."""
+        other = self.icao[index] if style == "icao" else self.iata[index]
+        return other or self.code[index]
+
+
+@dataclass(frozen=True, slots=True)
+class DutyTable:
+    """Every scored duty of a roster (one element per duty, schedules in stored order).
+
+    ``sched`` indexes the per-schedule lists; airports index :attr:`airports`; offsets are
+    minutes east of UTC at that instant; minutes count the duty's 15-min intervals by
+    their length; ``risk`` is NaN where the stored duty has none.
+    """
+
+    scale: str
+    level: float  #: the scale's warning level (exact, :func:`vigil.model.warning_level`)
+    references: list[str]
+    fleet: list[str]
+    rank: list[str]
+    home: list[int]  #: airport index of each schedule's home base (-1: unknown)
+    airports: Airports
+    sched: IntArray
+    number: IntArray  #: 1-based duty number within its schedule
+    on_s: IntArray
+    off_s: IntArray
+    start: IntArray
+    end: IntArray
+    sectors: IntArray
+    start_offset: IntArray
+    end_offset: IntArray
+    home_offset: IntArray
+    kind: IntArray
+    risk: FloatArray
+    peak: FloatArray
+    mean: FloatArray
+    minutes: FloatArray
+    above_minutes: FloatArray
+    rest_before_h: FloatArray  #: hours since the schedule's previous duty went off (NaN: first)
+
+    def __len__(self) -> int:
+        return int(self.sched.shape[0])
+
+
+@lru_cache(maxsize=65536)
+def _offset_minutes(zone: str, epoch_s: int) -> int:
+    if not zone:
+        return 0
+    return round(tz.utc_offset_hours(zone, datetime.fromtimestamp(epoch_s, UTC)) * 60)
+
+
+def _kinds(on_s: IntArray, off_s: IntArray, home_offset: IntArray) -> IntArray:
+    """Early/day/late/night by :func:`vigil.model.classify_duty` on home-base time."""
+    report = (on_s + home_offset * 60) / 3600.0
+    off = (off_s + home_offset * 60) / 3600.0
+    model = classify_duty(report, off)
+    off_tod = np.mod(off, 24.0)
+    past_midnight = np.floor(off / 24.0) > np.floor(report / 24.0)
+    late = past_midnight | (off_tod >= LATE_OFF_HOUR)
+    out = np.where(late, _LATE, _DAY)
+    out = np.where(model == EARLY, _EARLY, out)
+    return np.where(model == NIGHT, _NIGHT, out).astype(np.int64)
+
+
+def _reduce(values: FloatArray, starts: IntArray, counts: IntArray, op: np.ufunc) -> FloatArray:
+    """``op.reduceat`` over each duty's intervals; NaN for a duty without intervals."""
+    out = np.full(starts.shape, np.nan)
+    has = counts > 0
+    if values.size and has.any():
+        out[has] = op.reduceat(values, starts[has])
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class RosterFacts:
+    """What the roster says about each stored duty, columnar and JSON-ready.
+
+    Gathered once from the parsed roster (:func:`roster_facts`) and stored with the
+    summary, so exports and charts on any scale never parse the roster again.
+    """
+
+    fleet: list[str]
+    rank: list[str]
+    home: list[int]
+    airports: Airports
+    start: list[int]
+    end: list[int]
+    sectors: list[int]
+    start_offset: list[int]
+    end_offset: list[int]
+    home_offset: list[int]
+    #: per schedule: its first row of the score matrix and its first duty (chart reads)
+    row_offset: list[int] = field(default_factory=list)
+    first_duty: list[int] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, object]:
+        names = [f.name for f in fields(self) if f.name != "airports"]
+        out: dict[str, object] = {name: getattr(self, name) for name in names}
+        out["airports"] = {
+            "code": self.airports.code,
+            "iata": self.airports.iata,
+            "icao": self.airports.icao,
+            "zone": self.airports.zone,
+        }
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> RosterFacts:
+        a = data["airports"]
+        assert isinstance(a, dict)
+        fields = {k: v for k, v in data.items() if k != "airports"}
+        return cls(airports=Airports(a["code"], a["iata"], a["icao"], a["zone"]), **fields)  # type: ignore[arg-type]
+
+
+def roster_facts(stored: StoredScores, schedules: Sequence[Schedule]) -> RosterFacts:
+    """Route, sectors, Fleet, Rank and local offsets of every stored duty.
+
+    Schedules are matched by Reference and duties by position (the worker stores one
+    entry per duty of each parsed schedule, in order); a stored schedule the roster no
+    longer has keeps blank route fields (airport -1).
+    """
+    by_ref = {s.reference: s for s in schedules}
+    airport_index: dict[str, int] = {}
+    facts = RosterFacts([], [], [], Airports([], [], [], []), [], [], [], [], [], [])
+    airports = facts.airports
+
+    def place(code: str, iata: str, icao: str, zone: str) -> int:
+        found = airport_index.get(code)
+        if found is None:
+            found = airport_index[code] = len(airports.code)
+            airports.code.append(code)
+            airports.iata.append(iata)
+            airports.icao.append(icao)
+            airports.zone.append(zone)
+        return found
+
+    row = duty = 0
+    for entry in stored.schedules:
+        facts.row_offset.append(row)
+        facts.first_duty.append(duty)
+        row += entry.interval_count
+        duty += len(entry.duties)
+        parsed = by_ref.get(entry.reference)
+        duties: tuple[Duty, ...] = parsed.duties if parsed is not None else ()
+        facts.fleet.append(next((d.fleet for d in duties if d.fleet), ""))
+        facts.rank.append(next((d.rank for d in duties if d.rank), ""))
+        base = duties[0].home_base[0] if duties else None
+        facts.home.append(place(base.code, base.iata, base.icao, base.tz) if base else -1)
+        home_zone = base.tz if base else ""
+        for j, stored_duty in enumerate(entry.duties):
+            on, off = stored_duty.on_s, stored_duty.off_s
+            facts.home_offset.append(_offset_minutes(home_zone, on))
+            if j < len(duties):
+                d = duties[j]
+                s, e = d.start_airport, d.end_airport
+                facts.start.append(place(s.code, s.iata, s.icao, s.tz))
+                facts.end.append(place(e.code, e.iata, e.icao, e.tz))
+                facts.sectors.append(d.sectors)
+                facts.start_offset.append(_offset_minutes(s.tz, on))
+                facts.end_offset.append(_offset_minutes(e.tz, off))
+            else:
+                facts.start.append(-1)
+                facts.end.append(-1)
+                facts.sectors.append(0)
+                facts.start_offset.append(0)
+                facts.end_offset.append(0)
+    return facts
+
+
+def _ints(values: list[int]) -> IntArray:
+    return np.asarray(values, dtype=np.int64)
+
+
+def duty_table(stored: StoredScores, facts: RosterFacts, scale: str) -> DutyTable:
+    """Every duty of ``stored`` on ``scale`` with its roster ``facts`` (vectorised)."""
+    column = stored.scales.index(scale)
+    level = warning_level(scale)
+    n = sum(len(s.duties) for s in stored.schedules)
+    if len(facts.start) != n:
+        raise ValueError("roster facts do not match the stored duties")
+    sched = np.empty(n, dtype=np.int64)
+    number = np.empty(n, dtype=np.int64)
+    flat = np.empty((n, 4), dtype=np.int64)
+    risk = np.full(n, np.nan)
+    row = 0
+    offset = 0
+    for i, entry in enumerate(stored.schedules):
+        k = len(entry.duties)
+        sched[row : row + k] = i
+        number[row : row + k] = np.arange(1, k + 1)
+        for on, off, first, count, r in entry.duties:
+            flat[row] = (on, off, offset + first, count)
+            if r is not None and math.isfinite(r):
+                risk[row] = r
+            row += 1
+        offset += entry.interval_count
+    on_s, off_s, starts, counts = flat[:, 0], flat[:, 1], flat[:, 2], flat[:, 3]
+    values = np.asarray(stored.matrix[:, column], dtype=np.float64)
+    # interval lengths: 15 min, the last of each duty cut at off duty (contract §4)
+    length = np.full(values.shape, float(INTERVAL_S))
+    has = counts > 0
+    length[(starts + counts - 1)[has]] = (off_s - on_s - INTERVAL_S * (counts - 1))[has]
+    # "at or above" to the stored precision: scores are kept to 3 decimals (compact.py)
+    above = np.where(values >= level - LEVEL_TOLERANCE, length, 0.0) / 60.0
+    peak = _reduce(values, starts, counts, np.maximum)
+    total = _reduce(values * length, starts, counts, np.add)
+    minutes = (off_s - on_s) / 60.0
+    mean = np.round(total / np.maximum(minutes * 60.0, 1.0), 3)
+    above_minutes = np.nan_to_num(_reduce(above, starts, counts, np.add))
+    same = np.zeros(n, dtype=bool)
+    same[1:] = sched[1:] == sched[:-1]
+    rest = np.full(n, np.nan)
+    rest[1:] = (on_s[1:] - off_s[:-1]) / 3600.0
+    home_offset = _ints(facts.home_offset)
+    return DutyTable(
+        scale=scale,
+        level=level,
+        references=[s.reference for s in stored.schedules],
+        fleet=facts.fleet,
+        rank=facts.rank,
+        home=facts.home,
+        airports=facts.airports,
+        sched=sched,
+        number=number,
+        on_s=on_s,
+        off_s=off_s,
+        start=_ints(facts.start),
+        end=_ints(facts.end),
+        sectors=_ints(facts.sectors),
+        start_offset=_ints(facts.start_offset),
+        end_offset=_ints(facts.end_offset),
+        home_offset=home_offset,
+        kind=_kinds(on_s, off_s, home_offset),
+        risk=risk,
+        peak=np.round(peak, 3),
+        mean=mean,
+        minutes=minutes,
+        above_minutes=np.round(above_minutes, 2),
+        rest_before_h=np.where(same, rest, np.nan),
+    )
+
+
+def schedule_table(
+    stored: StoredScores, facts: RosterFacts, index: int, scale: str, *, first_duty: int = -1
+) -> DutyTable:
+    """The duties of schedule ``index`` alone (a chart page: no work on the others).
+
+    ``stored`` is the whole roster's, or, with ``first_duty`` (the schedule's first duty
+    among all the roster's), a one-schedule :class:`StoredScores` of
+    :func:`vigil.fleet.one.one_schedule`.
+    """
+    if first_duty < 0:
+        first_duty = sum(len(s.duties) for s in stored.schedules[:index])
+        first_row = sum(s.interval_count for s in stored.schedules[:index])
+        entry = stored.schedules[index]
+        one = StoredScores(
+            stored.scales, [entry], stored.matrix[first_row : first_row + entry.interval_count]
+        )
+    else:
+        one, entry = stored, stored.schedules[0]
+    rows = slice(first_duty, first_duty + len(entry.duties))
+    part = RosterFacts(
+        fleet=[facts.fleet[index]],
+        rank=[facts.rank[index]],
+        home=[facts.home[index]],
+        airports=facts.airports,
+        start=facts.start[rows],
+        end=facts.end[rows],
+        sectors=facts.sectors[rows],
+        start_offset=facts.start_offset[rows],
+        end_offset=facts.end_offset[rows],
+        home_offset=facts.home_offset[rows],
+    )
+    return duty_table(one, part, scale)

@@ -1,0 +1,106 @@
+/* Vigil console: airline-size uploads and scoring progress (issue 16), no library.
+ *
+ * - The upload form (form[data-upload]) is sent with XMLHttpRequest so a progress bar
+ *   shows the bytes sent; the server's answer is followed like a normal submit: a
+ *   redirect opens the page it names, an error page is shown as the page. Files larger
+ *   than the form's data-max-bytes are refused before sending.
+ * - While a roster is queued or processing, [data-progress-for] polls the status JSON and
+ *   shows schedules scored of all (progress_done/total); the page reloads when done.
+ */
+(function () {
+  "use strict";
+
+  function mib(bytes) { return (bytes / 1048576).toFixed(1) + " MiB"; }
+
+  function uploads() {
+    document.querySelectorAll("form[data-upload]").forEach(function (form) {
+      var bar = form.querySelector("[data-upload-bar]");
+      var text = form.querySelector("[data-upload-text]");
+      form.addEventListener("submit", function (event) {
+        var limit = Number(form.getAttribute("data-max-bytes") || 0);
+        if (!window.XMLHttpRequest || !window.FormData) return; // plain submit
+        var size = 0;
+        form.querySelectorAll("input[type=file]").forEach(function (input) {
+          Array.prototype.forEach.call(input.files || [], function (f) { size += f.size; });
+        });
+        event.preventDefault();
+        if (limit && size > limit) {
+          text.textContent = "The files are " + mib(size) + "; the most accepted is " + mib(limit) + ".";
+          text.className = "error";
+          return;
+        }
+        var xhr = new XMLHttpRequest();
+        xhr.open("POST", form.action);
+        bar.hidden = false;
+        bar.value = 0;
+        text.className = "muted small";
+        xhr.upload.addEventListener("progress", function (e) {
+          if (!e.lengthComputable) return;
+          bar.max = e.total;
+          bar.value = e.loaded;
+          text.textContent = "Uploading " + mib(e.loaded) + " of " + mib(e.total);
+        });
+        xhr.upload.addEventListener("load", function () { text.textContent = "Uploaded; storing…"; });
+        xhr.addEventListener("load", function () {
+          if (xhr.status < 400 && xhr.responseURL) {
+            window.location.assign(xhr.responseURL);
+            return;
+          }
+          document.open();
+          document.write(xhr.responseText);
+          document.close();
+        });
+        xhr.addEventListener("error", function () {
+          text.textContent = "The upload failed (connection lost). Try again.";
+          text.className = "error";
+        });
+        form.querySelectorAll("button[type=submit]").forEach(function (b) { b.disabled = true; });
+        xhr.send(new FormData(form));
+      });
+    });
+  }
+
+  var ACTIVE = { queued: true, processing: true };
+
+  function progress() {
+    var rows = document.querySelectorAll("[data-progress-for]");
+    if (!rows.length) return;
+    var url = rows[0].getAttribute("data-poll-url");
+    function tick() {
+      fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } })
+        .then(function (r) { return r.ok ? r.json() : null; })
+        .then(function (body) {
+          if (!body) return window.setTimeout(tick, 5000);
+          var busy = false;
+          rows.forEach(function (node) {
+            var token = node.getAttribute("data-progress-for");
+            var roster = body.rosters.filter(function (x) { return x.rosterToken === token; })[0];
+            if (!roster) return;
+            var bar = node.querySelector("[data-progress]");
+            var text = node.querySelector("[data-progress-text]");
+            if (ACTIVE[roster.status]) {
+              busy = true;
+              if (roster.progressTotal) {
+                bar.hidden = false;
+                bar.max = roster.progressTotal;
+                bar.value = roster.progressDone;
+                if (text) text.textContent = ": " + roster.progressDone + " of " + roster.progressTotal + " schedules scored";
+              }
+            } else if (node.hasAttribute("data-reload")) {
+              window.location.reload();
+            } else {
+              bar.hidden = true;
+              if (text) text.textContent = "";
+            }
+          });
+          if (busy) window.setTimeout(tick, 1500);
+        })
+        .catch(function () { window.setTimeout(tick, 5000); });
+    }
+    window.setTimeout(tick, 500);
+  }
+
+  function start() { uploads(); progress(); }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

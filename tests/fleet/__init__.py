@@ -1,0 +1,1 @@
+"""Tests of the fleet view (issue 16)."""
