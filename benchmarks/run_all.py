@@ -179,6 +179,28 @@ def read_integrators(out: str) -> Figures:
     )
 
 
+def read_fleet(out: str) -> Figures:
+    head = _find(r"^fleet view, (\d+) crew × (\d+) d", out)
+    times = dict(re.findall(r"^\s+(\w+)\s+([\d.]+) s\s+budget", out, re.MULTILINE))
+    rss = _find(r"^\s+peak RSS\s+(\d+) MiB", out)
+    return (
+        f"fleet view, {head[1]} crew x {head[2]} d (stored upload, SQLite)",
+        f"dashboard {times['dashboard']} s, chart {times['chart']} s, "
+        f"sorted table {times['sorted_table']} s, XLSX {times['xlsx']} s, "
+        f"PDF {times['pdf']} s; peak {rss[1]} MiB",
+    )
+
+
+def read_whatif(out: str) -> Figures:
+    r = _last_json(out)
+    return (
+        f"what-if re-score, 28-d schedule ({r['intervals']} intervals), "
+        f"{r['pilots']}-pilot stored roster",
+        f"{r['unedited_ms']} ms unedited, {r['sleep_moved_ms']} ms sleep moved; "
+        f"console plan rest {r['plan_ms']:.0f} ms",
+    )
+
+
 BENCHES: tuple[Bench, ...] = (
     Bench(
         "roster",
@@ -284,6 +306,24 @@ BENCHES: tuple[Bench, ...] = (
         "<= 200 ms per duty for 4 pilots (issue 17)",
         read_planner,
         json=True,
+    ),
+    Bench(
+        "whatif",
+        "bench_whatif.py",
+        ("--json",),
+        ("--json", "--repeat", "3", "--crew", "200"),
+        "<= 300 ms per re-score (issue 17)",
+        read_whatif,
+        json=True,
+    ),
+    Bench(
+        "fleet",
+        "bench_fleet.py",
+        (),
+        ("--crew", "1000", "--repeat", "1"),
+        "dashboard <= 2 s, chart <= 0.5 s, table <= 1 s, XLSX <= 10 s, PDF <= 20 s, "
+        "<= 1.5 GiB (10k crew)",
+        read_fleet,
     ),
 )
 
