@@ -53,7 +53,7 @@ def test_every_api_answer_has_a_schema(document: dict[str, Any]) -> None:
         v["$ref"].rsplit("/", 1)[1]
         for v in get_results["content"]["application/json"]["schema"]["anyOf"]
     }
-    assert refs == {"RosterStatusOut", "FeedbackOut", "ScoresOut"}
+    assert refs == {"RosterStatusOut", "FeedbackOut", "ScoresOut", "SleepResultsOut"}
     token = document["paths"]["/connect/token"]["post"]["responses"]
     assert token["200"]["content"]["application/json"]["schema"]["$ref"].endswith("TokenOut")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pytest
@@ -36,12 +37,10 @@ GIVEN = [
 ]
 
 
-def _report(roster: str, sleep: list[dict[str, object]] | None = None):  # type: ignore[no-untyped-def]
+def _report(roster: str, sleep: Sequence[Mapping[str, object]] = ()):  # type: ignore[no-untyped-def]
     with np.errstate(invalid="ignore"):
         return score(
-            ScoreRequest(
-                roster, DateFormat.DMY, risk=True, include_sleep=True, sleep_data=sleep or ()
-            )
+            ScoreRequest(roster, DateFormat.DMY, risk=True, include_sleep=True, sleep_data=sleep)
         )
 
 
