@@ -7,11 +7,14 @@ result guarded by the lease. :class:`WorkerPool` runs several workers as threads
 server starts one in its lifespan (``VIGIL_WORKER_THREADS``, default 1) and
 ``vigil worker`` runs one on any machine that reaches the database.
 
-Scoring goes through the service (:func:`vigil.scoring.service.score_schedules` after
-:func:`vigil.roster.parse_request`, exactly what :func:`vigil.scoring.service.score`
-does), split by schedule into chunks that a :class:`ChunkScorer` scores in this thread,
-in local processes, or on a Dask cluster (:mod:`vigil.worker.dask`), merged in schedule
-order into one compact blob (:mod:`vigil.worker.compact`).
+Scoring goes through the service (:func:`vigil.roster.parse_request` then
+:func:`vigil.scoring.service.score_schedules`, exactly what
+:func:`vigil.scoring.service.score` does), but in chunk tasks
+(:mod:`vigil.worker.tasks`): the worker splits the roster text by schedule
+(:mod:`vigil.worker.split`), a :class:`ChunkScorer` runs the tasks in this thread, in
+local processes, or on a Dask cluster (:mod:`vigil.worker.dask`), and the worker joins
+the encoded results in schedule order (:mod:`vigil.worker.frames`,
+:mod:`vigil.worker.stored_sleep`) and stores them.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import os
 import socket
 import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -41,9 +44,10 @@ from vigil.scoring.service import (
 from vigil.store import uploads
 from vigil.store.tables import utcnow
 from vigil.worker import jobs
-from vigil.worker.compact import CompactChunk, pack
+from vigil.worker.frames import join_frames
 from vigil.worker.scorers import ChunkScorer, InlineScorer, ProcessScorer, score_chunk
-from vigil.worker.stored_sleep import SleepColumns, encode_sleep
+from vigil.worker.split import split_roster
+from vigil.worker.tasks import ChunkTask
 
 __all__ = [
     "ChunkScorer",
@@ -53,6 +57,7 @@ __all__ = [
     "ScoredRoster",
     "Worker",
     "WorkerPool",
+    "plan_tasks",
     "request_for",
     "score_chunk",
     "score_roster",
@@ -92,6 +97,47 @@ def request_for(job: jobs.ClaimedJob) -> ScoreRequest:
     )
 
 
+def plan_tasks(request: ScoreRequest, chunk_size: int) -> _Plan:
+    """The chunk tasks of a roster, in schedule order.
+
+    RosterData alone is split as text (:func:`vigil.worker.split.split_roster`) and each
+    task parses its part; with SleepData or ActivityData the roster is parsed here, whole
+    (their errors need every Reference), and tasks carry parsed schedules.
+    """
+    preset, scales = request.preset, SCALE_CODES
+    fmt = DateFormat(request.date_format)
+    if not request.sleep_data and not request.activity_text:
+        split = split_roster(request.roster_text, fmt, chunk_size)
+        if split is None:
+            whole = ChunkTask(preset, scales, request.roster_text, fmt.value)
+            return _Plan([whole], [0], [])
+        tasks = [
+            ChunkTask(preset, scales, text, fmt.value, split.header_row, first=i == 0)
+            for i, text in enumerate(split.parts)
+        ]
+        return _Plan(tasks, split.counts, [])
+    parsed = parse_request(
+        request.roster_text,
+        fmt,
+        sleep_data=request.sleep_data,
+        activity_text=request.activity_text,
+    )
+    schedules = parsed.schedules
+    chunks = [schedules[i : i + chunk_size] for i in range(0, len(schedules), chunk_size)]
+    return _Plan(
+        [ChunkTask(preset, scales, schedules=tuple(c)) for c in chunks],
+        [len(c) for c in chunks],
+        [format_error(e) for e in parsed.errors],
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    tasks: list[ChunkTask]
+    crew: list[int]  #: crew per task (0: not known before the task has run)
+    errors: list[str]  #: errors found while planning (rosters parsed whole)
+
+
 def score_roster(
     request: ScoreRequest,
     *,
@@ -100,46 +146,41 @@ def score_roster(
     remote: ChunkScorer | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> ScoredRoster:
-    """Parse, split by schedule, score every chunk, merge in order into one blob.
+    """Split, then parse, score and encode every chunk in its task; join in order.
 
     Mirrors :func:`vigil.scoring.service.score` (same parsing, same scoring function,
-    same preset), but keeps each scored chunk only as compact float32 until stored.
-    Rosters of more than ``chunk_size`` schedules go to ``remote`` (Dask) when given.
-    ``progress(done, total)`` is called in crew (schedules) once the roster is split and
-    after each chunk.
+    same preset, same errors in the same order), but the worker itself only splits the
+    text and joins the bytes the tasks return (issue 14: the serial share). Rosters of
+    more than ``chunk_size`` schedules go to ``remote`` (Dask) when given.
+    ``progress(done, total)`` is called in crew once the roster is split and after each
+    chunk.
     """
     params = resolve_preset(request.preset)
-    parsed = parse_request(
-        request.roster_text,
-        request.date_format,
-        sleep_data=request.sleep_data,
-        activity_text=request.activity_text,
-    )
-    schedules = parsed.schedules
-    chunks = [schedules[i : i + chunk_size] for i in range(0, len(schedules), chunk_size)]
-    scorer = remote if remote is not None and len(chunks) > 1 else local
-    sleep: list[SleepColumns] = []
-    total = len(schedules)
+    plan = plan_tasks(request, chunk_size)
+    scorer = remote if remote is not None and len(plan.tasks) > 1 else local
+    total = sum(plan.crew)
     if progress is not None:
         progress(0, total)
-
-    def keep_sleep(scored: Iterator[CompactChunk]) -> Iterator[CompactChunk]:
-        done = 0
-        for chunk in scored:
-            if chunk.sleep is not None:
-                sleep.append(chunk.sleep)
-            done += len(chunk.schedules)
-            if progress is not None:
-                progress(done, total)
-            yield chunk
-
-    blob = pack(keep_sleep(scorer.map(chunks, request.preset, SCALE_CODES)), SCALE_CODES)
+    frames: list[bytes] = []
+    sleep: list[bytes] = []
+    found: list[tuple[int, str]] = []
+    done = scored = 0
+    for outcome, crew in zip(scorer.map(plan.tasks), plan.crew, strict=True):
+        frames.append(outcome.frame)
+        sleep.append(outcome.sleep)
+        found.extend(outcome.errors)
+        scored += outcome.schedule_count
+        done += crew or outcome.schedule_count
+        total = max(total, done)
+        if progress is not None:
+            progress(done, total)
+    found.sort(key=lambda error: error[0])  # stable: a row's errors keep their order
     return ScoredRoster(
-        [format_error(e) for e in parsed.errors],
-        blob,
+        plan.errors + [text for _, text in found],
+        join_frames(frames),
         params.model_version,
-        len(schedules),
-        encode_sleep(sleep),
+        scored,
+        b"".join(sleep),
     )
 
 

@@ -1,0 +1,71 @@
+"""The chunk task: parse (when given text), score and encode consecutive schedules.
+
+Every :class:`~vigil.worker.scorers.ChunkScorer` runs :func:`run_task` wherever it
+scores (this thread, local processes, a Dask cluster). A task holds either a part of the
+RosterData text (:mod:`vigil.worker.split`), which it parses itself, or already parsed
+schedules (rosters with SleepData or ActivityData, which are read whole by the worker,
+as their errors need every Reference). It answers bytes ready to store: the scores frame
+(:mod:`vigil.worker.frames`), the sleep segment (:mod:`vigil.worker.stored_sleep`), and
+the data errors it found. Only small objects travel back to the worker.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from vigil.domain import Schedule
+from vigil.roster import format_error, parse_request
+from vigil.scoring.service import resolve_preset, score_schedules
+from vigil.worker.frames import encode_frame
+from vigil.worker.stored_sleep import encode_sleep, sleep_columns
+
+__all__ = ["ChunkOutcome", "ChunkTask", "run_task"]
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkTask:
+    """What one chunk task scores (picklable; small)."""
+
+    preset: str
+    scales: tuple[str, ...]
+    #: a part of RosterData to parse here (row numbers of the whole roster), or ""
+    roster_text: str = ""
+    date_format: str = "dmy"
+    #: errors on this row (the header) are reported only by the task with ``first``
+    header_row: int = 0
+    first: bool = True
+    #: schedules already parsed (when ``roster_text`` is empty)
+    schedules: tuple[Schedule, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkOutcome:
+    """A scored chunk, encoded."""
+
+    frame: bytes
+    sleep: bytes
+    schedule_count: int
+    #: RosterData errors found here: ``(row, "row|schedule|message")``, in parser order
+    errors: tuple[tuple[int, str], ...] = ()
+
+
+def run_task(task: ChunkTask) -> ChunkOutcome:
+    """Parse (if text), score with risk, encode (runs in any process or on Dask)."""
+    params = resolve_preset(task.preset)
+    errors: tuple[tuple[int, str], ...] = ()
+    schedules = task.schedules
+    if task.roster_text:
+        parsed = parse_request(task.roster_text, task.date_format)
+        schedules = parsed.schedules
+        errors = tuple(
+            (e.row, format_error(e))
+            for e in parsed.errors
+            if task.first or e.row != task.header_row
+        )
+    results = score_schedules(schedules, params, task.scales)
+    return ChunkOutcome(
+        frame=encode_frame(results, params, task.scales),
+        sleep=encode_sleep([sleep_columns(results)]),
+        schedule_count=len(results),
+        errors=errors,
+    )
