@@ -203,3 +203,24 @@ def test_progress_is_reported_per_chunk_and_complete_at_the_end(
     second = add(sessions, "b")
     assert worker.run_once()
     assert (row(sessions, second).progress_done, row(sessions, second).progress_total) == (3, 3)
+
+
+def test_retention_default_is_enforced_by_the_worker(sessions: sessionmaker[Session]) -> None:
+    """90 days by default (docs/upload.md "Retention"); a worker purges at its first loop."""
+    from vigil.web.settings import Settings
+    from vigil.worker.run import PoolSettings
+
+    days = PoolSettings.of(Settings.from_mapping({})).retention_days
+    assert days == 90
+    now = utcnow()
+    ids = [add(sessions, name) for name in ("old", "recent", "queued")]
+    with sessions.begin() as session:
+        for upload_id, age in zip(ids[:2], (days + 1, days - 1), strict=True):
+            found = session.get(RosterUpload, upload_id)
+            assert found is not None
+            found.status, found.finished_at = "completedsuccessfully", now - timedelta(days=age)
+    worker = Worker(sessions, retention_days=days)
+    worker.purge(0.0)
+    with sessions() as session:
+        left = sorted(u.roster_name for u in uploads.list_uploads(session=session, operator="acme"))
+    assert left == ["queued", "recent"]
