@@ -95,6 +95,27 @@ class JobMemory:
             self.peak_mib = max(self.peak_mib, total / 2**20)
 
 
+def cpu_split(server_pid: int) -> tuple[float, float]:
+    """CPU seconds so far of the server process itself (the upload worker's own, serial
+    work plus HTTP) and of every other process of the job (scoring processes, the Dask
+    scheduler and workers)."""
+    import psutil
+
+    server = 0.0
+    others = 0.0
+    for proc in psutil.Process().children(recursive=True):
+        try:
+            times = proc.cpu_times()
+        except psutil.Error:
+            continue
+        used = times.user + times.system
+        if proc.pid == server_pid:
+            server += used
+        else:
+            others += used
+    return server, others
+
+
 def serial_steps(roster: str, chunk_size: int) -> dict[str, float]:
     """The worker's own serial work on ``roster``, timed here: split, join, store."""
     from sqlalchemy import create_engine, text
@@ -157,7 +178,7 @@ def run_mode(mode: str, roster: str, scheduler: str | None) -> dict[str, Any]:
                 deadline = time.monotonic() + 60
                 while True:
                     try:
-                        if http.get("/healthz").status_code == 200:
+                        if http.get("/readyz").status_code == 200:  # warmed up
                             break
                     except httpx.TransportError:
                         pass
@@ -171,6 +192,7 @@ def run_mode(mode: str, roster: str, scheduler: str | None) -> dict[str, Any]:
                 ).json()["access_token"]
                 http.headers["Authorization"] = f"Bearer {token}"
                 memory = JobMemory().__enter__()
+                cpu0 = cpu_split(server.pid)
                 t0 = time.perf_counter()
                 response = http.post(
                     "/api/UploadRoster", json={"RosterData": roster, "RosterName": "bench"}
@@ -187,6 +209,7 @@ def run_mode(mode: str, roster: str, scheduler: str | None) -> dict[str, Any]:
                         break
                     time.sleep(0.1)
                 t_ready = time.perf_counter() - t0
+                cpu1 = cpu_split(server.pid)
                 memory.__exit__()
                 db_mib = (data_dir / "vigil.db").stat().st_size / 2**20
                 t1 = time.perf_counter()
@@ -226,6 +249,8 @@ def run_mode(mode: str, roster: str, scheduler: str | None) -> dict[str, Any]:
         "server_peak_mib": server_peak,
         "job_peak_mib": memory.peak_mib,
         "db_mib": db_mib,
+        "server_cpu_s": cpu1[0] - cpu0[0],
+        "scoring_cpu_s": cpu1[1] - cpu0[1],
     }
 
 
@@ -267,6 +292,13 @@ def main() -> None:
             f"database {r['db_mib']:.1f} MiB; job peak RSS (all processes) "
             f"{r['job_peak_mib']:.0f} MiB; server peak {r['server_peak_mib']:.0f} MiB; "
             f"load {os.getloadavg()[0]:.1f}",
+            flush=True,
+        )
+        s, p = r["server_cpu_s"], r["scoring_cpu_s"]
+        print(
+            f"        CPU: server process {s:.1f} s (serial: split, join, store, HTTP), other "
+            f"processes {p:.1f} s; serial share by CPU {s / (s + p):.1%}; Amdahl speed-up "
+            f"of 2 workers over 1: {(s + p) / (s + p / 2):.2f}x",
             flush=True,
         )
     steps = serial_steps(roster, 500)
