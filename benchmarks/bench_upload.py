@@ -207,7 +207,7 @@ def run_mode(mode: str, roster: str, scheduler: str | None) -> dict[str, Any]:
                     ).json()["status"]
                     if status not in ("queued", "processing"):
                         break
-                    time.sleep(0.1)
+                    time.sleep(0.5)  # a client polls; each poll costs the server CPU
                 t_ready = time.perf_counter() - t0
                 cpu1 = cpu_split(server.pid)
                 memory.__exit__()

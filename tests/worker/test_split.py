@@ -18,7 +18,7 @@ from vigil.worker.stored_sleep import decode_sleep
 from ._rosters import HEADER, ROSTER
 
 
-def _messy() -> str:
+def _messy(quoted: bool = True) -> str:
     """Twelve crew of the realistic mix, with bad rows, blank lines and quoting."""
     lines = generate_airline_roster(12, 14, seed=3).split("\r\n")
     lines.insert(5, "")  # a blank line: row numbers count it
@@ -37,9 +37,10 @@ def _service(roster: str, scale: str, **kw: object):  # type: ignore[no-untyped-
         return score(ScoreRequest(roster, DateFormat.DMY, scale=scale, risk=True, **kw))  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("quoted", [True, False])
 @pytest.mark.parametrize("chunk", [1, 5, 100])
-def test_split_parsing_equals_the_service(chunk: int) -> None:
-    roster = _messy()
+def test_split_parsing_equals_the_service(chunk: int, quoted: bool) -> None:
+    roster = _messy(quoted)
     request = ScoreRequest(roster, DateFormat.DMY, risk=True)
     plan = plan_tasks(request, chunk)
     assert len(plan.tasks) == -(-12 // chunk) and all(t.roster_text for t in plan.tasks)

@@ -23,12 +23,16 @@ in one task, as before.
 from __future__ import annotations
 
 import csv
+import re
 from dataclasses import dataclass
 
 from vigil.domain import DateFormat
 from vigil.roster import parse_request
 
 __all__ = ["RosterSplit", "split_roster"]
+
+#: the first field of every line (one match per line, blank lines included)
+_FIRST_FIELD = re.compile(r"^([^,\n]*)", re.MULTILINE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,12 +97,16 @@ def split_roster(text: str, date_format: DateFormat | str, size: int) -> RosterS
         return None
     owner: dict[str, int] = {}  # Reference key -> part
     rows: list[list[int]] = [[]]
-    for i, line in enumerate(lines):
-        if i == header or _blank(line):
+    if position == 0 and '"' not in text:  # the common case: first fields, found in C
+        keys = [f.strip().casefold() for f in _FIRST_FIELD.findall(text)]
+    else:
+        keys = [_field(line, position) or "" if not _blank(line) else "" for line in lines]
+    for i, key in enumerate(keys):
+        if i == header:
             continue
-        key = _field(line, position)
-        if key is None:
-            rows[0].append(i)
+        if not key:
+            if not _blank(lines[i]):
+                rows[0].append(i)  # a row without a readable Reference
             continue
         part = owner.get(key)
         if part is None:
