@@ -97,8 +97,11 @@ def split_roster(text: str, date_format: DateFormat | str, size: int) -> RosterS
         return None
     owner: dict[str, int] = {}  # Reference key -> part
     rows: list[list[int]] = [[]]
-    if position == 0 and '"' not in text:  # the common case: first fields, found in C
-        keys = [f.strip().casefold() for f in _FIRST_FIELD.findall(text)]
+    if position == 0:  # the common case: first fields found in C, quoted ones by csv
+        keys = [
+            _field(line, 0) or "" if first.lstrip().startswith('"') else first.strip().casefold()
+            for first, line in zip(_FIRST_FIELD.findall(text), lines, strict=True)
+        ]
     else:
         keys = [_field(line, position) or "" if not _blank(line) else "" for line in lines]
     for i, key in enumerate(keys):
