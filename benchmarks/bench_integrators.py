@@ -30,7 +30,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _server import free_port, start_server  # noqa: E402
-from bench_upload import JobMemory  # noqa: E402
+from bench_upload import JobMemory, month_bytes  # noqa: E402
 
 from vigil.roster.synthetic import generate_airline_roster  # noqa: E402
 
@@ -150,7 +150,8 @@ def run(crew: int, warm_crew: int, days: int) -> dict[str, Any]:
                 memory.__exit__()
                 out["upload_status"] = status
                 out["job_peak_mib"] = round(memory.peak_mib)
-                out["db_mb"] = round(sum(f.stat().st_size for f in workdir.glob("*.db*")) / 1e6, 1)
+                db_file = next(workdir.glob("*.db"))
+                out.update({k: round(v, 1) for k, v in month_bytes(db_file).items()})
                 plain = b""
                 for encoding in ENCODINGS:
                     t0 = time.perf_counter()
@@ -194,8 +195,9 @@ def main() -> None:
     for encoding in ENCODINGS:
         print(f"  {encoding:8s} {result[f'{encoding}_mb']:8.1f} MB  {result[f'{encoding}_s']} s")
     print(
-        f"database after the month: {result['db_mb']} MB; job peak RSS, all processes: "
-        f"{result['job_peak_mib']} MiB"
+        f"database bytes of the month: {result['rows_mb']} MB (roster text "
+        f"{result['roster_mb']}, scores {result['scores_mb']}, sleep {result['sleep_mb']}; "
+        f"file {result['file_mb']} MB); job peak RSS, all processes: {result['job_peak_mib']} MiB"
     )
     print(
         f"CSV per interval: {result['csv_rows']} rows, {result['csv_mb']} MB written in "

@@ -116,6 +116,29 @@ def cpu_split(server_pid: int) -> tuple[float, float]:
     return server, others
 
 
+def month_bytes(db_file: Path) -> dict[str, float]:
+    """Bytes the stored rosters take in the database: roster text, scores, sleep [MB]."""
+    import sqlite3
+
+    with sqlite3.connect(f"file:{db_file}?mode=ro", uri=True) as db:
+        (text,) = db.execute(
+            "select coalesce(sum(length(cast(roster_text as blob)) + length(activity_text)"
+            " + length(sleep_json)), 0) from roster_upload"
+        ).fetchone()
+        scores, sleep, errors = db.execute(
+            "select coalesce(sum(length(scores)), 0), coalesce(sum(length(sleep)), 0),"
+            " coalesce(sum(length(errors_json)), 0) from roster_result"
+        ).fetchone()
+    return {
+        "roster_mb": text / 1e6,
+        "scores_mb": scores / 1e6,
+        "sleep_mb": sleep / 1e6,
+        "errors_mb": errors / 1e6,
+        "rows_mb": (text + scores + sleep + errors) / 1e6,
+        "file_mb": db_file.stat().st_size / 1e6,
+    }
+
+
 def serial_steps(roster: str, chunk_size: int) -> dict[str, float]:
     """The worker's own serial work on ``roster``, timed here: split, join, store."""
     from sqlalchemy import create_engine, text
@@ -211,7 +234,7 @@ def run_mode(mode: str, roster: str, scheduler: str | None) -> dict[str, Any]:
                 t_ready = time.perf_counter() - t0
                 cpu1 = cpu_split(server.pid)
                 memory.__exit__()
-                db_mib = (data_dir / "vigil.db").stat().st_size / 2**20
+                stored = month_bytes(data_dir / "vigil.db")
                 t1 = time.perf_counter()
                 size = 0
                 with http.stream(
@@ -248,7 +271,7 @@ def run_mode(mode: str, roster: str, scheduler: str | None) -> dict[str, Any]:
         "zscores_mib": zsize / 2**20,
         "server_peak_mib": server_peak,
         "job_peak_mib": memory.peak_mib,
-        "db_mib": db_mib,
+        **stored,
         "server_cpu_s": cpu1[0] - cpu0[0],
         "scoring_cpu_s": cpu1[1] - cpu0[1],
     }
@@ -289,7 +312,9 @@ def main() -> None:
             f"{r['mode']:>6}: {r['status']} ready {r['ready_s']:6.1f} s "
             f"(upload {r['upload_s']:.1f} s); scores {r['scores_mib']:.0f} MiB in "
             f"{r['scores_s']:.1f} s, zstd {r['zscores_mib']:.1f} MiB in {r['zscores_s']:.1f} s; "
-            f"database {r['db_mib']:.1f} MiB; job peak RSS (all processes) "
+            f"database {r['rows_mb']:.1f} MB (roster {r['roster_mb']:.1f}, scores "
+            f"{r['scores_mb']:.1f}, sleep {r['sleep_mb']:.1f}; file {r['file_mb']:.1f}); "
+            f"job peak RSS (all processes) "
             f"{r['job_peak_mib']:.0f} MiB; server peak {r['server_peak_mib']:.0f} MiB; "
             f"load {os.getloadavg()[0]:.1f}",
             flush=True,
