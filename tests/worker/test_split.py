@@ -98,3 +98,21 @@ def test_sleep_data_rosters_are_parsed_by_the_worker() -> None:
     assert [len(t.schedules) for t in plan.tasks] == [1, 1, 1] and plan.errors
     scored = score_roster(request, chunk_size=1, local=InlineScorer())
     assert scored.errors == list(_service(ROSTER, "KSS", sleep_data=sleep).errors)
+
+
+def test_a_roster_without_any_valid_schedule_still_reads_back() -> None:
+    sleep = [{"ScheduleName": "P1", "SleepStart": "x", "SleepEnd": "y"}]
+    bad = ROSTER.replace("02/03/2026,06:00", "31/02/2026,06:00")
+    for request in (
+        ScoreRequest("just,garbage", DateFormat.DMY, risk=True),
+        ScoreRequest("just,garbage", DateFormat.DMY, risk=True, sleep_data=sleep),
+        ScoreRequest(
+            bad.split("\r\n")[0] + "\r\n" + bad.split("\r\n")[1], DateFormat.DMY, sleep_data=sleep
+        ),
+    ):
+        scored = score_roster(request, chunk_size=1, local=InlineScorer())
+        assert scored.errors and scored.schedule_count == 0
+        body = b"".join(
+            unpack(scored.scores).envelope("KSS", model_version="m", errors=scored.errors)
+        )
+        assert json.loads(body)["scheduleScores"] == []

@@ -80,7 +80,8 @@ def plan_tasks(request: ScoreRequest, chunk_size: int) -> _Plan:
         activity_text=request.activity_text,
     )
     schedules = parsed.schedules
-    chunks = [schedules[i : i + chunk_size] for i in range(0, len(schedules), chunk_size)]
+    # at least one (maybe empty) task: the stored blob always names its scales
+    chunks = [schedules[i : i + chunk_size] for i in range(0, len(schedules), chunk_size)] or [()]
     return _Plan(
         [ChunkTask(preset, scales, schedules=tuple(c)) for c in chunks],
         [len(c) for c in chunks],
