@@ -7,6 +7,10 @@
 2. **Compressed scores**: a ``--crew`` month (10,000 crew x 28 days, the airline generator)
    is uploaded and processed; ``GetResults&dataKey=scores`` is then fetched with each
    ``Accept-Encoding`` (identity, gzip, br, zstd): bytes on the wire and wall time.
+3. **Footprint**: the database file after that month (roster text, scores, sleep), and the
+   peak of the summed RSS of every process of the job while it was processed.
+4. **CSV write**: the month's scores (from the GetResults answer) written one row per
+   interval by ``vigil score``'s columnar writer (:mod:`vigil.cli._tables`), timed.
 
     .venv/bin/python benchmarks/bench_integrators.py [--crew 10000] [--warm-crew 300] [--json]
 """
@@ -26,6 +30,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _server import free_port, start_server  # noqa: E402
+from bench_upload import JobMemory, month_bytes  # noqa: E402
 
 from vigil.roster.synthetic import generate_airline_roster  # noqa: E402
 
@@ -44,6 +49,57 @@ def _score_body(roster: str) -> dict[str, Any]:
     return {"RosterData": roster, "SleepData": [], "DateFormat": "dmy", "PreferredScale": "KSS"}
 
 
+def report_from_envelope(body: bytes) -> Any:
+    """A :class:`~vigil.scoring.service.ScoreReport` rebuilt from a §4 envelope."""
+    from datetime import datetime
+
+    import numpy as np
+    import orjson
+
+    from vigil.scoring.service import DutyResult, ScheduleResult, ScoreReport
+
+    doc = orjson.loads(body)
+    scale = doc["scale"]
+
+    def when(text: str) -> datetime:
+        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+    schedules = tuple(
+        ScheduleResult(
+            reference=entry["schedule"],
+            scores={scale: np.asarray(entry["fatigueScores"], dtype=np.float64)},
+            duties=tuple(
+                DutyResult(
+                    when(d["onDuty"]),
+                    when(d["offDuty"]),
+                    d["firstInterval"],
+                    d["intervalCount"],
+                    d.get("risk"),
+                )  # fmt: skip
+                for d in entry["duties"]
+            ),
+        )
+        for entry in doc["scheduleScores"]
+    )
+    return ScoreReport(scale, doc["modelVersion"], schedules, (), risk=True)
+
+
+def csv_write(body: bytes, path: Path) -> dict[str, Any]:
+    """Time ``vigil score``'s per-interval CSV writer on the month's scores."""
+    from vigil.cli import _tables
+
+    report = report_from_envelope(body)
+    t0 = time.perf_counter()
+    frame = _tables.interval_table(report)
+    _tables.write(frame, str(path), csv=True)
+    seconds = time.perf_counter() - t0
+    return {
+        "csv_rows": frame.height,
+        "csv_write_s": round(seconds, 2),
+        "csv_mb": round(path.stat().st_size / 1e6, 1),
+    }
+
+
 def run(crew: int, warm_crew: int, days: int) -> dict[str, Any]:
     out: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="vigil-bench-") as tmp:
@@ -51,7 +107,9 @@ def run(crew: int, warm_crew: int, days: int) -> dict[str, Any]:
         os.environ.pop("NUMBA_CACHE_DIR", None)  # the server's own, under its data directory
         started = time.perf_counter()
         port = free_port()
-        process, client_id, secret = start_server(workdir, port, 1)
+        process, client_id, secret = start_server(
+            workdir, port, 1, VIGIL_MAX_BODY_BYTES=str(64 * 2**20)
+        )
         base = f"http://127.0.0.1:{port}"
         try:
             while httpx.get(f"{base}/readyz", timeout=30).status_code != 200:
@@ -78,6 +136,7 @@ def run(crew: int, warm_crew: int, days: int) -> dict[str, Any]:
             big = generate_airline_roster(crew, days, 11)
             out["workload"] = f"{crew} crew x {days} d, {big.count(chr(10))} rows"
             with httpx.Client(base_url=base, headers=headers, timeout=1800) as http:
+                memory = JobMemory().__enter__()
                 token = http.post("/api/UploadRoster", json={"RosterData": big}).json()[
                     "rosterToken"
                 ]
@@ -88,7 +147,12 @@ def run(crew: int, warm_crew: int, days: int) -> dict[str, Any]:
                     if status not in ("queued", "processing"):
                         break
                     time.sleep(1)
+                memory.__exit__()
                 out["upload_status"] = status
+                out["job_peak_mib"] = round(memory.peak_mib)
+                db_file = next(workdir.glob("*.db"))
+                out.update({k: round(v, 1) for k, v in month_bytes(db_file).items()})
+                plain = b""
                 for encoding in ENCODINGS:
                     t0 = time.perf_counter()
                     size = 0
@@ -98,10 +162,13 @@ def run(crew: int, warm_crew: int, days: int) -> dict[str, Any]:
                         params={"rosterToken": token, "dataKey": "scores"},
                         headers={"Accept-Encoding": encoding},
                     ) as answer:
-                        for chunk in answer.iter_raw():
-                            size += len(chunk)
+                        chunks = list(answer.iter_raw())
+                        size = sum(map(len, chunks))
                     out[f"{encoding}_mb"] = round(size / 1e6, 1)
                     out[f"{encoding}_s"] = round(time.perf_counter() - t0, 2)
+                    if encoding == "identity":
+                        plain = b"".join(chunks)
+                out.update(csv_write(plain, workdir / "intervals.csv"))
         finally:
             process.terminate()
             process.wait(timeout=60)
@@ -127,6 +194,15 @@ def main() -> None:
     print(f"GetResults scores, {result['workload']}:")
     for encoding in ENCODINGS:
         print(f"  {encoding:8s} {result[f'{encoding}_mb']:8.1f} MB  {result[f'{encoding}_s']} s")
+    print(
+        f"database bytes of the month: {result['rows_mb']} MB (roster text "
+        f"{result['roster_mb']}, scores {result['scores_mb']}, sleep {result['sleep_mb']}; "
+        f"file {result['file_mb']} MB); job peak RSS, all processes: {result['job_peak_mib']} MiB"
+    )
+    print(
+        f"CSV per interval: {result['csv_rows']} rows, {result['csv_mb']} MB written in "
+        f"{result['csv_write_s']} s (goal <= 5 s); load {os.getloadavg()[0]:.1f}"
+    )
 
 
 if __name__ == "__main__":

@@ -1,12 +1,18 @@
-"""Upload → results ready, for a large synthetic roster (issue 7).
+"""Upload → results ready, for the realistic airline month (issues 7, 14, 15).
 
 Runs the embedded server (``vigil.web.entry:app_from_env``, SQLite) in a subprocess on a
-free loopback port, uploads ``generate_roster(crew, days)`` with the upload API, polls
-``GetResults&dataKey=status`` until processing ends, then streams the scores once.
-Modes: the local pool (server-side worker thread + local scoring processes) and a
-``distributed.LocalCluster`` of 1 and 2 worker processes (``VIGIL_DASK_SCHEDULER``).
-Prints wall time, the scaling ratio, and the server's peak RSS (``VmHWM``; the local
-pool's scoring processes are reported apart).
+free loopback port, uploads ``generate_airline_roster(crew, days)`` (issue 14's realistic
+mix) with the upload API, polls ``GetResults&dataKey=status`` until processing ends, then
+streams the scores once, plain and with ``Accept-Encoding: zstd``. Modes: the local pool
+(server-side worker thread + local scoring processes) and a ``distributed.LocalCluster``
+of 1 and 2 one-thread worker processes (``NUMBA_NUM_THREADS=1``, ``VIGIL_DASK_SCHEDULER``).
+
+Prints per mode: time to results ready, the database's size after the job (SQLite file,
+roster text included), and the peak of the summed RSS of every process of the job (this
+process's children: the server, its scoring processes, the Dask scheduler and workers,
+sampled every 0.1 s). Then the Dask scaling ratio and the serial share it implies by
+Amdahl's law (T1 = s + p, T2 = s + p/2, so s = 2·T2 − T1), next to the worker's own
+serial steps timed in this process (split the text, join and store the bytes).
 
     .venv/bin/python benchmarks/bench_upload.py [--crew 10000 --days 28] [--modes local,dask1,dask2]
 """
@@ -19,6 +25,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -57,8 +64,114 @@ def make_client(db_url: str, data_dir: Path) -> tuple[str, str]:
     return out
 
 
-def run_mode(mode: str, roster: str, scheduler: str | None) -> dict[str, Any]:
+class JobMemory:
+    """The peak of the summed RSS of this process's descendants, sampled in a thread."""
+
+    def __init__(self, interval: float = 0.1) -> None:
+        self.peak_mib = 0.0
+        self._stop = threading.Event()
+        self._interval = interval
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> JobMemory:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        import psutil
+
+        me = psutil.Process()
+        while not self._stop.wait(self._interval):
+            total = 0
+            for child in me.children(recursive=True):
+                try:
+                    total += child.memory_info().rss
+                except psutil.Error:
+                    pass
+            self.peak_mib = max(self.peak_mib, total / 2**20)
+
+
+def cpu_split(server_pid: int) -> tuple[float, float]:
+    """CPU seconds so far of the server process itself (the upload worker's own, serial
+    work plus HTTP) and of every other process of the job (scoring processes, the Dask
+    scheduler and workers)."""
     import psutil
+
+    server = 0.0
+    others = 0.0
+    for proc in psutil.Process().children(recursive=True):
+        try:
+            times = proc.cpu_times()
+        except psutil.Error:
+            continue
+        used = times.user + times.system
+        if proc.pid == server_pid:
+            server += used
+        else:
+            others += used
+    return server, others
+
+
+def month_bytes(db_file: Path) -> dict[str, float]:
+    """Bytes the stored rosters take in the database: roster text, scores, sleep [MB]."""
+    import sqlite3
+
+    with sqlite3.connect(f"file:{db_file}?mode=ro", uri=True) as db:
+        (text,) = db.execute(
+            "select coalesce(sum(length(cast(roster_text as blob)) + length(activity_text)"
+            " + length(sleep_json)), 0) from roster_upload"
+        ).fetchone()
+        scores, sleep, errors = db.execute(
+            "select coalesce(sum(length(scores)), 0), coalesce(sum(length(sleep)), 0),"
+            " coalesce(sum(length(errors_json)), 0) from roster_result"
+        ).fetchone()
+    return {
+        "roster_mb": text / 1e6,
+        "scores_mb": scores / 1e6,
+        "sleep_mb": sleep / 1e6,
+        "errors_mb": errors / 1e6,
+        "rows_mb": (text + scores + sleep + errors) / 1e6,
+        "file_mb": db_file.stat().st_size / 1e6,
+    }
+
+
+def serial_steps(roster: str, chunk_size: int) -> dict[str, float]:
+    """The worker's own serial work on ``roster``, timed here: split, join, store."""
+    from sqlalchemy import create_engine, text
+
+    from vigil.domain import DateFormat
+    from vigil.scoring.service import SCALE_CODES
+    from vigil.worker.frames import join_frames
+    from vigil.worker.split import split_roster
+    from vigil.worker.tasks import ChunkTask, run_task
+
+    t = time.perf_counter()
+    split = split_roster(roster, DateFormat.DMY, chunk_size)
+    t_split = time.perf_counter() - t
+    assert split is not None
+    one = run_task(ChunkTask("ingre2014_5c", SCALE_CODES, split.parts[0], "dmy", split.header_row))
+    frames = [one.frame] * len(split.parts)  # same sizes as the real job
+    t = time.perf_counter()
+    blob = join_frames(frames)
+    sleep = b"".join([one.sleep] * len(split.parts))
+    t_join = time.perf_counter() - t
+    with tempfile.TemporaryDirectory() as tmp:
+        engine = create_engine(f"sqlite:///{tmp}/s.db")
+        with engine.begin() as conn:
+            conn.execute(text("create table r (scores blob, sleep blob)"))
+        t = time.perf_counter()
+        with engine.begin() as conn:
+            conn.execute(text("insert into r values (:a, :b)"), {"a": blob, "b": sleep})
+        t_store = time.perf_counter() - t
+        engine.dispose()
+    return {"split_s": t_split, "join_s": t_join, "store_s": t_store, "parts": len(split.parts)}
+
+
+def run_mode(mode: str, roster: str, scheduler: str | None) -> dict[str, Any]:
 
     with tempfile.TemporaryDirectory(prefix="vigil-bench-") as tmp:
         data_dir = Path(tmp)
@@ -73,6 +186,7 @@ def run_mode(mode: str, roster: str, scheduler: str | None) -> dict[str, Any]:
             "VIGIL_DATA_DIR": str(data_dir),
             "VIGIL_PUBLIC_BASE_URL": base,
             "VIGIL_WORKER_POLL_INTERVAL": "0.2",
+            "VIGIL_MAX_BODY_BYTES": str(64 * 2**20),  # a 10k-crew month is ~16 MiB of CSV
             "VIGIL_WORKER_PROCESSES": str(os.cpu_count() or 1) if scheduler is None else "0",
         }
         if scheduler:
@@ -87,7 +201,7 @@ def run_mode(mode: str, roster: str, scheduler: str | None) -> dict[str, Any]:
                 deadline = time.monotonic() + 60
                 while True:
                     try:
-                        if http.get("/healthz").status_code == 200:
+                        if http.get("/readyz").status_code == 200:  # warmed up
                             break
                     except httpx.TransportError:
                         pass
@@ -100,7 +214,8 @@ def run_mode(mode: str, roster: str, scheduler: str | None) -> dict[str, Any]:
                     auth=(client_id, secret),
                 ).json()["access_token"]
                 http.headers["Authorization"] = f"Bearer {token}"
-                children_peak = 0.0
+                memory = JobMemory().__enter__()
+                cpu0 = cpu_split(server.pid)
                 t0 = time.perf_counter()
                 response = http.post(
                     "/api/UploadRoster", json={"RosterData": roster, "RosterName": "bench"}
@@ -113,15 +228,13 @@ def run_mode(mode: str, roster: str, scheduler: str | None) -> dict[str, Any]:
                         "/api/GetResults",
                         params={"rosterToken": roster_token, "dataKey": "status"},
                     ).json()["status"]
-                    for child in psutil.Process(server.pid).children(recursive=True):
-                        try:
-                            children_peak = max(children_peak, peak_rss_mib(child.pid))
-                        except OSError:
-                            pass
                     if status not in ("queued", "processing"):
                         break
-                    time.sleep(0.5)
+                    time.sleep(0.5)  # a client polls; each poll costs the server CPU
                 t_ready = time.perf_counter() - t0
+                cpu1 = cpu_split(server.pid)
+                memory.__exit__()
+                stored = month_bytes(data_dir / "vigil.db")
                 t1 = time.perf_counter()
                 size = 0
                 with http.stream(
@@ -132,6 +245,17 @@ def run_mode(mode: str, roster: str, scheduler: str | None) -> dict[str, Any]:
                     for part in scores.iter_bytes():
                         size += len(part)
                 t_scores = time.perf_counter() - t1
+                t1 = time.perf_counter()
+                zsize = 0
+                with http.stream(
+                    "GET",
+                    "/api/GetResults",
+                    params={"rosterToken": roster_token, "dataKey": "scores"},
+                    headers={"Accept-Encoding": "zstd"},
+                ) as scores:
+                    for part in scores.iter_raw():
+                        zsize += len(part)
+                t_zscores = time.perf_counter() - t1
                 server_peak = peak_rss_mib(server.pid)
         finally:
             server.terminate()
@@ -143,8 +267,13 @@ def run_mode(mode: str, roster: str, scheduler: str | None) -> dict[str, Any]:
         "ready_s": t_ready,
         "scores_s": t_scores,
         "scores_mib": size / 2**20,
+        "zscores_s": t_zscores,
+        "zscores_mib": zsize / 2**20,
         "server_peak_mib": server_peak,
-        "children_peak_mib": children_peak,
+        "job_peak_mib": memory.peak_mib,
+        **stored,
+        "server_cpu_s": cpu1[0] - cpu0[0],
+        "scoring_cpu_s": cpu1[1] - cpu0[1],
     }
 
 
@@ -156,10 +285,10 @@ def main() -> None:
     parser.add_argument("--modes", default="local,dask1,dask2")
     args = parser.parse_args()
 
-    from vigil.roster.synthetic import generate_roster
+    from vigil.roster.synthetic import generate_airline_roster
 
     t = time.perf_counter()
-    roster = generate_roster(args.crew, args.days, args.seed)
+    roster = generate_airline_roster(args.crew, args.days, args.seed)
     print(
         f"roster: {args.crew} crew x {args.days} days, {roster.count(chr(10)) + 1} rows, "
         f"{len(roster) / 2**20:.1f} MiB (generated in {time.perf_counter() - t:.1f} s)"
@@ -172,21 +301,46 @@ def main() -> None:
             from distributed import LocalCluster
 
             workers = int(mode.removeprefix("dask"))
+            os.environ["NUMBA_NUM_THREADS"] = "1"  # one thread per worker: the CPU share
             with LocalCluster(
                 n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
             ) as cluster:
                 results.append(run_mode(mode, roster, cluster.scheduler_address))
+        os.environ.pop("NUMBA_NUM_THREADS", None)
         r = results[-1]
         print(
             f"{r['mode']:>6}: {r['status']} ready {r['ready_s']:6.1f} s "
-            f"(upload {r['upload_s']:.1f} s); scores streamed {r['scores_mib']:.0f} MiB in "
-            f"{r['scores_s']:.1f} s; server peak RSS {r['server_peak_mib']:.0f} MiB; "
-            f"local scoring processes peak {r['children_peak_mib']:.0f} MiB",
+            f"(upload {r['upload_s']:.1f} s); scores {r['scores_mib']:.0f} MiB in "
+            f"{r['scores_s']:.1f} s, zstd {r['zscores_mib']:.1f} MiB in {r['zscores_s']:.1f} s; "
+            f"database {r['rows_mb']:.1f} MB (roster {r['roster_mb']:.1f}, scores "
+            f"{r['scores_mb']:.1f}, sleep {r['sleep_mb']:.1f}; file {r['file_mb']:.1f}); "
+            f"job peak RSS (all processes) "
+            f"{r['job_peak_mib']:.0f} MiB; server peak {r['server_peak_mib']:.0f} MiB; "
+            f"load {os.getloadavg()[0]:.1f}",
             flush=True,
         )
+        s, p = r["server_cpu_s"], r["scoring_cpu_s"]
+        print(
+            f"        CPU: server process {s:.1f} s (serial: split, join, store, HTTP), other "
+            f"processes {p:.1f} s; serial share by CPU {s / (s + p):.1%}; Amdahl speed-up "
+            f"of 2 workers over 1: {(s + p) / (s + p / 2):.2f}x",
+            flush=True,
+        )
+    steps = serial_steps(roster, 500)
+    serial = steps["split_s"] + steps["join_s"] + steps["store_s"]
+    print(
+        f"worker's serial steps here: split {steps['split_s']:.2f} s into {steps['parts']} "
+        f"parts, join {steps['join_s']:.3f} s, store {steps['store_s']:.2f} s "
+        f"(sum {serial:.2f} s)"
+    )
     by_mode = {r["mode"]: r["ready_s"] for r in results}
     if "dask1" in by_mode and "dask2" in by_mode:
-        print(f"scaling dask1/dask2: {by_mode['dask1'] / by_mode['dask2']:.2f}x")
+        t1, t2 = by_mode["dask1"], by_mode["dask2"]
+        share = max(0.0, 2 * t2 - t1) / t1
+        print(
+            f"scaling dask1/dask2: {t1 / t2:.2f}x; serial share by Amdahl "
+            f"(2·T2 − T1)/T1 = {share:.1%}; direct serial steps / T1 = {serial / t1:.1%}"
+        )
     if "local" in by_mode and "dask2" in by_mode:
         print(f"local/dask2: {by_mode['local'] / by_mode['dask2']:.2f}x")
 

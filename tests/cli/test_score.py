@@ -6,10 +6,13 @@ import csv
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
 from vigil.cli import create_app
+from vigil.domain import DateFormat
+from vigil.scoring.service import ScoreRequest, score
 
 ROSTER = "\r\n".join(
     [
@@ -61,7 +64,7 @@ def test_csv_out_has_one_row_per_interval_and_no_live_formulas(
     roster: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "scores.csv"
-    code, _, _ = run("score", str(roster), "--scale", "sp", "--out", str(out))
+    code, _, _ = run("score", str(roster), "--scale", "sp", "--out", str(out), "--per", "interval")
     assert code == 0
     with out.open(encoding="utf-8") as fh:
         rows = list(csv.reader(fh))
@@ -119,3 +122,92 @@ def test_plot_writes_a_png(roster: Path, tmp_path: Path) -> None:
     assert code == 0
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert out.stat().st_size > 10_000
+
+
+def test_csv_is_per_duty_by_default_with_route_local_times_and_risk(
+    roster: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "duties.csv"
+    code, _, _ = run("score", str(roster), "--risk", "--out", str(out))
+    assert code == 0
+    with out.open(encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 3
+    first = rows[0]
+    assert (first["schedule"], first["duty"], first["route"]) == ("P1", "1", "LHR-LHR")
+    assert first["reportLocal"] == "2026-03-02 06:00" and first["intervals"] == "34"
+    jfk = next(r for r in rows if r["route"] == "JFK-JFK")
+    assert jfk["schedule"] == "'=SUM(A1:A9)"  # no live formula
+    assert jfk["reportLocal"] == "2026-03-02 09:00" and jfk["reportUtc"] == "2026-03-02T14:00:00Z"
+    with np.errstate(invalid="ignore"):
+        report = score(ScoreRequest(ROSTER, DateFormat.DMY, risk=True))
+    p1 = report.schedules[0]
+    scores = p1.scores["KSS"][:34]
+    assert float(first["peakKSS"]) == pytest.approx(scores.max(), abs=5e-4)
+    assert float(first["meanKSS"]) == pytest.approx(scores.mean(), abs=5e-4)
+    above = sum(15 for v in scores if v >= 7.0)
+    assert int(first["minutesAtOrAbove7"]) == above
+    assert float(first["risk"]) == pytest.approx(p1.duties[0].risk, abs=5e-4)
+
+
+def test_per_schedule_and_json_tables(roster: Path, tmp_path: Path) -> None:
+    out = tmp_path / "crew.csv"
+    assert run("score", str(roster), "--risk", "--out", str(out), "--per", "schedule")[0] == 0
+    with out.open(encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [(r["schedule"], r["duties"], r["intervals"]) for r in rows] == [
+        ("P1", "2", "66"),
+        ("'=SUM(A1:A9)", "1", "32"),
+    ]
+    as_json = tmp_path / "duties.json"
+    assert run("score", str(roster), "--out", str(as_json), "--per", "duty")[0] == 0
+    duties = json.loads(as_json.read_text())
+    assert [d["route"] for d in duties] == ["LHR-LHR", "LHR-LHR", "JFK-JFK"]
+    assert duties[0]["reportUtc"] == "2026-03-02T06:00:00Z" and "risk" not in duties[0]
+    assert run("score", str(roster), "--out", str(out), "--per", "month")[0] == 2
+
+
+def test_summary_lists_the_riskiest_first(tmp_path: Path) -> None:
+    path = tmp_path / "r.csv"
+    night = "N1,02/03/2026,22:00,LHR,03/03/2026,08:00,LHR,LHR,0"
+    path.write_text(ROSTER + "\r\n" + night)
+    code, stdout, _ = run("score", str(path), "--risk")
+    assert code == 0
+    with np.errstate(invalid="ignore"):
+        report = score(ScoreRequest(path.read_text(), DateFormat.DMY, risk=True))
+    riskiest = max(report.schedules, key=lambda r: max(d.risk or 0 for d in r.duties))
+    listed = [line.split("│")[1].strip() for line in stdout.splitlines() if line.count("│") > 3]
+    assert listed[0] == riskiest.reference == "N1" and "by highest duty risk" in stdout
+
+
+def test_date_format_hint_when_the_other_order_reads(tmp_path: Path) -> None:
+    path = tmp_path / "us.csv"
+    rows = [
+        f"P{i},03/{d}/2026,06:00,JFK,03/{d}/2026,14:00,JFK,JFK,1"
+        for i, d in enumerate(range(13, 20))
+    ]
+    path.write_text("\r\n".join(rows))
+    code, _, stderr = run("score", str(path))
+    assert code == 1
+    assert stderr.strip().splitlines()[-1] == (
+        "hint: 14 of 14 errors are dates that do not read as dmy; read as mdy the file has 0"
+        " errors: try --date-format mdy"
+    )
+    assert run("score", str(path), "--date-format", "mdy")[0] == 0
+
+
+def test_plain_progress_lines_when_not_a_terminal(capsys: pytest.CaptureFixture[str]) -> None:
+    from vigil.cli._output import plain_progress
+
+    quick = plain_progress("Scoring crew")
+    quick(1, 2)
+    quick(2, 2)
+    assert capsys.readouterr().err == ""  # a quick run stays quiet
+    slow = plain_progress("Scoring crew", interval=0.0)
+    slow(512, 2048)
+    slow(2048, 2048)
+    lines = capsys.readouterr().err.splitlines()
+    assert [line.split(", ")[0] for line in lines] == [
+        "Scoring crew: 512/2048 (25 %)",
+        "Scoring crew: 2048/2048 (100 %)",
+    ]

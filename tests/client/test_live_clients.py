@@ -45,6 +45,14 @@ def test_vigil_client_scores_uploads_waits_and_streams(server: tuple[Server, str
         streamed = b"".join(vigil.stream_results(upload.roster_token, chunk_size=64))
         assert json.loads(streamed) == vigil.results(upload.roster_token)
         assert json.loads(streamed)["scheduleScores"] == scored["scheduleScores"]
+        assert final["progress"] == {"crewDone": 2, "crewTotal": 2}
+        page = vigil.results(upload.roster_token, offset=1, limit=1, include_sleep=True)
+        assert [s["schedule"] for s in page["scheduleScores"]] == ["P2"]
+        assert page["scheduleScores"][0]["sleep"]  # predicted sleep, stored by the worker
+        sleep = vigil.sleep(upload.roster_token, schedules=["P2"])
+        assert sleep["scheduleSleep"] == [
+            {"schedule": "P2", "sleep": page["scheduleScores"][0]["sleep"]}
+        ]
         assert [r["rosterName"] for r in vigil.list_rosters()] == ["march"]
         assert vigil.tokens_fetched == 1  # one token served every call above
         vigil.delete(upload.roster_token)

@@ -177,6 +177,42 @@ def test_sleep_is_what_process_fatigue_risk_include_sleep_gives(api: Api) -> Non
     assert bad.status_code == 400 and bad.json()["errors"][0]["property"] == "includeSleep"
 
 
+def test_scores_by_schedule_and_by_page(api: Api) -> None:
+    token = api.upload().json()["rosterToken"]
+    api.wait(token)
+    everything = expected(ROSTER, "KSS")
+    entries: list[dict[str, object]] = everything["scheduleScores"]  # type: ignore[assignment]
+    assert [e["schedule"] for e in entries] == ["P1", "P2"]
+
+    def only(*picked: dict[str, object]) -> dict[str, object]:
+        return {**everything, "scheduleScores": list(picked)}
+
+    one = api.results(token, "scores", schedule="P2")
+    assert one.json() == only(entries[1]) and one.headers["x-total-count"] == "1"
+    both = api.http.get(
+        "/api/GetResults",
+        params=[
+            ("rosterToken", token),
+            ("dataKey", "scores"),
+            ("Schedule", "P2"),
+            ("schedule", "P1"),
+        ],
+    )
+    assert both.json() == everything  # roster order, whatever the order asked
+    page = api.results(token, "scores", offset="1", limit="5")
+    assert page.json() == only(entries[1]) and page.headers["x-total-count"] == "2"
+    assert api.results(token, "scores", limit="1").json() == only(entries[0])
+    assert api.results(token, "scores", offset="2").json() == only()
+    sleep = api.results(token, "sleep", schedule="P2", limit="1").json()
+    assert [e["schedule"] for e in sleep["scheduleSleep"]] == ["P2"]
+    unknown = api.results(token, "scores", schedule="P9")
+    assert unknown.status_code == 404 and "'P9'" in unknown.json()["detail"]
+    for bad in ({"offset": "-1"}, {"limit": "0"}, {"limit": "x"}, {"offset": "²"}):
+        response = api.results(token, "scores", **bad)
+        assert response.status_code == 400, bad
+        assert response.json()["errors"][0]["property"] in ("offset", "limit")
+
+
 def test_parameters_case_insensitive_and_problems(api: Api) -> None:
     token = api.upload().json()["rosterToken"]
     api.wait(token)

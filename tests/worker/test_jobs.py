@@ -169,3 +169,58 @@ def test_concurrent_workers_process_each_roster_once(
         rows = session.scalars(select(RosterUpload)).all()
         assert {(r.status, r.attempts) for r in rows} == {("completedsuccessfully", 1)}
     assert len({owner for _, owner in processed}) >= 2  # they really raced
+
+
+def test_progress_is_reported_per_chunk_and_complete_at_the_end(
+    sessions: sessionmaker[Session],
+) -> None:
+    from vigil.worker.run import request_for, score_roster
+    from vigil.worker.scorers import InlineScorer
+
+    upload_id = add(sessions, "a")
+    with sessions.begin() as session:
+        job = jobs.claim(session=session, owner="w1", lease_seconds=60)
+    assert job is not None
+    seen: list[tuple[int, int]] = []
+    score_roster(
+        request_for(job),
+        chunk_size=1,
+        local=InlineScorer(),
+        progress=lambda d, t: seen.append((d, t)),
+    )
+    assert seen == [(0, 3), (1, 3), (2, 3), (3, 3)]  # P1, P2, P3: one chunk each
+    with sessions.begin() as session:
+        assert jobs.report_progress(session=session, job=job, done=1, total=3)
+    assert (row(sessions, upload_id).progress_done, row(sessions, upload_id).progress_total) == (
+        1,
+        3,
+    )
+    with sessions.begin() as session:
+        jobs.complete(session=session, job=job, errors=[], scores=b"x", model_version="m")
+        assert not jobs.report_progress(session=session, job=job, done=2, total=3)  # not held
+    assert row(sessions, upload_id).progress_done == 3
+    worker = Worker(sessions, chunk_size=1)
+    second = add(sessions, "b")
+    assert worker.run_once()
+    assert (row(sessions, second).progress_done, row(sessions, second).progress_total) == (3, 3)
+
+
+def test_retention_default_is_enforced_by_the_worker(sessions: sessionmaker[Session]) -> None:
+    """90 days by default (docs/upload.md "Retention"); a worker purges at its first loop."""
+    from vigil.web.settings import Settings
+    from vigil.worker.run import PoolSettings
+
+    days = PoolSettings.of(Settings.from_mapping({})).retention_days
+    assert days == 90
+    now = utcnow()
+    ids = [add(sessions, name) for name in ("old", "recent", "queued")]
+    with sessions.begin() as session:
+        for upload_id, age in zip(ids[:2], (days + 1, days - 1), strict=True):
+            found = session.get(RosterUpload, upload_id)
+            assert found is not None
+            found.status, found.finished_at = "completedsuccessfully", now - timedelta(days=age)
+    worker = Worker(sessions, retention_days=days)
+    worker.purge(0.0)
+    with sessions() as session:
+        left = sorted(u.roster_name for u in uploads.list_uploads(session=session, operator="acme"))
+    assert left == ["queued", "recent"]

@@ -1,10 +1,9 @@
-"""Writers and terminal output for the CLI: JSON/CSV reports, summaries, progress bars."""
+"""Writers and terminal output for the CLI: JSON/CSV reports, summaries, progress, hints."""
 
 from __future__ import annotations
 
-import csv
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
@@ -13,8 +12,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from vigil.domain import INTERVAL
-from vigil.scoring.service import ScoreReport, iso
+from vigil.domain import DateFormat, Schedule
+from vigil.scoring.service import ScheduleResult, ScoreReport, iso
 
 #: A cell starting with one of these is read as a formula by spreadsheets (CSV injection).
 _FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
@@ -25,15 +24,45 @@ def spreadsheet_safe(value: str) -> str:
     return "'" + value if value.startswith(_FORMULA_PREFIXES) else value
 
 
+#: least time between two plain progress lines [s]
+PLAIN_PROGRESS_INTERVAL = 5.0
+
+
+def plain_progress(
+    label: str, *, interval: float = PLAIN_PROGRESS_INTERVAL
+) -> Callable[[int, int], None]:
+    """A ``progress(done, total)`` callback printing plain lines on stderr (logs, cron):
+    ``Scoring crew: 2048/10000 (20 %), 5 s``, every ``interval`` s and once at the end.
+
+    A run shorter than ``interval`` prints nothing (quiet when it is quick)."""
+    import time
+
+    t0 = time.monotonic()
+    last = [t0]
+    printed = [False]
+
+    def update(done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - last[0] < interval and not (done >= total and printed[0]):
+            return
+        last[0] = now
+        printed[0] = True
+        share = f" ({100 * done // total} %)" if total else ""
+        print(f"{label}: {done}/{total}{share}, {now - t0:.0f} s", file=sys.stderr, flush=True)
+
+    return update
+
+
 @contextmanager
 def progress_bar(label: str) -> Iterator[Callable[[int, int], None]]:
     """A ``progress(done, total)`` callback drawing a bar on stderr for long runs.
 
-    Nothing is drawn when stderr is not a terminal, so pipes and CI logs stay clean.
+    When stderr is not a terminal (a scheduled job, a pipe), plain lines instead
+    (:func:`plain_progress`), so a log shows the run is alive.
     """
     console = Console(stderr=True)
     if not console.is_terminal:
-        yield lambda done, total: None
+        yield plain_progress(label)
         return
     bar = Progress(
         TextColumn("[bold]{task.description}"),
@@ -52,57 +81,61 @@ def progress_bar(label: str) -> Iterator[Callable[[int, int], None]]:
         yield update
 
 
-def write_report(report: ScoreReport, path: Path) -> None:
-    """Write the contract §4 envelope (``.json``) or one row per interval (``.csv``)."""
-    if path.suffix.lower() == ".json":
+def write_report(
+    report: ScoreReport,
+    path: Path,
+    per: str | None = None,
+    schedules: Sequence[Schedule] = (),
+) -> None:
+    """Write ``path`` (``.json`` or ``.csv``) with one row ``per`` interval, duty or
+    schedule (:mod:`vigil.cli._tables`). Defaults: per duty for CSV; for JSON the contract
+    §4 envelope (per interval, as the API answers)."""
+    from vigil.cli import _tables
+
+    csv = path.suffix.lower() == ".csv"
+    if per is None and not csv:
         path.write_bytes(report.to_json())
         return
-    with path.open("w", encoding="utf-8", newline="") as fh:
-        writer = csv.writer(fh)
-        header = ["schedule", "duty", "interval", "start", "end", report.scale]
-        if report.risk:
-            header.append("dutyRisk")
-        writer.writerow(header)
-        for result in report.schedules:
-            scores = result.scores[report.scale]
-            name = spreadsheet_safe(result.reference)
-            for j, duty in enumerate(result.duties):
-                for k in range(duty.interval_count):
-                    start = duty.on_duty + k * INTERVAL
-                    end = min(start + INTERVAL, duty.off_duty)
-                    row: list[object] = [
-                        name,
-                        j + 1,
-                        k + 1,
-                        iso(start),
-                        iso(end),
-                        f"{scores[duty.first_interval + k]:.3f}",
-                    ]
-                    if report.risk:
-                        row.append(duty.risk)
-                    writer.writerow(row)
+    chosen = _tables.Per(per or _tables.Per.DUTY)
+    _tables.write(_tables.table(report, chosen, schedules), str(path), csv=csv)
+
+
+#: schedules listed in the end-of-run summary
+SUMMARY_ROWS = 50
 
 
 def print_summary(report: ScoreReport) -> None:
-    """A table per schedule: duties, intervals, mean and peak score, peak risk."""
+    """The riskiest schedules first (highest duty risk, or peak score without ``--risk``):
+    duties, intervals, mean and peak score, when, and the highest risk."""
     console = Console(file=sys.stdout, width=120)
-    table = Table(title=f"Fatigue scores ({report.scale}, model {report.model_version})")
+
+    def peak(result: ScheduleResult) -> float:
+        scores = result.scores[report.scale]
+        return float(scores.max()) if scores.size else float("-inf")
+
+    def rank(result: ScheduleResult) -> tuple[float, float]:
+        risk = max((d.risk or 0.0 for d in result.duties), default=0.0)
+        return (risk if report.risk else 0.0, peak(result))
+
+    ordered = sorted(report.schedules, key=rank, reverse=True)
+    shown = ordered[:SUMMARY_ROWS]
+    what = "highest duty risk" if report.risk else f"peak {report.scale}"
+    table = Table(title=f"Fatigue scores ({report.scale}, model {report.model_version}), by {what}")
     for column in ("schedule", "duties", "intervals", "mean", "peak", "peak at"):
         table.add_column(column)
     if report.risk:
         table.add_column("max risk")
-    shown = report.schedules[:50]
     for result in shown:
         scores = result.scores[report.scale]
-        peak = int(scores.argmax()) if scores.size else 0
-        duty = next(d for d in result.duties if peak < d.first_interval + d.interval_count)
-        when = duty.on_duty + timedelta(minutes=15 * (peak - duty.first_interval))
+        top = int(scores.argmax()) if scores.size else 0
+        duty = next(d for d in result.duties if top < d.first_interval + d.interval_count)
+        when = duty.on_duty + timedelta(minutes=15 * (top - duty.first_interval))
         cells = [
             result.reference,
             str(len(result.duties)),
             str(scores.size),
             f"{scores.mean():.2f}",
-            f"{scores[peak]:.2f}",
+            f"{scores[top]:.2f}",
             iso(when),
         ]
         if report.risk:
@@ -112,3 +145,28 @@ def print_summary(report: ScoreReport) -> None:
     if len(report.schedules) > len(shown):
         console.print(f"... and {len(report.schedules) - len(shown)} more schedules")
     console.print(f"{len(report.schedules)} schedules scored, {len(report.errors)} errors")
+
+
+#: the message of a date that does not read in the chosen order (vigil.roster TEMPLATES)
+_BAD_DATE = "is not a valid date; expected"
+
+
+def date_format_hint(
+    errors: Sequence[str], roster_text: str, date_format: DateFormat
+) -> str | None:
+    """One line suggesting the other ``--date-format`` when most errors are dates that do
+    not read and the other order reads the file with fewer errors; else ``None``."""
+    dates = sum(_BAD_DATE in e for e in errors)
+    if not errors or dates * 2 <= len(errors):
+        return None
+    from vigil.roster import parse_request
+
+    other = DateFormat.MDY if date_format is DateFormat.DMY else DateFormat.DMY
+    again = parse_request(roster_text, other)
+    if sum(_BAD_DATE in e for e in again.error_strings()) >= dates:
+        return None
+    return (
+        f"hint: {dates} of {len(errors)} errors are dates that do not read as "
+        f"{date_format.value}; read as {other.value} the file has {len(again.errors)} errors:"
+        f" try --date-format {other.value}"
+    )

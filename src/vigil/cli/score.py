@@ -5,11 +5,15 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from vigil.domain import DateFormat
+
+if TYPE_CHECKING:
+    from vigil.domain import Schedule
+    from vigil.scoring.service import ScoreReport
 
 
 def register(app: typer.Typer) -> None:
@@ -71,6 +75,14 @@ def score_command(
         Path | None,
         typer.Option("--out", help="Write FILE.json (contract §4 envelope) or FILE.csv."),
     ] = None,
+    per: Annotated[
+        str | None,
+        typer.Option(
+            "--per",
+            help="Rows of --out: interval, duty or schedule. Default: duty for CSV (route, "
+            "local times, peak, mean, time above warning, risk); the §4 envelope for JSON.",
+        ),
+    ] = None,
     plot: Annotated[
         Path | None, typer.Option("--plot", help="Draw scores over time to FILE.png.")
     ] = None,
@@ -84,30 +96,23 @@ def score_command(
     schedules are still scored and written), 2 unusable invocation.
     """
     from vigil.cli import _output
-    from vigil.scoring.service import ScoreRequest, ScoringError, score
+    from vigil.scoring.service import ScoringError
 
+    if per is not None and per.lower() not in ("interval", "duty", "schedule"):
+        raise typer.BadParameter("must be interval, duty or schedule", param_hint="--per")
     text = _read_text(roster, "ROSTER")
     sleep_data = _load_sleep(sleep)
     activity_text = _read_text(activity, "--activity") if activity else ""
     if out is not None and out.suffix.lower() not in (".json", ".csv"):
         raise typer.BadParameter("must end in .json or .csv", param_hint="--out")
-    request = ScoreRequest(
-        roster_text=text,
-        date_format=date_format,
-        scale=scale,
-        sleep_data=sleep_data,
-        activity_text=activity_text,
-        risk=risk,
-        include_sleep=show_sleep,
-        preset=preset,
-    )
     try:
-        with _output.progress_bar("Scoring crew") as progress:
-            report = score(request, progress=progress)
-    except ScoringError as exc:
+        report, schedules = _score(
+            text, date_format, scale, preset, sleep_data, activity_text, risk, show_sleep
+        )
+    except ScoringError as exc:  # unknown scale or preset
         raise typer.BadParameter(str(exc)) from exc
     if out is not None:
-        _output.write_report(report, out)
+        _output.write_report(report, out, per.lower() if per else None, schedules)
     if plot is not None:
         from vigil.cli import _plot
 
@@ -119,4 +124,44 @@ def score_command(
         _output.print_summary(report)
     for error in report.errors:
         typer.echo(error, err=True)
+    hint = _output.date_format_hint(report.errors, text, date_format)
+    if hint:
+        typer.echo(hint, err=True)
     raise typer.Exit(1 if report.errors else 0)
+
+
+def _score(
+    text: str,
+    date_format: DateFormat,
+    scale: str,
+    preset: str,
+    sleep_data: list[dict[str, Any]],
+    activity_text: str,
+    risk: bool,
+    show_sleep: bool,
+) -> tuple[ScoreReport, tuple[Schedule, ...]]:
+    """What :func:`vigil.scoring.service.score` does, keeping the parsed schedules (the
+    per-duty table needs their routes and time zones)."""
+    from vigil.cli import _output
+    from vigil.roster import format_error, parse_request
+    from vigil.scoring.service import (
+        ScoreReport,
+        resolve_preset,
+        resolve_scale,
+        score_schedules,
+    )
+
+    chosen = resolve_scale(scale)
+    params = resolve_preset(preset)
+    parsed = parse_request(text, date_format, sleep_data=sleep_data, activity_text=activity_text)
+    with _output.progress_bar("Scoring crew") as progress:
+        results = score_schedules(parsed.schedules, params, (chosen,), progress=progress, risk=risk)
+    report = ScoreReport(
+        scale=chosen,
+        model_version=params.model_version,
+        schedules=tuple(results),
+        errors=tuple(format_error(e) for e in parsed.errors),
+        risk=risk,
+        include_sleep=show_sleep,
+    )
+    return report, parsed.schedules

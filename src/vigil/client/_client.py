@@ -227,30 +227,78 @@ class VigilClient:
         return self._json(self._request("GET", "/api/GetResults", params=params))
 
     def stream_results(
-        self, roster_token: str, *, scale: str | None = None, chunk_size: int = 65536
+        self,
+        roster_token: str,
+        *,
+        scale: str | None = None,
+        chunk_size: int = 65536,
+        schedules: Sequence[str] = (),
+        offset: int | None = None,
+        limit: int | None = None,
+        include_sleep: bool = False,
+        data_key: str = "scores",
     ) -> Iterator[bytes]:
-        """GetResults ``dataKey=scores`` as decoded JSON bytes, chunk by chunk: a month
-        of a large airline never has to fit in memory."""
-        params = {"rosterToken": roster_token, "dataKey": "scores"}
+        """GetResults ``dataKey=scores`` (or ``sleep``) as decoded JSON bytes, chunk by
+        chunk: a month of a large airline never has to fit in memory. ``schedules``,
+        ``offset`` and ``limit`` select part of the roster (docs/upload.md)."""
+        params: list[tuple[str, str]] = [("rosterToken", roster_token), ("dataKey", data_key)]
         if scale:
-            params["scale"] = scale
+            params.append(("scale", scale))
+        if include_sleep:
+            params.append(("includeSleep", "true"))
+        params += [("schedule", name) for name in schedules]
+        if offset is not None:
+            params.append(("offset", str(offset)))
+        if limit is not None:
+            params.append(("limit", str(limit)))
         headers = {"Authorization": f"Bearer {self.token()}"}
         with self._http.stream(
-            "GET", f"{self._base}/api/GetResults", params=params, headers=headers
+            "GET", f"{self._base}/api/GetResults", params=tuple(params), headers=headers
         ) as r:
             if r.status_code >= 400:
                 r.read()
                 self._json(r)
             yield from r.iter_bytes(chunk_size)
 
-    def results(self, roster_token: str, *, scale: str | None = None) -> dict[str, Any]:
-        """GetResults ``dataKey=scores`` parsed whole (small rosters; else
+    def results(
+        self,
+        roster_token: str,
+        *,
+        scale: str | None = None,
+        schedules: Sequence[str] = (),
+        offset: int | None = None,
+        limit: int | None = None,
+        include_sleep: bool = False,
+    ) -> dict[str, Any]:
+        """GetResults ``dataKey=scores`` parsed whole (small rosters or pages; else
         :meth:`stream_results`)."""
         import json
 
-        return cast(
-            dict[str, Any], json.loads(b"".join(self.stream_results(roster_token, scale=scale)))
+        chunks = self.stream_results(
+            roster_token,
+            scale=scale,
+            schedules=schedules,
+            offset=offset,
+            limit=limit,
+            include_sleep=include_sleep,
         )
+        return cast(dict[str, Any], json.loads(b"".join(chunks)))
+
+    def sleep(
+        self,
+        roster_token: str,
+        *,
+        schedules: Sequence[str] = (),
+        offset: int | None = None,
+        limit: int | None = None,
+    ) -> dict[str, Any]:
+        """GetResults ``dataKey=sleep``: the sleep each schedule's scores rest on."""
+        import json
+
+        chunks = self.stream_results(
+            roster_token, schedules=schedules, offset=offset, limit=limit, data_key="sleep"
+        )
+        return cast(dict[str, Any], json.loads(b"".join(chunks)))
 
     def list_rosters(self) -> list[dict[str, Any]]:
         """ListRosters: your operator's rosters, newest first."""

@@ -111,8 +111,9 @@ class Settings(BaseSettings):
     dask_tls_key: Path | None = None
     #: schedules per chunk when a roster is split for processes or Dask (ours)
     dask_chunk_size: int = Field(default=500, ge=1)
-    #: delete finished rosters this many days after they finished; 0 keeps them (ours)
-    retention_days: int = Field(default=0, ge=0)
+    #: delete finished rosters this many days after they finished; 0 keeps them (ours:
+    #: 90 days, a quarter's look-back, docs/upload.md "Retention")
+    retention_days: int = Field(default=90, ge=0)
     #: threads claiming uploaded rosters inside the server process; 0: no in-process pool
     worker_threads: int = Field(default=1, ge=0)
     #: local scoring processes per worker; ``None``: one per CPU; 0: score in the thread

@@ -30,6 +30,8 @@ import numpy.typing as npt
 
 from vigil.scoring.report import DutyResult, ScheduleResult, stream_envelope
 from vigil.scoring.request import DECIMALS
+from vigil.worker.frames import MAGIC as FRAMES_MAGIC
+from vigil.worker.frames import decode_frames
 from vigil.worker.stored_sleep import SleepColumns, StoredSleep, sleep_columns
 
 __all__ = [
@@ -210,7 +212,11 @@ class StoredScores:
 
 
 def unpack(blob: bytes) -> StoredScores:
-    """Decode a blob written by :func:`pack`."""
+    """Decode a stored scores blob: :func:`pack`'s ``VGS1`` or the smaller ``VGS2`` of
+    :mod:`vigil.worker.frames` (what workers store now)."""
+    if bytes(blob[:4]) == FRAMES_MAGIC:
+        scales, rows, matrix = decode_frames(blob)
+        return StoredScores(scales, [IndexedSchedule.from_json(r) for r in rows], matrix)
     magic, length = _HEADER.unpack_from(blob, 0)
     if magic != MAGIC:
         raise ValueError("not a Vigil scores blob")

@@ -1,14 +1,14 @@
 """Scale-out on a Dask distributed cluster (issue 7; docs/upload.md).
 
 With ``VIGIL_DASK_SCHEDULER`` set, a roster of more than ``VIGIL_DASK_CHUNK_SIZE``
-schedules is split by schedule into chunks; each chunk is scored on the cluster by
-:func:`vigil.worker.scorers.score_chunk` (the service's scoring function) and comes back as
-compact float32 (:class:`vigil.worker.compact.CompactChunk`); results are merged in
-schedule order, so the stored blob is byte-identical to local processing.
+schedules is split by schedule into parts (:mod:`vigil.worker.split`); each part is
+parsed, scored and encoded on the cluster by :func:`vigil.worker.tasks.run_task` and
+comes back as bytes ready to store (:class:`vigil.worker.tasks.ChunkOutcome`); outcomes
+are joined in schedule order, so the stored blob is byte-identical to local processing.
 
 The cluster's workers need this package installed (same version: the result carries
-``modelVersion``). Schedules are sent as pickled domain objects; the roster text stays
-with the worker that parsed it (row numbers and errors need the whole roster).
+``modelVersion``). A task carries its part of the roster text (or, for rosters with
+SleepData or ActivityData, pickled parsed schedules).
 
 Security (issue 13, docs/deployment.md): Dask exchanges pickles, so whoever can talk to
 the scheduler can run code on the cluster. :func:`tls_security` builds a
@@ -26,9 +26,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from vigil.domain import Schedule
-from vigil.worker.compact import CompactChunk
-from vigil.worker.scorers import Preset, score_chunk
+from vigil.worker.tasks import ChunkOutcome, ChunkTask, run_task
 
 __all__ = ["DaskScorer", "tls_security"]
 
@@ -96,25 +94,19 @@ class DaskScorer:
                 )
             return self._client
 
-    def map(
-        self, chunks: Sequence[Sequence[Schedule]], preset: Preset, scales: tuple[str, ...]
-    ) -> Iterator[CompactChunk]:
+    def map(self, tasks: Sequence[ChunkTask]) -> Iterator[ChunkOutcome]:
         client = self.client()
         threads = sum(client.nthreads().values()) or 1
         window = max(2, threads * _IN_FLIGHT_PER_THREAD)
         pending: list[Any] = []
         submitted = 0
         try:
-            while submitted < len(chunks) or pending:
-                while submitted < len(chunks) and len(pending) < window:
-                    pending.append(
-                        client.submit(
-                            score_chunk, list(chunks[submitted]), preset, scales, pure=False
-                        )
-                    )
+            while submitted < len(tasks) or pending:
+                while submitted < len(tasks) and len(pending) < window:
+                    pending.append(client.submit(run_task, tasks[submitted], pure=False))
                     submitted += 1
                 future = pending.pop(0)
-                result: CompactChunk = future.result()
+                result: ChunkOutcome = future.result()
                 future.release()
                 yield result
         finally:

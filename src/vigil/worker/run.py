@@ -7,11 +7,14 @@ result guarded by the lease. :class:`WorkerPool` runs several workers as threads
 server starts one in its lifespan (``VIGIL_WORKER_THREADS``, default 1) and
 ``vigil worker`` runs one on any machine that reaches the database.
 
-Scoring goes through the service (:func:`vigil.scoring.service.score_schedules` after
-:func:`vigil.roster.parse_request`, exactly what :func:`vigil.scoring.service.score`
-does), split by schedule into chunks that a :class:`ChunkScorer` scores in this thread,
-in local processes, or on a Dask cluster (:mod:`vigil.worker.dask`), merged in schedule
-order into one compact blob (:mod:`vigil.worker.compact`).
+Scoring goes through the service (:func:`vigil.roster.parse_request` then
+:func:`vigil.scoring.service.score_schedules`, exactly what
+:func:`vigil.scoring.service.score` does), but in chunk tasks
+(:mod:`vigil.worker.tasks`): the worker splits the roster text by schedule
+(:mod:`vigil.worker.split`), a :class:`ChunkScorer` runs the tasks in this thread, in
+local processes, or on a Dask cluster (:mod:`vigil.worker.dask`), and the worker joins
+the encoded results in schedule order (:mod:`vigil.worker.frames`,
+:mod:`vigil.worker.stored_sleep`) and stores them.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import os
 import socket
 import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -30,23 +33,13 @@ from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from vigil.domain import DateFormat
 from vigil.fleet.stored import record_summary
-from vigil.roster import format_error, parse_request
-from vigil.scoring.service import (
-    SCALE_CODES,
-    ScoreRequest,
-    resolve_preset,
-    resolve_scale,
-)
 from vigil.store import operator_settings as settings_store
 from vigil.store import uploads
-from vigil.store.operator_settings import SettingsVersion
 from vigil.store.tables import utcnow
 from vigil.worker import jobs
-from vigil.worker.compact import CompactChunk, pack
-from vigil.worker.scorers import ChunkScorer, InlineScorer, ProcessScorer, score_chunk
-from vigil.worker.stored_sleep import SleepColumns, encode_sleep
+from vigil.worker.roster_job import ScoredRoster, plan_tasks, request_for, score_roster
+from vigil.worker.scorers import ChunkScorer, InlineScorer, ProcessScorer
 
 __all__ = [
     "ChunkScorer",
@@ -56,8 +49,8 @@ __all__ = [
     "ScoredRoster",
     "Worker",
     "WorkerPool",
+    "plan_tasks",
     "request_for",
-    "score_chunk",
     "score_roster",
 ]
 
@@ -67,89 +60,6 @@ logger = logging.getLogger(__name__)
 PURGE_INTERVAL = 3600.0
 #: least time between two progress writes of one roster [s]
 PROGRESS_INTERVAL = 0.5
-
-
-@dataclass(frozen=True, slots=True)
-class ScoredRoster:
-    """What a worker stores for a roster."""
-
-    errors: list[str]
-    scores: bytes
-    model_version: str
-    schedule_count: int
-    #: the sleep the scores rest on (:func:`vigil.worker.stored_sleep.encode_sleep`)
-    sleep: bytes | None = None
-
-
-def request_for(job: jobs.ClaimedJob, settings: SettingsVersion | None = None) -> ScoreRequest:
-    """The service request an upload stands for: risk on, all six scales (contract §5),
-    under the operator settings version recorded at upload (issue 18) when given."""
-    scale = resolve_scale(job.preferred_scale)
-    options = settings.settings.score_options(settings.version) if settings else {}
-    return ScoreRequest(
-        roster_text=job.roster_text,
-        date_format=DateFormat(job.date_format),
-        scale=scale,
-        sleep_data=job.sleep_data,
-        activity_text=job.activity_text,
-        risk=True,
-        extra_scales=tuple(s for s in SCALE_CODES if s != scale),
-        **options,
-    )
-
-
-def score_roster(
-    request: ScoreRequest,
-    *,
-    chunk_size: int,
-    local: ChunkScorer,
-    remote: ChunkScorer | None = None,
-    progress: Callable[[int, int], None] | None = None,
-) -> ScoredRoster:
-    """Parse, split by schedule, score every chunk, merge in order into one blob.
-
-    Mirrors :func:`vigil.scoring.service.score` (same parsing, same scoring function,
-    same preset), but keeps each scored chunk only as compact float32 until stored.
-    Rosters of more than ``chunk_size`` schedules go to ``remote`` (Dask) when given.
-    ``progress(done, total)`` is called in crew (schedules) once the roster is split and
-    after each chunk.
-    """
-    params = request.parameters or resolve_preset(request.preset)
-    parsed = parse_request(
-        request.roster_text,
-        request.date_format,
-        sleep_data=request.sleep_data,
-        activity_text=request.activity_text,
-        airports=request.airports,
-        blank_defaults=request.blank_defaults,
-    )
-    schedules = parsed.schedules
-    chunks = [schedules[i : i + chunk_size] for i in range(0, len(schedules), chunk_size)]
-    scorer = remote if remote is not None and len(chunks) > 1 else local
-    sleep: list[SleepColumns] = []
-    total = len(schedules)
-    if progress is not None:
-        progress(0, total)
-
-    def keep_sleep(scored: Iterator[CompactChunk]) -> Iterator[CompactChunk]:
-        done = 0
-        for chunk in scored:
-            if chunk.sleep is not None:
-                sleep.append(chunk.sleep)
-            done += len(chunk.schedules)
-            if progress is not None:
-                progress(done, total)
-            yield chunk
-
-    preset = request.parameters or request.preset
-    blob = pack(keep_sleep(scorer.map(chunks, preset, SCALE_CODES)), SCALE_CODES)
-    return ScoredRoster(
-        [format_error(e) for e in parsed.errors],
-        blob,
-        params.model_version,
-        len(schedules),
-        encode_sleep(sleep),
-    )
 
 
 def worker_name() -> str:

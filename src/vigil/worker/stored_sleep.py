@@ -19,9 +19,11 @@ kind                source       kind (§4)   what it is
 ``given-inflight``  given        inflight    a SleepData record inside a duty
 ==================  ===========  ==========  ==========================================
 
-Layout (ours, little-endian)::
+Layout (ours, little-endian): one or more segments back to back (each chunk task encodes
+its own, the worker joins them in schedule order)::
 
-    b"VGZ1" | uint32 n = len(index) | index (UTF-8 JSON, n bytes) | zlib(arrays)
+    segment = b"VGZ1" | uint32 n = len(index) | uint32 m = len(data) | index (n bytes) | data
+    data = zlib(arrays)
 
 with index ``{"kinds": [...], "schedules": [[reference, episode_count], ...]}`` and
 ``arrays`` = ``int64 start_delta[N] | int64 end_s[N] | float32 quality[N] | uint8 kind[N]``
@@ -38,7 +40,7 @@ import json
 import struct
 import zlib
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -56,7 +58,7 @@ __all__ = [
 ]
 
 MAGIC = b"VGZ1"
-_HEADER = struct.Struct("<4sI")
+_HEADER = struct.Struct("<4sII")
 _HOUR = 3600.0
 #: quality keeps the 3 decimals of the responses (contract §4)
 _QUALITY_DECIMALS = 3
@@ -149,18 +151,34 @@ def encode_sleep(parts: Iterable[SleepColumns]) -> bytes:
     index = json.dumps(
         {"kinds": [k for k, _, _ in KINDS], "schedules": schedules}, separators=(",", ":")
     ).encode()
-    return _HEADER.pack(MAGIC, len(index)) + index + zlib.compress(arrays, 6)
+    data = zlib.compress(arrays, 6)
+    return _HEADER.pack(MAGIC, len(index), len(data)) + index + data
 
 
 def decode_sleep(blob: bytes) -> dict[str, list[StoredSleep]]:
-    """Reference → its sleep episodes in time order, from a blob of :func:`encode_sleep`."""
-    magic, length = _HEADER.unpack_from(blob, 0)
-    if magic != MAGIC:
-        raise ValueError("not a Vigil sleep blob")
-    start = _HEADER.size
-    index = json.loads(bytes(blob[start : start + length]))
+    """Reference → its sleep episodes in time order, from :func:`encode_sleep` segments
+    (one, or several joined in schedule order)."""
+    out: dict[str, list[StoredSleep]] = {}
+    at = 0
+    while at < len(blob):
+        if len(blob) - at < _HEADER.size:
+            raise ValueError("sleep blob is truncated")
+        magic, length, size = _HEADER.unpack_from(blob, at)
+        if magic != MAGIC:
+            raise ValueError("not a Vigil sleep blob")
+        start = at + _HEADER.size
+        at = start + length + size
+        if at > len(blob):
+            raise ValueError("sleep blob is truncated")
+        index = json.loads(bytes(blob[start : start + length]))
+        _decode_segment(index, zlib.decompress(bytes(blob[start + length : at])), out)
+    return out
+
+
+def _decode_segment(
+    index: dict[str, list[Any]], data: bytes, out: dict[str, list[StoredSleep]]
+) -> None:
     names: list[str] = index["kinds"]
-    data = zlib.decompress(bytes(blob[start + length :]))
     total = sum(n for _, n in index["schedules"])
     if len(data) != total * 21:
         raise ValueError("sleep blob is truncated")
@@ -169,11 +187,9 @@ def decode_sleep(blob: bytes) -> dict[str, list[StoredSleep]]:
     quality = np.frombuffer(data, "<f4", total, 16 * total).astype(np.float64)
     qualities = np.round(quality, _QUALITY_DECIMALS).tolist()
     kinds = [names[k] for k in np.frombuffer(data, "u1", total, 20 * total).tolist()]
-    out: dict[str, list[StoredSleep]] = {}
     at = 0
     for reference, count in index["schedules"]:
         out[reference] = [
             StoredSleep(starts[j], ends[j], kinds[j], qualities[j]) for j in range(at, at + count)
         ]
         at += count
-    return out

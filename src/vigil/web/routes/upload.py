@@ -13,14 +13,12 @@ from __future__ import annotations
 import json
 import logging
 import secrets
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
-import orjson
 from fastapi import APIRouter, Depends, FastAPI, Query, Request
-from fastapi.responses import JSONResponse, Response, StreamingResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import Field, field_validator
 
 from vigil.scoring.service import SCALE_CODES, ScoringError, iso, resolve_scale
@@ -28,9 +26,10 @@ from vigil.store import operator_settings as settings_store
 from vigil.store import uploads
 from vigil.store.repo import AlreadyExistsError
 from vigil.store.status import JobStatus
-from vigil.store.tables import RosterResult, RosterUpload, utcnow
+from vigil.store.tables import RosterUpload, utcnow
 from vigil.web.deps import SessionDep, UploadPrincipal
 from vigil.web.problems import only_query, problem
+from vigil.web.routes.results import read_selection, scores_response, sleep_response
 from vigil.web.schemas import (
     GetResultsOut,
     RosterListOut,
@@ -41,7 +40,7 @@ from vigil.web.schemas import (
 )
 
 if TYPE_CHECKING:
-    from vigil.worker.stored_sleep import StoredSleep
+    pass
 
 logger = logging.getLogger(__name__)
 
@@ -144,56 +143,6 @@ def _status_body(upload: RosterUpload) -> dict[str, Any]:
         "updatedAt": iso(upload.updated_at),
         "progress": {"crewDone": upload.progress_done, "crewTotal": upload.progress_total},
     }
-
-
-@dataclass(frozen=True, slots=True)
-class _Selection:
-    """Which schedules GetResults answers: named ones (``schedule=``), then a page."""
-
-    names: tuple[str, ...]
-    offset: int
-    limit: int | None
-
-    def pick(self, references: Sequence[str]) -> list[int] | JSONResponse:
-        """Positions of the selected schedules in roster order, or a 404 naming the
-        schedules that have no results."""
-        if self.names:
-            wanted = set(self.names)
-            positions = [i for i, ref in enumerate(references) if ref in wanted]
-            if len(positions) < len(wanted):
-                missing = sorted(wanted - set(references))
-                return problem(
-                    404,
-                    f"No scored schedule {', '.join(map(repr, missing[:10]))} in this roster"
-                    " (a schedule with data errors is not scored: see dataKey=feedback).",
-                    title="Unknown schedule",
-                    errors=[{"property": "schedule", "message": m} for m in missing[:10]],
-                )
-        else:
-            positions = list(range(len(references)))
-        end = None if self.limit is None else self.offset + self.limit
-        return positions[self.offset : end]
-
-
-def _selection(request: Request) -> _Selection | JSONResponse:
-    """``schedule`` (repeatable), ``offset`` and ``limit`` from the query, checked."""
-    names: list[str] = []
-    numbers: dict[str, int] = {}
-    for key, value in request.query_params.multi_items():
-        name = key.lower()
-        if name == "schedule":
-            names.append(value)
-        elif name in ("offset", "limit") and name not in numbers:
-            least = 1 if name == "limit" else 0
-            number = int(value) if value.strip().isdecimal() else -1
-            if number < least:
-                return problem(
-                    400,
-                    f"{key} must be a whole number of at least {least}.",
-                    errors=[{"property": key, "message": "not a valid number"}],
-                )
-            numbers[name] = number
-    return _Selection(tuple(dict.fromkeys(names)), numbers.get("offset", 0), numbers.get("limit"))
 
 
 @router.post(
@@ -334,7 +283,7 @@ def get_results(
             "includeSleep must be true or false.",
             errors=[{"property": "includeSleep", "message": "not a boolean"}],
         )
-    selection = _selection(request)
+    selection = read_selection(request)
     if isinstance(selection, JSONResponse):
         return selection
     upload = uploads.get_upload(session=session, operator=principal.operator, token=token)
@@ -375,84 +324,11 @@ def get_results(
             rosterStatus=upload.status,
         )
     if key == "sleep":
-        return _sleep_response(upload.token, result, selection)
+        return sleep_response(upload.token, result, selection)
     version = settings_store.roster_settings_version(session=session, upload_id=upload.id)
-    return _scores_response(
+    return scores_response(
         result, wanted_scale or upload.preferred_scale, with_sleep, selection, version
     )
-
-
-def _scores_response(
-    result: RosterResult,
-    scale: str,
-    with_sleep: bool,
-    selection: _Selection,
-    settings_version: int | None,
-) -> Response:
-    """The stored scores as the ProcessFatigueRisk envelope, streamed."""
-    from vigil.worker.compact import unpack
-    from vigil.worker.stored_sleep import decode_sleep
-
-    stored = unpack(result.scores)
-    picked = selection.pick(stored.references)
-    if isinstance(picked, JSONResponse):
-        return picked
-    sleep = decode_sleep(result.sleep) if with_sleep and result.sleep is not None else None
-    parts = stored.envelope(
-        scale,
-        model_version=result.model_version,
-        errors=json.loads(result.errors_json),
-        settings_version=settings_version,
-        sleep=sleep,
-        only=picked,
-    )
-    return StreamingResponse(
-        parts, media_type="application/json", headers=_total(selection, stored.references)
-    )
-
-
-def _total(selection: _Selection, references: Sequence[str]) -> dict[str, str]:
-    """``X-Total-Count``: schedules selected before paging."""
-    count = len(set(selection.names)) if selection.names else len(references)
-    return {"X-Total-Count": str(count)}
-
-
-def _sleep_response(token: str, result: RosterResult, selection: _Selection) -> Response:
-    """``dataKey=sleep`` (:class:`~vigil.web.schemas.SleepResultsOut`), streamed."""
-    from vigil.worker.stored_sleep import decode_sleep
-
-    sleep = decode_sleep(result.sleep or b"")
-    references = list(sleep)
-    picked = selection.pick(references)
-    if isinstance(picked, JSONResponse):
-        return picked
-    chosen = [(references[i], sleep[references[i]]) for i in picked]
-    return StreamingResponse(
-        _sleep_stream(token, result.model_version, chosen),
-        media_type="application/json",
-        headers=_total(selection, references),
-    )
-
-
-def _sleep_stream(
-    token: str, model_version: str, chosen: Sequence[tuple[str, Sequence[StoredSleep]]]
-) -> Iterator[bytes]:
-    """The ``dataKey=sleep`` document in ~64 KiB pieces."""
-    from vigil.scoring.report import STREAM_CHUNK, sleep_json
-
-    head = orjson.dumps({"rosterToken": token, "modelVersion": model_version})
-    buffer = [head[:-1] + b',"scheduleSleep":[']
-    size = 0
-    for i, (reference, episodes) in enumerate(chosen):
-        entry = {"schedule": reference, "sleep": [sleep_json(e.episode()) for e in episodes]}
-        piece = orjson.dumps(entry)
-        buffer.append(b"," + piece if i else piece)
-        size += len(piece) + 1
-        if size >= STREAM_CHUNK:
-            yield b"".join(buffer)
-            buffer, size = [], 0
-    buffer.append(b"]}")
-    yield b"".join(buffer)
 
 
 @router.delete(

@@ -1,0 +1,210 @@
+"""Stored scores, small: one KSS series per interval, the other scales derived on read.
+
+Issue 15 (footprint): the first stored format (:mod:`vigil.worker.compact`, ``VGS1``)
+kept six float32 scales per interval, about 150 MB for a 10,000-crew month. Every scale
+is a fixed function of the final KSS (:mod:`vigil.model.scales`), but of each *sample's*
+KSS, averaged per interval afterwards, so the interval mean of a scale is not exactly the
+scale of the interval-mean KSS where an interval straddles a knee or a clip. This format
+therefore stores, per interval, in thousandths (scores have 3 decimals, contract §4):
+
+- the KSS series, as first differences;
+- the KP series, as first differences (KP is a logistic: deriving it needs ``exp``,
+  whose last bit may differ between machines, so it is not derived);
+- for SP, VD, CRD and PMR, the *residual* between the stored score and the scale derived
+  with IEEE basic arithmetic only (same bits on every machine): SP and VD from the
+  stored KSS, CRD and PMR from the stored VD (:func:`derive`, :func:`derive_from_vd`).
+  Residuals are 3-decimal rounding noise (a few units) except in intervals that
+  straddle a knee, so they compress to a fraction of a byte per interval.
+
+Derived + residual gives back the service's rounded score exactly, for every scale
+(tests/worker/test_frames.py). The derivation's constants are stored in each frame's
+index, so a later model change cannot change how an old blob reads.
+
+Each chunk task encodes its own frame (:func:`encode_frame`); the worker only joins them
+(:func:`join_frames`). Layout (ours, little-endian)::
+
+    b"VGS2" | (uint32 length | frame)*
+    frame = zlib(uint32 n | index JSON (n bytes) | byte planes of int32[6, T])
+
+with index ``{"scales": [...], "derive": {...}, "schedules": [[reference, interval_count,
+duties], ...]}`` (duties as in ``VGS1``) and the six int32 rows KSS-delta, KP-delta, then
+the SP, VD, CRD, PMR residuals, stored as 4 byte planes (bytes 0 of every value, then
+bytes 1, …) so that zlib sees long runs of zeros.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import zlib
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from vigil.model.parameters import Parameters
+from vigil.scoring.report import ScheduleResult
+
+__all__ = ["MAGIC", "decode_frames", "derive", "derive_from_vd", "encode_frame", "join_frames"]
+
+MAGIC = b"VGS2"
+_LENGTH = struct.Struct("<I")
+#: rows of a frame's int32 block, in order
+_ROWS = ("KSS", "KP", "SP", "VD", "CRD", "PMR")
+_DERIVED = ("SP", "VD", "CRD", "PMR")
+#: the Parameters fields the derivation reads
+_CONSTANTS = (
+    "sp_slope",
+    "vd_slope",
+    "vd_knee",
+    "crd_fraction",
+    "pmr_floor",
+    "pmr_slope",
+    "pmr_knee",
+)
+_LEVEL = 6
+
+IntArray = npt.NDArray[np.int64]
+
+
+def _thousandths(values: npt.NDArray[np.float64]) -> IntArray:
+    return np.rint(np.asarray(values, dtype=np.float64) * 1000.0).astype(np.int64)
+
+
+def derive(kss: IntArray, constants: Mapping[str, float]) -> dict[str, IntArray]:
+    """SP and VD in thousandths from KSS in thousandths (reference §2.6 forms).
+
+    Basic IEEE arithmetic only (no ``exp``), so every machine gets the same bits.
+    """
+    k = kss.astype(np.float64) / 1000.0
+    vd = np.clip(constants["vd_slope"] * np.maximum(0.0, k - constants["vd_knee"]), 0.0, 100.0)
+    return {
+        "SP": _thousandths(np.clip(1.0 + constants["sp_slope"] * (k - 1.0), 1.0, 7.0)),
+        "VD": _thousandths(vd),
+    }
+
+
+def derive_from_vd(
+    kss: IntArray, vd: IntArray, constants: Mapping[str, float]
+) -> dict[str, IntArray]:
+    """CRD and PMR in thousandths from the stored VD (and KSS where VD is 0).
+
+    CRD is a fixed fraction of VD per sample, so of the interval means too; above both
+    knees PMR is linear in VD. Predicting from the stored VD rather than the 3-decimal
+    KSS keeps the residuals within a unit or two.
+    """
+    v = vd.astype(np.float64) / 1000.0
+    k = kss.astype(np.float64) / 1000.0
+    above = constants["pmr_floor"] + constants["pmr_slope"] * (
+        v / constants["vd_slope"] + constants["vd_knee"] - constants["pmr_knee"]
+    )
+    below = constants["pmr_floor"] + constants["pmr_slope"] * np.maximum(
+        0.0, k - constants["pmr_knee"]
+    )
+    return {
+        "CRD": _thousandths(constants["crd_fraction"] * v),
+        "PMR": _thousandths(np.clip(np.where(vd > 0, above, below), 0.0, 100.0)),
+    }
+
+
+def _epoch_s(instant: datetime) -> int:
+    return int(instant.timestamp())
+
+
+def encode_frame(
+    results: Sequence[ScheduleResult], params: Parameters, scales: Sequence[str]
+) -> bytes:
+    """One compressed frame for consecutive scored schedules (all six ``scales``)."""
+    if set(scales) != set(_ROWS):
+        raise ValueError(f"a frame holds exactly the scales {_ROWS}")
+    constants = {name: float(getattr(params, name)) for name in _CONSTANTS}
+    index = {
+        "scales": list(scales),
+        "derive": constants,
+        "schedules": [
+            [
+                r.reference,
+                int(r.scores["KSS"].shape[0]),
+                [
+                    [_epoch_s(d.on_duty), _epoch_s(d.off_duty), d.first_interval]
+                    + [d.interval_count, d.risk]
+                    for d in r.duties
+                ],
+            ]
+            for r in results
+        ],
+    }
+    total = sum(int(r.scores["KSS"].shape[0]) for r in results)
+    for r in results:
+        if not all(np.isfinite(r.scores[code]).all() for code in _ROWS):
+            raise ValueError(f"schedule {r.reference!r} has a score that is not a number")
+    q = {
+        code: _thousandths(np.concatenate([r.scores[code] for r in results]))
+        if results
+        else np.empty(0, np.int64)
+        for code in _ROWS
+    }
+    derived = derive(q["KSS"], constants) | derive_from_vd(q["KSS"], q["VD"], constants)
+    rows = np.empty((len(_ROWS), total), dtype="<i4")
+    rows[0] = np.diff(q["KSS"], prepend=np.int64(0))
+    rows[1] = np.diff(q["KP"], prepend=np.int64(0))
+    for i, code in enumerate(_DERIVED, start=2):
+        rows[i] = q[code] - derived[code]
+    planes = rows.view(np.uint8).reshape(-1, 4).T.tobytes()
+    head = json.dumps(index, separators=(",", ":")).encode()
+    return zlib.compress(_LENGTH.pack(len(head)) + head + planes, _LEVEL)
+
+
+def join_frames(frames: Iterable[bytes]) -> bytes:
+    """The stored blob: frames in schedule order, each with its length."""
+    parts = [MAGIC]
+    for frame in frames:
+        parts += [_LENGTH.pack(len(frame)), frame]
+    return b"".join(parts)
+
+
+def _frames(blob: bytes) -> Iterator[bytes]:
+    at = len(MAGIC)
+    while at < len(blob):
+        (length,) = _LENGTH.unpack_from(blob, at)
+        at += _LENGTH.size
+        if at + length > len(blob):
+            raise ValueError("scores blob is truncated")
+        yield bytes(blob[at : at + length])
+        at += length
+
+
+def decode_frames(blob: bytes) -> tuple[tuple[str, ...], list[list[Any]], npt.NDArray[np.float32]]:
+    """``(scales, index rows, float32 matrix (intervals, scales))`` of a ``VGS2`` blob.
+
+    The matrix holds every scale's 3-decimal score as float32, as ``VGS1`` stored it.
+    """
+    if blob[: len(MAGIC)] != MAGIC:
+        raise ValueError("not a Vigil VGS2 scores blob")
+    scales: tuple[str, ...] = ()
+    schedules: list[list[Any]] = []
+    blocks: list[npt.NDArray[np.float32]] = []
+    for frame in _frames(blob):
+        payload = zlib.decompress(frame)
+        (length,) = _LENGTH.unpack_from(payload, 0)
+        index = json.loads(payload[_LENGTH.size : _LENGTH.size + length])
+        scales = tuple(index["scales"])
+        schedules.extend(index["schedules"])
+        planes = np.frombuffer(payload, np.uint8, offset=_LENGTH.size + length)
+        rows = planes.reshape(4, -1).T.copy().view("<i4").reshape(len(_ROWS), -1)
+        q = {"KSS": np.cumsum(rows[0], dtype=np.int64), "KP": np.cumsum(rows[1], dtype=np.int64)}
+        constants = index["derive"]
+        first = derive(q["KSS"], constants)
+        q["SP"] = first["SP"] + rows[2]
+        q["VD"] = first["VD"] + rows[3]
+        second = derive_from_vd(q["KSS"], q["VD"], constants)
+        q["CRD"] = second["CRD"] + rows[4]
+        q["PMR"] = second["PMR"] + rows[5]
+        block = np.empty((rows.shape[1], len(scales)), dtype=np.float32)
+        for column, code in enumerate(scales):
+            block[:, column] = q[code] / 1000.0
+        blocks.append(block)
+    matrix = np.concatenate(blocks) if blocks else np.empty((0, len(scales)), np.float32)
+    return scales, schedules, matrix

@@ -1,0 +1,67 @@
+"""Stored scores as one KSS series plus residuals (issue 15 footprint): exact on read."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vigil.domain import DateFormat
+from vigil.roster.synthetic import generate_airline_roster
+from vigil.scoring.service import SCALE_CODES, ScoreRequest, resolve_preset, score
+from vigil.worker.compact import compact_chunk, pack, unpack
+from vigil.worker.frames import decode_frames, encode_frame, join_frames
+
+PRESETS = ("ingre2014_5c", "tpm_default")
+
+
+def _results(preset: str):  # type: ignore[no-untyped-def]
+    roster = generate_airline_roster(20, 28, seed=11)
+    with np.errstate(invalid="ignore"):
+        report = score(
+            ScoreRequest(
+                roster,
+                DateFormat.DMY,
+                risk=True,
+                preset=preset,
+                extra_scales=tuple(s for s in SCALE_CODES if s != "KSS"),
+            )
+        )
+    return report.schedules
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_stored_then_derived_equals_computed_on_every_scale(preset: str) -> None:
+    results = _results(preset)
+    params = resolve_preset(preset)
+    blob = join_frames(
+        [
+            encode_frame(results[:7], params, SCALE_CODES),
+            encode_frame(results[7:], params, SCALE_CODES),
+        ]
+    )
+    stored = unpack(blob)
+    assert stored.references == [r.reference for r in results]
+    for scale in SCALE_CODES:
+        got = list(stored.schedule_results(scale))
+        for want, have in zip(results, got, strict=True):
+            # exactly the service's 3-decimal rounding, bit for bit
+            assert have.scores[scale].tobytes() == want.scores[scale].tobytes(), scale
+            assert have.duties == want.duties
+    # the same matrix as the six-float32 format
+    old = unpack(pack([compact_chunk(results, SCALE_CODES)], SCALE_CODES))
+    assert np.array_equal(old.matrix, stored.matrix)
+    assert len(blob) * 3 < len(pack([compact_chunk(results, SCALE_CODES)], SCALE_CODES))
+
+
+def test_residuals_are_mostly_zero_and_bad_blobs_refused() -> None:
+    results = _results(PRESETS[0])
+    frame = encode_frame(results, resolve_preset(PRESETS[0]), SCALE_CODES)
+    scales, rows, matrix = decode_frames(join_frames([frame]))
+    assert scales == SCALE_CODES and len(rows) == len(results) and matrix.dtype == np.float32
+    assert decode_frames(join_frames([]))[2].shape == (0, 0)
+    with pytest.raises(ValueError, match="truncated"):
+        decode_frames(join_frames([frame])[:-1])
+    with pytest.raises(ValueError, match="VGS2"):
+        decode_frames(b"VGS1")
+    with pytest.raises(ValueError, match="exactly the scales"):
+        encode_frame(results, resolve_preset(PRESETS[0]), ("KSS",))
