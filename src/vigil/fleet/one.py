@@ -1,9 +1,12 @@
 """One schedule of a stored scores blob, read without decoding the others (issue 16).
 
 :func:`vigil.worker.compact.unpack` builds an index entry for every duty of the roster
-(136,000 at 10,000 crew); a chart needs one schedule. :func:`one_schedule` parses the
-blob's JSON index with orjson, keeps one entry and slices its rows of the score matrix,
-so a chart page stays well under the issue's 0.5 s at airline size.
+(136,000 at 10,000 crew); a chart needs one schedule. :func:`one_schedule` finds it and
+decodes only what holds it, so a chart page stays well under the issue's 0.5 s at airline
+size: in a ``VGS1`` blob, it parses the JSON index with orjson, keeps one entry and slices
+its rows of the score matrix; in a ``VGS2`` blob (:mod:`vigil.worker.frames`, what workers
+store now), it reads each frame's index (decompressing no further) and decodes the one
+frame that holds the schedule.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import orjson
 
+from vigil.worker import frames
 from vigil.worker.compact import IndexedSchedule, StoredScores
 
 __all__ = ["OneSchedule", "one_schedule"]
@@ -49,6 +53,8 @@ def one_schedule(
     """
     read: Reader = blob if callable(blob) else (lambda at, n: bytes(blob[at : at + n]))
     magic, length = _HEADER.unpack(read(0, _HEADER.size))
+    if magic == frames.MAGIC:
+        return _from_frames(read, reference)
     if magic != b"VGS1":
         raise ValueError("not a Vigil scores blob")
     start = _HEADER.size
@@ -74,6 +80,27 @@ def one_schedule(
             return OneSchedule(StoredScores(scales, [schedule], matrix), position, duty)
         row += int(entry[1])
         duty += len(entry[2])
+    return None
+
+
+def _from_frames(read: Reader, reference: str) -> OneSchedule | None:
+    """:func:`one_schedule` in a ``VGS2`` blob: one frame decoded, the others' index only."""
+    position = duty = 0
+    for at, length in frames.frame_spans(read):
+        frame = read(at, length)
+        rows = frames.frame_index(frame)["schedules"]
+        names = [row[0] for row in rows]
+        if reference not in names:
+            position += len(rows)
+            duty += sum(len(row[2]) for row in rows)
+            continue
+        scales, rows, matrix = frames.decode_frame(frame)
+        k = names.index(reference)
+        first = sum(int(row[1]) for row in rows[:k])
+        schedule = IndexedSchedule.from_json(rows[k])
+        block = matrix[first : first + schedule.interval_count]
+        duty += sum(len(row[2]) for row in rows[:k])
+        return OneSchedule(StoredScores(scales, [schedule], block), position + k, duty)
     return None
 
 

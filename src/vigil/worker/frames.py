@@ -37,7 +37,7 @@ from __future__ import annotations
 import json
 import struct
 import zlib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -47,7 +47,17 @@ import numpy.typing as npt
 from vigil.model.parameters import Parameters
 from vigil.scoring.report import ScheduleResult
 
-__all__ = ["MAGIC", "decode_frames", "derive", "derive_from_vd", "encode_frame", "join_frames"]
+__all__ = [
+    "MAGIC",
+    "decode_frame",
+    "decode_frames",
+    "derive",
+    "derive_from_vd",
+    "encode_frame",
+    "frame_index",
+    "frame_spans",
+    "join_frames",
+]
 
 MAGIC = b"VGS2"
 _LENGTH = struct.Struct("<I")
@@ -176,6 +186,53 @@ def _frames(blob: bytes) -> Iterator[bytes]:
         at += length
 
 
+def frame_index(frame: bytes) -> dict[str, Any]:
+    """The JSON index of one compressed frame, decompressing only as far as the index."""
+    inflate = zlib.decompressobj()
+    head = inflate.decompress(frame, _LENGTH.size)
+    (length,) = _LENGTH.unpack_from(head, 0)
+    raw = inflate.decompress(inflate.unconsumed_tail, length)
+    return dict(json.loads(raw))
+
+
+def decode_frame(frame: bytes) -> tuple[tuple[str, ...], list[list[Any]], npt.NDArray[np.float32]]:
+    """``(scales, index rows, float32 matrix (intervals, scales))`` of one frame."""
+    payload = zlib.decompress(frame)
+    (length,) = _LENGTH.unpack_from(payload, 0)
+    index = json.loads(payload[_LENGTH.size : _LENGTH.size + length])
+    scales = tuple(index["scales"])
+    planes = np.frombuffer(payload, np.uint8, offset=_LENGTH.size + length)
+    rows = planes.reshape(4, -1).T.copy().view("<i4").reshape(len(_ROWS), -1)
+    q = {"KSS": np.cumsum(rows[0], dtype=np.int64), "KP": np.cumsum(rows[1], dtype=np.int64)}
+    constants = index["derive"]
+    first = derive(q["KSS"], constants)
+    q["SP"] = first["SP"] + rows[2]
+    q["VD"] = first["VD"] + rows[3]
+    second = derive_from_vd(q["KSS"], q["VD"], constants)
+    q["CRD"] = second["CRD"] + rows[4]
+    q["PMR"] = second["PMR"] + rows[5]
+    block = np.empty((rows.shape[1], len(scales)), dtype=np.float32)
+    for column, code in enumerate(scales):
+        block[:, column] = q[code] / 1000.0
+    return scales, list(index["schedules"]), block
+
+
+def frame_spans(read: Callable[[int, int], bytes]) -> Iterator[tuple[int, int]]:
+    """``(offset, length)`` of every frame of a ``VGS2`` blob read through
+    ``read(offset, length)`` (which answers ``b""`` at the end), so a blob in a database
+    need not be fetched whole to be walked."""
+    if read(0, len(MAGIC)) != MAGIC:
+        raise ValueError("not a Vigil VGS2 scores blob")
+    at = len(MAGIC)
+    while head := read(at, _LENGTH.size):
+        if len(head) < _LENGTH.size:
+            raise ValueError("scores blob is truncated")
+        (length,) = _LENGTH.unpack(head)
+        at += _LENGTH.size
+        yield at, length
+        at += length
+
+
 def decode_frames(blob: bytes) -> tuple[tuple[str, ...], list[list[Any]], npt.NDArray[np.float32]]:
     """``(scales, index rows, float32 matrix (intervals, scales))`` of a ``VGS2`` blob.
 
@@ -187,24 +244,8 @@ def decode_frames(blob: bytes) -> tuple[tuple[str, ...], list[list[Any]], npt.ND
     schedules: list[list[Any]] = []
     blocks: list[npt.NDArray[np.float32]] = []
     for frame in _frames(blob):
-        payload = zlib.decompress(frame)
-        (length,) = _LENGTH.unpack_from(payload, 0)
-        index = json.loads(payload[_LENGTH.size : _LENGTH.size + length])
-        scales = tuple(index["scales"])
-        schedules.extend(index["schedules"])
-        planes = np.frombuffer(payload, np.uint8, offset=_LENGTH.size + length)
-        rows = planes.reshape(4, -1).T.copy().view("<i4").reshape(len(_ROWS), -1)
-        q = {"KSS": np.cumsum(rows[0], dtype=np.int64), "KP": np.cumsum(rows[1], dtype=np.int64)}
-        constants = index["derive"]
-        first = derive(q["KSS"], constants)
-        q["SP"] = first["SP"] + rows[2]
-        q["VD"] = first["VD"] + rows[3]
-        second = derive_from_vd(q["KSS"], q["VD"], constants)
-        q["CRD"] = second["CRD"] + rows[4]
-        q["PMR"] = second["PMR"] + rows[5]
-        block = np.empty((rows.shape[1], len(scales)), dtype=np.float32)
-        for column, code in enumerate(scales):
-            block[:, column] = q[code] / 1000.0
+        scales, rows, block = decode_frame(frame)
+        schedules.extend(rows)
         blocks.append(block)
     matrix = np.concatenate(blocks) if blocks else np.empty((0, len(scales)), np.float32)
     return scales, schedules, matrix

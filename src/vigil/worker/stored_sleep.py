@@ -39,7 +39,7 @@ from __future__ import annotations
 import json
 import struct
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -54,6 +54,7 @@ __all__ = [
     "StoredSleep",
     "decode_sleep",
     "encode_sleep",
+    "schedule_sleep",
     "sleep_columns",
 ]
 
@@ -155,10 +156,8 @@ def encode_sleep(parts: Iterable[SleepColumns]) -> bytes:
     return _HEADER.pack(MAGIC, len(index), len(data)) + index + data
 
 
-def decode_sleep(blob: bytes) -> dict[str, list[StoredSleep]]:
-    """Reference → its sleep episodes in time order, from :func:`encode_sleep` segments
-    (one, or several joined in schedule order)."""
-    out: dict[str, list[StoredSleep]] = {}
+def _segments(blob: bytes) -> Iterator[tuple[dict[str, list[Any]], int, int]]:
+    """``(index, data start, data end)`` of each segment, the data left compressed."""
     at = 0
     while at < len(blob):
         if len(blob) - at < _HEADER.size:
@@ -170,9 +169,27 @@ def decode_sleep(blob: bytes) -> dict[str, list[StoredSleep]]:
         at = start + length + size
         if at > len(blob):
             raise ValueError("sleep blob is truncated")
-        index = json.loads(bytes(blob[start : start + length]))
-        _decode_segment(index, zlib.decompress(bytes(blob[start + length : at])), out)
+        yield json.loads(bytes(blob[start : start + length])), start + length, at
+
+
+def decode_sleep(blob: bytes) -> dict[str, list[StoredSleep]]:
+    """Reference → its sleep episodes in time order, from :func:`encode_sleep` segments
+    (one, or several joined in schedule order)."""
+    out: dict[str, list[StoredSleep]] = {}
+    for index, start, end in _segments(blob):
+        _decode_segment(index, zlib.decompress(bytes(blob[start:end])), out)
     return out
+
+
+def schedule_sleep(blob: bytes, reference: str) -> list[StoredSleep]:
+    """One Reference's sleep episodes (empty when it has none), decompressing only the
+    segment that holds it (issue 16: a chart at airline size)."""
+    for index, start, end in _segments(blob):
+        if any(name == reference for name, _ in index["schedules"]):
+            out: dict[str, list[StoredSleep]] = {}
+            _decode_segment(index, zlib.decompress(bytes(blob[start:end])), out)
+            return out.get(reference, [])
+    return []
 
 
 def _decode_segment(
