@@ -97,3 +97,42 @@ def test_identical_nights_follow_folkard_and_tucker() -> None:
     m = cumulative_multiplier(rep, rep + 8.0, kind) * run_fatigue_floor(factor, kind, pos)
     h = factor * m
     assert np.allclose(h[0] / h[0, 0], [1.00, 1.06, 1.17, 1.36])
+
+
+def _floor_by_definition(f: list[float], kind: list[int], pos: list[int]) -> list[float]:
+    """``max(1, max(f_1 .. f_{k-1}) / f_k)`` per duty, spelled out run by run."""
+    out = [1.0] * len(f)
+    for j in range(len(f)):
+        if pos[j] < 2:
+            continue
+        start = max(i for i in range(j) if kind[i] == kind[j] and pos[i] == 1)
+        same = [i for i in range(start, j) if kind[i] == kind[j] and pos[i] > 0]
+        earlier = [f[i] for i in same if not np.isnan(f[i])]
+        if earlier and not np.isnan(f[j]) and f[j] > 0:
+            out[j] = max(1.0, max(earlier) / f[j])
+    return out
+
+
+def test_run_kernels_match_the_definitions_on_random_rosters() -> None:
+    rng = np.random.default_rng(5)
+    n, d = 40, 12
+    rep = np.cumsum(rng.uniform(8.0, 60.0, (n, d)), axis=1)
+    rep[rng.random((n, d)) < 0.1] = np.nan
+    kind = rng.integers(0, 3, (n, d))
+    pos = run_positions(rep, rep + 8.0, kind)
+    factor = rng.uniform(0.5, 3.0, (n, d))
+    factor[rng.random((n, d)) < 0.1] = np.nan
+    floor = run_fatigue_floor(factor, kind, pos)
+    for i in range(n):
+        for code in (NIGHT, EARLY):
+            run, last_off = 0, -np.inf
+            for j in range(d):
+                if kind[i, j] == code and not np.isnan(rep[i, j]):
+                    run = run + 1 if rep[i, j] - last_off < 36.0 else 1
+                    last_off = rep[i, j] + 8.0
+                    assert pos[i, j] == run
+                elif kind[i, j] == OTHER or np.isnan(rep[i, j]):
+                    assert pos[i, j] == 0
+        expected = _floor_by_definition(list(factor[i]), list(kind[i]), list(pos[i]))
+        np.testing.assert_allclose(floor[i], expected)
+    assert (pos >= 2).sum() > 20 and (floor > 1.0).sum() > 5  # the cases were exercised

@@ -32,6 +32,7 @@ from __future__ import annotations
 import functools
 import math
 
+import numba as nb
 import numpy as np
 
 from ._arrays import FloatArray, IntArray, as_2d, as_float
@@ -93,28 +94,46 @@ def run_positions(
         k for NIGHT and EARLY duties; 0 for OTHER duties and padding.
     """
     rep, end = as_2d(report, "report"), as_2d(off, "off")
-    kinds = np.asarray(kind, dtype=np.int64)
-    n, d = rep.shape
-    out = np.zeros((n, d), dtype=np.int64)
-    for code in (NIGHT, EARLY):
-        run = np.zeros(n, dtype=np.int64)
-        last_off = np.full(n, -np.inf)
-        for j in range(d):
-            this = (kinds[:, j] == code) & ~np.isnan(rep[:, j])
-            consecutive = (rep[:, j] - last_off) < params.consecutive_gap
-            run = np.where(this, np.where(consecutive, run + 1, 1), run)
-            last_off = np.where(this, end[:, j], last_off)
-            out[:, j] = np.where(this, run, out[:, j])
+    kinds = np.ascontiguousarray(kind, dtype=np.int64)
+    out = np.zeros(rep.shape, dtype=np.int64)
+    _run_positions(
+        np.ascontiguousarray(rep), np.ascontiguousarray(end), kinds,
+        float(params.consecutive_gap), out,
+    )  # fmt: skip
     return out
 
 
+@nb.njit(cache=True)
+def _run_positions(
+    rep: FloatArray, end: FloatArray, kinds: IntArray, gap: float, out: IntArray
+) -> None:
+    """Kernel of :func:`run_positions`: one pass per person and duty kind."""
+    for i in range(rep.shape[0]):
+        for code in (NIGHT, EARLY):
+            run = 0
+            last_off = -np.inf
+            for j in range(rep.shape[1]):
+                r = rep[i, j]
+                if kinds[i, j] != code or math.isnan(r):
+                    continue
+                run = run + 1 if r - last_off < gap else 1
+                last_off = end[i, j]
+                out[i, j] = run
+
+
 def cumulative_multiplier(
-    report: object, off: object, kind: object, params: Parameters = DEFAULT
+    report: object,
+    off: object,
+    kind: object,
+    params: Parameters = DEFAULT,
+    *,
+    position: IntArray | None = None,
 ) -> FloatArray:
     """M_cum per duty from runs of consecutive night or early duties (reference §8).
 
     Parameters are those of :func:`run_positions`; ``params`` also gives
-    ``night_multiplier`` and ``early_multiplier`` (k = 1, 2, 3, >= 4).
+    ``night_multiplier`` and ``early_multiplier`` (k = 1, 2, 3, >= 4). ``position``, if
+    given, is :func:`run_positions` of the same duties (computed here otherwise).
 
     Returns
     -------
@@ -123,7 +142,8 @@ def cumulative_multiplier(
     """
     rep = as_2d(report, "report")
     kinds = np.asarray(kind, dtype=np.int64)
-    position = run_positions(rep, off, kinds, params)
+    if position is None:
+        position = run_positions(rep, off, kinds, params)
     out = np.ones(rep.shape)
     for code, table in ((NIGHT, params.night_multiplier), (EARLY, params.early_multiplier)):
         values = np.asarray(table)
@@ -203,22 +223,37 @@ def run_fatigue_floor(factor: object, kind: object, position: object) -> FloatAr
     .. [1] Folkard S, Tucker P (2003). Occup Med 53:95-101. doi:10.1093/occmed/kqg047
     .. [2] Folkard S, Åkerstedt T (2004). Aviat Space Environ Med 75(3 Suppl):A161-A167.
     """
-    f = as_2d(factor, "factor")
-    kinds = np.asarray(kind, dtype=np.int64)
-    pos = np.asarray(position, dtype=np.int64)
-    n, d = f.shape
-    out = np.ones((n, d))
-    for code in (NIGHT, EARLY):
-        running = np.full(n, np.nan)
-        for j in range(d):
-            this = kinds[:, j] == code
-            first = this & (pos[:, j] == 1)
-            later = this & (pos[:, j] >= 2)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                ratio = np.fmax(1.0, running / f[:, j])
-            out[:, j] = np.where(later & np.isfinite(ratio), ratio, out[:, j])
-            running = np.where(first, f[:, j], np.where(later, np.fmax(running, f[:, j]), running))
+    f = np.ascontiguousarray(as_2d(factor, "factor"))
+    out = np.ones(f.shape)
+    _run_floor(
+        f,
+        np.ascontiguousarray(kind, dtype=np.int64),
+        np.ascontiguousarray(position, dtype=np.int64),
+        out,
+    )
     return out
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _run_floor(f: FloatArray, kinds: IntArray, pos: IntArray, out: FloatArray) -> None:
+    """Kernel of :func:`run_fatigue_floor`; NaN-ignoring max as ``np.fmax``."""
+    for i in range(f.shape[0]):
+        for code in (NIGHT, EARLY):
+            running = np.nan
+            for j in range(f.shape[1]):
+                if kinds[i, j] != code or pos[i, j] < 1:
+                    continue
+                fj = f[i, j]
+                if pos[i, j] == 1:
+                    running = fj
+                    continue
+                ratio = running / fj
+                if math.isnan(ratio) or ratio < 1.0:
+                    ratio = 1.0
+                if math.isfinite(ratio):
+                    out[i, j] = ratio
+                if math.isnan(running) or fj > running:
+                    running = fj
 
 
 def nearest_point_counts(

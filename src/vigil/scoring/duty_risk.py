@@ -89,11 +89,13 @@ def duty_risks(
     report_rows[layout.crew, layout.slot] = layout.on
     off_rows[layout.crew, layout.slot] = layout.off
     kind_rows[layout.crew, layout.slot] = kinds
-    multiplier = model.cumulative_multiplier(report_rows, off_rows, kind_rows, params)
+    positions = risk.run_positions(report_rows, off_rows, kind_rows, params)
+    multiplier = model.cumulative_multiplier(
+        report_rows, off_rows, kind_rows, params, position=positions
+    )
     # cumulative fatigue over a run of nights or earlies: no recovery within the run (§8)
     factor_rows = np.full(crew_shape, np.nan)
     factor_rows[layout.crew, layout.slot] = risk.fatigue_factor(kss, included, lengths, params)
-    positions = risk.run_positions(report_rows, off_rows, kind_rows, params)
     multiplier = multiplier * risk.run_fatigue_floor(factor_rows, kind_rows, positions)
     hazard = risk.duties_hazard(
         kss,
