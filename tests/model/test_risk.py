@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from vigil.model import (
@@ -9,13 +11,24 @@ from vigil.model import (
     EARLY,
     NIGHT,
     OTHER,
+    Parameters,
     classify_duty,
     cumulative_multiplier,
     duty_risk,
     duty_risk_exposure,
     reference_hazard,
 )
-from vigil.model.risk import fatigue_factor, run_fatigue_floor, run_positions
+from vigil.model.risk import (
+    _pairwise_sum,
+    duties_hazard,
+    duty_hazard,
+    fatigue_factor,
+    interval_geometry,
+    nearest_point_counts,
+    run_fatigue_floor,
+    run_positions,
+)
+from vigil.model.workload import sector_times
 
 from .conftest import DAY0, habitual, one_person
 
@@ -136,3 +149,48 @@ def test_run_kernels_match_the_definitions_on_random_rosters() -> None:
         expected = _floor_by_definition(list(factor[i]), list(kind[i]), list(pos[i]))
         np.testing.assert_allclose(floor[i], expected)
     assert (pos >= 2).sum() > 20 and (floor > 1.0).sum() > 5  # the cases were exercised
+
+
+def _hazard_by_parts(
+    kss: np.ndarray, report: np.ndarray, off: np.ndarray, sectors: np.ndarray,
+    included: np.ndarray, multiplier: np.ndarray, cabin: np.ndarray, params: Parameters,
+) -> np.ndarray:  # fmt: skip
+    """H_d composed from the vectorised public functions (reference §8)."""
+    counts = np.sum(~np.isnan(kss), axis=1)
+    width = kss.shape[1]
+    hours, length = interval_geometry(report, off, counts, width)
+    takeoff, landing = sector_times(report, off, sectors, params)
+    return duty_hazard(
+        kss, hours, included,
+        nearest_point_counts(takeoff, report, counts, width),
+        nearest_point_counts(landing, report, counts, width),
+        multiplier, params, cabin_crew=cabin, interval_hours=length,
+    )  # fmt: skip
+
+
+def test_hazard_kernel_is_bit_equal_to_the_vectorised_composition() -> None:
+    rng = np.random.default_rng(11)
+    params = replace(DEFAULT, exposure_takeoff=0.3, exposure_landing=0.7)
+    for width in (5, 8, 13, 60, 130, 300):  # NumPy's pairwise-sum branches
+        d = 50
+        count = rng.integers(1, width + 1, d)
+        kss = rng.uniform(1.0, 9.0, (d, width))
+        kss[np.arange(width)[None, :] >= count[:, None]] = np.nan
+        report = 20_000 * 24.0 + rng.uniform(0.0, 500.0, d)
+        off = report + count * 0.25 - rng.uniform(0.0, 0.2, d)
+        sectors = rng.integers(0, 7, d)
+        included = rng.random((d, width)) < 0.8
+        multiplier = rng.uniform(1.0, 2.0, d)
+        cabin = rng.random(d) < 0.3
+        for p in (DEFAULT, params):
+            fused = duties_hazard(kss, report, off, sectors, included, multiplier, p,
+                                  cabin_crew=cabin)  # fmt: skip
+            parts = _hazard_by_parts(kss, report, off, sectors, included, multiplier, cabin, p)
+            np.testing.assert_array_equal(fused, parts)
+
+
+def test_pairwise_sum_adds_in_numpys_order() -> None:
+    rng = np.random.default_rng(2)
+    for n in (0, 1, 7, 8, 9, 127, 128, 129, 255, 256, 257, 1000, 2049):
+        a = rng.uniform(-1.0, 1.0, n) * 10.0 ** rng.integers(-8, 8, n)
+        assert _pairwise_sum(a) == a.sum()
