@@ -194,3 +194,15 @@ def test_pairwise_sum_adds_in_numpys_order() -> None:
     for n in (0, 1, 7, 8, 9, 127, 128, 129, 255, 256, 257, 1000, 2049):
         a = rng.uniform(-1.0, 1.0, n) * 10.0 ** rng.integers(-8, 8, n)
         assert _pairwise_sum(a) == a.sum()
+
+
+def test_cumulative_multiplier_reads_the_tables_by_run_position() -> None:
+    rep = DAY0 + 24.0 * np.arange(7.0)[None, :]
+    rep = np.vstack([rep, rep])
+    rep[1, 6] = np.nan
+    kind = np.array([[NIGHT] * 5 + [OTHER, EARLY], [EARLY] * 6 + [NIGHT]])
+    m = cumulative_multiplier(rep, rep + 8.0, kind)
+    night, early = DEFAULT.night_multiplier, DEFAULT.early_multiplier
+    np.testing.assert_array_equal(m[0], [*night, night[-1], 1.0, early[0]])
+    np.testing.assert_array_equal(m[1, :6], [*early, early[-1], early[-1]])
+    assert np.isnan(m[1, 6])

@@ -145,12 +145,40 @@ def cumulative_multiplier(
     kinds = np.asarray(kind, dtype=np.int64)
     if position is None:
         position = run_positions(rep, off, kinds, params)
-    out = np.ones(rep.shape)
-    for code, table in ((NIGHT, params.night_multiplier), (EARLY, params.early_multiplier)):
-        values = np.asarray(table)
-        idx = np.clip(position - 1, 0, values.size - 1)
-        out = np.where((kinds == code) & (position > 0), values[idx], out)
-    return np.where(np.isnan(rep), np.nan, out)
+    out = np.empty(rep.shape)
+    _multiplier(
+        np.ascontiguousarray(rep),
+        np.ascontiguousarray(np.broadcast_to(kinds, rep.shape)),
+        np.ascontiguousarray(np.broadcast_to(np.asarray(position, dtype=np.int64), rep.shape)),
+        np.asarray(params.night_multiplier, dtype=np.float64),
+        np.asarray(params.early_multiplier, dtype=np.float64),
+        out,
+    )
+    return out
+
+
+@nb.njit(cache=True)
+def _multiplier(
+    rep: FloatArray,
+    kinds: IntArray,
+    pos: IntArray,
+    night: FloatArray,
+    early: FloatArray,
+    out: FloatArray,
+) -> None:
+    """Kernel of :func:`cumulative_multiplier`: the table entry of position k (last entry
+    for k beyond the table), 1 for OTHER duties, NaN for padding."""
+    for i in range(rep.shape[0]):
+        for j in range(rep.shape[1]):
+            k = pos[i, j]
+            if math.isnan(rep[i, j]):
+                out[i, j] = np.nan
+            elif k > 0 and kinds[i, j] == NIGHT:
+                out[i, j] = night[min(k - 1, night.size - 1)]
+            elif k > 0 and kinds[i, j] == EARLY:
+                out[i, j] = early[min(k - 1, early.size - 1)]
+            else:
+                out[i, j] = 1.0
 
 
 def fatigue_factor(
