@@ -206,3 +206,21 @@ def test_cumulative_multiplier_reads_the_tables_by_run_position() -> None:
     np.testing.assert_array_equal(m[0], [*night, night[-1], 1.0, early[0]])
     np.testing.assert_array_equal(m[1, :6], [*early, early[-1], early[-1]])
     assert np.isnan(m[1, 6])
+
+
+def test_fatigue_factor_is_bit_equal_to_its_vectorised_form() -> None:
+    rng = np.random.default_rng(8)
+    for width in (3, 8, 50, 129, 260):
+        kss = rng.uniform(1.0, 9.0, (30, width))
+        kss[rng.random(kss.shape) < 0.1] = np.nan
+        included = rng.random(kss.shape) < 0.8
+        included[0] = False  # a duty with no exposure: NaN
+        hours = rng.uniform(0.0, 0.25, kss.shape)
+        term = np.exp(DEFAULT.risk_beta * (kss - DEFAULT.risk_kss_reference))
+        weight = np.where(included & ~np.isnan(kss), hours, 0.0)
+        total = weight.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            expected = np.where(
+                total > 0, np.sum(np.where(weight > 0, term, 0.0) * weight, axis=1) / total, np.nan
+            )
+        np.testing.assert_array_equal(fatigue_factor(kss, included, hours), expected)

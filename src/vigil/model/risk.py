@@ -204,17 +204,33 @@ def fatigue_factor(
         no included interval.
     """
     k = as_2d(kss, "kss")
-    term = np.exp(params.risk_beta * (k - params.risk_kss_reference))
-    weight = np.where(
-        np.asarray(included, dtype=bool) & ~np.isnan(k), as_float(interval_hours), 0.0
+    term = np.ascontiguousarray(np.exp(params.risk_beta * (k - params.risk_kss_reference)))
+    mean = np.empty(k.shape[0])
+    _factor_mean(
+        term,
+        np.ascontiguousarray(np.broadcast_to(np.asarray(included, dtype=bool), k.shape)),
+        np.ascontiguousarray(np.broadcast_to(as_float(interval_hours), k.shape)),
+        mean,
     )
-    weight = np.broadcast_to(weight, k.shape)
-    total = weight.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean: FloatArray = np.where(
-            total > 0, np.sum(np.where(weight > 0, term, 0.0) * weight, axis=1) / total, np.nan
-        )
     return mean
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _factor_mean(
+    term: FloatArray, included: npt.NDArray[np.bool_], hours: FloatArray, out: FloatArray
+) -> None:
+    """Hour-weighted row means of :func:`fatigue_factor`, summed in NumPy's pairwise order
+    (bit-equal to the vectorised form); ``term`` is NaN where the KSS is."""
+    width = term.shape[1]
+    weight = np.empty(width)
+    product = np.empty(width)
+    for d in range(term.shape[0]):
+        for j in range(width):
+            w = hours[d, j] if included[d, j] and not math.isnan(term[d, j]) else 0.0
+            weight[j] = w
+            product[j] = (term[d, j] if w > 0 else 0.0) * w
+        total = _pairwise_sum(weight)
+        out[d] = _pairwise_sum(product) / total if total > 0 else np.nan
 
 
 def run_fatigue_floor(factor: object, kind: object, position: object) -> FloatArray:
