@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from vigil.model import (
@@ -9,13 +11,24 @@ from vigil.model import (
     EARLY,
     NIGHT,
     OTHER,
+    Parameters,
     classify_duty,
     cumulative_multiplier,
     duty_risk,
     duty_risk_exposure,
     reference_hazard,
 )
-from vigil.model.risk import fatigue_factor, run_fatigue_floor, run_positions
+from vigil.model.risk import (
+    _pairwise_sum,
+    duties_hazard,
+    duty_hazard,
+    fatigue_factor,
+    interval_geometry,
+    nearest_point_counts,
+    run_fatigue_floor,
+    run_positions,
+)
+from vigil.model.workload import sector_times
 
 from .conftest import DAY0, habitual, one_person
 
@@ -97,3 +110,117 @@ def test_identical_nights_follow_folkard_and_tucker() -> None:
     m = cumulative_multiplier(rep, rep + 8.0, kind) * run_fatigue_floor(factor, kind, pos)
     h = factor * m
     assert np.allclose(h[0] / h[0, 0], [1.00, 1.06, 1.17, 1.36])
+
+
+def _floor_by_definition(f: list[float], kind: list[int], pos: list[int]) -> list[float]:
+    """``max(1, max(f_1 .. f_{k-1}) / f_k)`` per duty, spelled out run by run."""
+    out = [1.0] * len(f)
+    for j in range(len(f)):
+        if pos[j] < 2:
+            continue
+        start = max(i for i in range(j) if kind[i] == kind[j] and pos[i] == 1)
+        same = [i for i in range(start, j) if kind[i] == kind[j] and pos[i] > 0]
+        earlier = [f[i] for i in same if not np.isnan(f[i])]
+        if earlier and not np.isnan(f[j]) and f[j] > 0:
+            out[j] = max(1.0, max(earlier) / f[j])
+    return out
+
+
+def test_run_kernels_match_the_definitions_on_random_rosters() -> None:
+    rng = np.random.default_rng(5)
+    n, d = 40, 12
+    rep = np.cumsum(rng.uniform(8.0, 60.0, (n, d)), axis=1)
+    rep[rng.random((n, d)) < 0.1] = np.nan
+    kind = rng.integers(0, 3, (n, d))
+    pos = run_positions(rep, rep + 8.0, kind)
+    factor = rng.uniform(0.5, 3.0, (n, d))
+    factor[rng.random((n, d)) < 0.1] = np.nan
+    floor = run_fatigue_floor(factor, kind, pos)
+    for i in range(n):
+        for code in (NIGHT, EARLY):
+            run, last_off = 0, -np.inf
+            for j in range(d):
+                if kind[i, j] == code and not np.isnan(rep[i, j]):
+                    run = run + 1 if rep[i, j] - last_off < 36.0 else 1
+                    last_off = rep[i, j] + 8.0
+                    assert pos[i, j] == run
+                elif kind[i, j] == OTHER or np.isnan(rep[i, j]):
+                    assert pos[i, j] == 0
+        expected = _floor_by_definition(list(factor[i]), list(kind[i]), list(pos[i]))
+        np.testing.assert_allclose(floor[i], expected)
+    assert (pos >= 2).sum() > 20 and (floor > 1.0).sum() > 5  # the cases were exercised
+
+
+def _hazard_by_parts(
+    kss: np.ndarray, report: np.ndarray, off: np.ndarray, sectors: np.ndarray,
+    included: np.ndarray, multiplier: np.ndarray, cabin: np.ndarray, params: Parameters,
+) -> np.ndarray:  # fmt: skip
+    """H_d composed from the vectorised public functions (reference §8)."""
+    counts = np.sum(~np.isnan(kss), axis=1)
+    width = kss.shape[1]
+    hours, length = interval_geometry(report, off, counts, width)
+    takeoff, landing = sector_times(report, off, sectors, params)
+    return duty_hazard(
+        kss, hours, included,
+        nearest_point_counts(takeoff, report, counts, width),
+        nearest_point_counts(landing, report, counts, width),
+        multiplier, params, cabin_crew=cabin, interval_hours=length,
+    )  # fmt: skip
+
+
+def test_hazard_kernel_is_bit_equal_to_the_vectorised_composition() -> None:
+    rng = np.random.default_rng(11)
+    params = replace(DEFAULT, exposure_takeoff=0.3, exposure_landing=0.7)
+    for width in (5, 8, 13, 60, 130, 300):  # NumPy's pairwise-sum branches
+        d = 50
+        count = rng.integers(1, width + 1, d)
+        kss = rng.uniform(1.0, 9.0, (d, width))
+        kss[np.arange(width)[None, :] >= count[:, None]] = np.nan
+        report = 20_000 * 24.0 + rng.uniform(0.0, 500.0, d)
+        off = report + count * 0.25 - rng.uniform(0.0, 0.2, d)
+        sectors = rng.integers(0, 7, d)
+        included = rng.random((d, width)) < 0.8
+        multiplier = rng.uniform(1.0, 2.0, d)
+        cabin = rng.random(d) < 0.3
+        for p in (DEFAULT, params):
+            fused = duties_hazard(kss, report, off, sectors, included, multiplier, p,
+                                  cabin_crew=cabin)  # fmt: skip
+            parts = _hazard_by_parts(kss, report, off, sectors, included, multiplier, cabin, p)
+            np.testing.assert_array_equal(fused, parts)
+
+
+def test_pairwise_sum_adds_in_numpys_order() -> None:
+    rng = np.random.default_rng(2)
+    for n in (0, 1, 7, 8, 9, 127, 128, 129, 255, 256, 257, 1000, 2049):
+        a = rng.uniform(-1.0, 1.0, n) * 10.0 ** rng.integers(-8, 8, n)
+        assert _pairwise_sum(a) == a.sum()
+
+
+def test_cumulative_multiplier_reads_the_tables_by_run_position() -> None:
+    rep = DAY0 + 24.0 * np.arange(7.0)[None, :]
+    rep = np.vstack([rep, rep])
+    rep[1, 6] = np.nan
+    kind = np.array([[NIGHT] * 5 + [OTHER, EARLY], [EARLY] * 6 + [NIGHT]])
+    m = cumulative_multiplier(rep, rep + 8.0, kind)
+    night, early = DEFAULT.night_multiplier, DEFAULT.early_multiplier
+    np.testing.assert_array_equal(m[0], [*night, night[-1], 1.0, early[0]])
+    np.testing.assert_array_equal(m[1, :6], [*early, early[-1], early[-1]])
+    assert np.isnan(m[1, 6])
+
+
+def test_fatigue_factor_is_bit_equal_to_its_vectorised_form() -> None:
+    rng = np.random.default_rng(8)
+    for width in (3, 8, 50, 129, 260):
+        kss = rng.uniform(1.0, 9.0, (30, width))
+        kss[rng.random(kss.shape) < 0.1] = np.nan
+        included = rng.random(kss.shape) < 0.8
+        included[0] = False  # a duty with no exposure: NaN
+        hours = rng.uniform(0.0, 0.25, kss.shape)
+        term = np.exp(DEFAULT.risk_beta * (kss - DEFAULT.risk_kss_reference))
+        weight = np.where(included & ~np.isnan(kss), hours, 0.0)
+        total = weight.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            expected = np.where(
+                total > 0, np.sum(np.where(weight > 0, term, 0.0) * weight, axis=1) / total, np.nan
+            )
+        np.testing.assert_array_equal(fatigue_factor(kss, included, hours), expected)

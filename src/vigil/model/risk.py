@@ -32,14 +32,16 @@ from __future__ import annotations
 import functools
 import math
 
+import numba as nb
 import numpy as np
+import numpy.typing as npt
 
 from ._arrays import FloatArray, IntArray, as_2d, as_float
 from .alertness import final_kss
 from .parameters import DEFAULT, Parameters
 from .scales import interval_means
 from .simulate import CrewTimeline, simulate_alertness
-from .workload import sector_times, workload_kss
+from .workload import workload_kss
 
 OTHER, NIGHT, EARLY = 0, 1, 2  #: duty kinds for the cumulative multiplier (reference §8)
 INTERVAL_HOURS = 0.25  #: score interval [h] (contract §4)
@@ -93,28 +95,46 @@ def run_positions(
         k for NIGHT and EARLY duties; 0 for OTHER duties and padding.
     """
     rep, end = as_2d(report, "report"), as_2d(off, "off")
-    kinds = np.asarray(kind, dtype=np.int64)
-    n, d = rep.shape
-    out = np.zeros((n, d), dtype=np.int64)
-    for code in (NIGHT, EARLY):
-        run = np.zeros(n, dtype=np.int64)
-        last_off = np.full(n, -np.inf)
-        for j in range(d):
-            this = (kinds[:, j] == code) & ~np.isnan(rep[:, j])
-            consecutive = (rep[:, j] - last_off) < params.consecutive_gap
-            run = np.where(this, np.where(consecutive, run + 1, 1), run)
-            last_off = np.where(this, end[:, j], last_off)
-            out[:, j] = np.where(this, run, out[:, j])
+    kinds = np.ascontiguousarray(kind, dtype=np.int64)
+    out = np.zeros(rep.shape, dtype=np.int64)
+    _run_positions(
+        np.ascontiguousarray(rep), np.ascontiguousarray(end), kinds,
+        float(params.consecutive_gap), out,
+    )  # fmt: skip
     return out
 
 
+@nb.njit(cache=True)
+def _run_positions(
+    rep: FloatArray, end: FloatArray, kinds: IntArray, gap: float, out: IntArray
+) -> None:
+    """Kernel of :func:`run_positions`: one pass per person and duty kind."""
+    for i in range(rep.shape[0]):
+        for code in (NIGHT, EARLY):
+            run = 0
+            last_off = -np.inf
+            for j in range(rep.shape[1]):
+                r = rep[i, j]
+                if kinds[i, j] != code or math.isnan(r):
+                    continue
+                run = run + 1 if r - last_off < gap else 1
+                last_off = end[i, j]
+                out[i, j] = run
+
+
 def cumulative_multiplier(
-    report: object, off: object, kind: object, params: Parameters = DEFAULT
+    report: object,
+    off: object,
+    kind: object,
+    params: Parameters = DEFAULT,
+    *,
+    position: IntArray | None = None,
 ) -> FloatArray:
     """M_cum per duty from runs of consecutive night or early duties (reference §8).
 
     Parameters are those of :func:`run_positions`; ``params`` also gives
-    ``night_multiplier`` and ``early_multiplier`` (k = 1, 2, 3, >= 4).
+    ``night_multiplier`` and ``early_multiplier`` (k = 1, 2, 3, >= 4). ``position``, if
+    given, is :func:`run_positions` of the same duties (computed here otherwise).
 
     Returns
     -------
@@ -123,13 +143,42 @@ def cumulative_multiplier(
     """
     rep = as_2d(report, "report")
     kinds = np.asarray(kind, dtype=np.int64)
-    position = run_positions(rep, off, kinds, params)
-    out = np.ones(rep.shape)
-    for code, table in ((NIGHT, params.night_multiplier), (EARLY, params.early_multiplier)):
-        values = np.asarray(table)
-        idx = np.clip(position - 1, 0, values.size - 1)
-        out = np.where((kinds == code) & (position > 0), values[idx], out)
-    return np.where(np.isnan(rep), np.nan, out)
+    if position is None:
+        position = run_positions(rep, off, kinds, params)
+    out = np.empty(rep.shape)
+    _multiplier(
+        np.ascontiguousarray(rep),
+        np.ascontiguousarray(np.broadcast_to(kinds, rep.shape)),
+        np.ascontiguousarray(np.broadcast_to(np.asarray(position, dtype=np.int64), rep.shape)),
+        np.asarray(params.night_multiplier, dtype=np.float64),
+        np.asarray(params.early_multiplier, dtype=np.float64),
+        out,
+    )
+    return out
+
+
+@nb.njit(cache=True)
+def _multiplier(
+    rep: FloatArray,
+    kinds: IntArray,
+    pos: IntArray,
+    night: FloatArray,
+    early: FloatArray,
+    out: FloatArray,
+) -> None:
+    """Kernel of :func:`cumulative_multiplier`: the table entry of position k (last entry
+    for k beyond the table), 1 for OTHER duties, NaN for padding."""
+    for i in range(rep.shape[0]):
+        for j in range(rep.shape[1]):
+            k = pos[i, j]
+            if math.isnan(rep[i, j]):
+                out[i, j] = np.nan
+            elif k > 0 and kinds[i, j] == NIGHT:
+                out[i, j] = night[min(k - 1, night.size - 1)]
+            elif k > 0 and kinds[i, j] == EARLY:
+                out[i, j] = early[min(k - 1, early.size - 1)]
+            else:
+                out[i, j] = 1.0
 
 
 def fatigue_factor(
@@ -155,17 +204,33 @@ def fatigue_factor(
         no included interval.
     """
     k = as_2d(kss, "kss")
-    term = np.exp(params.risk_beta * (k - params.risk_kss_reference))
-    weight = np.where(
-        np.asarray(included, dtype=bool) & ~np.isnan(k), as_float(interval_hours), 0.0
+    term = np.ascontiguousarray(np.exp(params.risk_beta * (k - params.risk_kss_reference)))
+    mean = np.empty(k.shape[0])
+    _factor_mean(
+        term,
+        np.ascontiguousarray(np.broadcast_to(np.asarray(included, dtype=bool), k.shape)),
+        np.ascontiguousarray(np.broadcast_to(as_float(interval_hours), k.shape)),
+        mean,
     )
-    weight = np.broadcast_to(weight, k.shape)
-    total = weight.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean: FloatArray = np.where(
-            total > 0, np.sum(np.where(weight > 0, term, 0.0) * weight, axis=1) / total, np.nan
-        )
     return mean
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _factor_mean(
+    term: FloatArray, included: npt.NDArray[np.bool_], hours: FloatArray, out: FloatArray
+) -> None:
+    """Hour-weighted row means of :func:`fatigue_factor`, summed in NumPy's pairwise order
+    (bit-equal to the vectorised form); ``term`` is NaN where the KSS is."""
+    width = term.shape[1]
+    weight = np.empty(width)
+    product = np.empty(width)
+    for d in range(term.shape[0]):
+        for j in range(width):
+            w = hours[d, j] if included[d, j] and not math.isnan(term[d, j]) else 0.0
+            weight[j] = w
+            product[j] = (term[d, j] if w > 0 else 0.0) * w
+        total = _pairwise_sum(weight)
+        out[d] = _pairwise_sum(product) / total if total > 0 else np.nan
 
 
 def run_fatigue_floor(factor: object, kind: object, position: object) -> FloatArray:
@@ -203,22 +268,37 @@ def run_fatigue_floor(factor: object, kind: object, position: object) -> FloatAr
     .. [1] Folkard S, Tucker P (2003). Occup Med 53:95-101. doi:10.1093/occmed/kqg047
     .. [2] Folkard S, Åkerstedt T (2004). Aviat Space Environ Med 75(3 Suppl):A161-A167.
     """
-    f = as_2d(factor, "factor")
-    kinds = np.asarray(kind, dtype=np.int64)
-    pos = np.asarray(position, dtype=np.int64)
-    n, d = f.shape
-    out = np.ones((n, d))
-    for code in (NIGHT, EARLY):
-        running = np.full(n, np.nan)
-        for j in range(d):
-            this = kinds[:, j] == code
-            first = this & (pos[:, j] == 1)
-            later = this & (pos[:, j] >= 2)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                ratio = np.fmax(1.0, running / f[:, j])
-            out[:, j] = np.where(later & np.isfinite(ratio), ratio, out[:, j])
-            running = np.where(first, f[:, j], np.where(later, np.fmax(running, f[:, j]), running))
+    f = np.ascontiguousarray(as_2d(factor, "factor"))
+    out = np.ones(f.shape)
+    _run_floor(
+        f,
+        np.ascontiguousarray(kind, dtype=np.int64),
+        np.ascontiguousarray(position, dtype=np.int64),
+        out,
+    )
     return out
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _run_floor(f: FloatArray, kinds: IntArray, pos: IntArray, out: FloatArray) -> None:
+    """Kernel of :func:`run_fatigue_floor`; NaN-ignoring max as ``np.fmax``."""
+    for i in range(f.shape[0]):
+        for code in (NIGHT, EARLY):
+            running = np.nan
+            for j in range(f.shape[1]):
+                if kinds[i, j] != code or pos[i, j] < 1:
+                    continue
+                fj = f[i, j]
+                if pos[i, j] == 1:
+                    running = fj
+                    continue
+                ratio = running / fj
+                if math.isnan(ratio) or ratio < 1.0:
+                    ratio = 1.0
+                if math.isfinite(ratio):
+                    out[i, j] = ratio
+                if math.isnan(running) or fj > running:
+                    running = fj
 
 
 def nearest_point_counts(
@@ -365,23 +445,198 @@ def duties_hazard(
     numpy.ndarray, shape (d,)
         H_d. [h-equivalents at KSS 5]
     """
-    k = as_2d(kss, "kss")
-    rep = as_float(report)
-    width = k.shape[1]
-    counts = np.sum(~np.isnan(k), axis=1)
-    hours, length = interval_geometry(rep, off, counts, width)
-    takeoff, landing = sector_times(rep, off, sectors, params)
-    return duty_hazard(
+    k = np.ascontiguousarray(as_2d(kss, "kss"))
+    d = k.shape[0]
+    tot, length, events = np.empty(k.shape), np.empty(k.shape), np.empty(k.shape)
+    _hazard_geometry(
         k,
-        hours,
-        included,
-        nearest_point_counts(takeoff, rep, counts, width),
-        nearest_point_counts(landing, rep, counts, width),
-        multiplier,
-        params,
-        cabin_crew=cabin_crew,
-        interval_hours=length,
+        np.ascontiguousarray(np.broadcast_to(as_float(report), (d,))),
+        np.ascontiguousarray(np.broadcast_to(as_float(off), (d,))),
+        np.ascontiguousarray(np.broadcast_to(np.asarray(sectors, dtype=np.int64), (d,))),
+        np.ascontiguousarray(np.broadcast_to(np.asarray(cabin_crew, dtype=bool), (d,))),
+        _hazard_constants(params),
+        tot,
+        length,
+        events,
     )
+    # NumPy's exp, as duty_hazard's (its SIMD exp and libm's differ in the last bit)
+    np.exp(tot, out=tot)
+    term = np.exp(params.risk_beta * (k - params.risk_kss_reference))
+    out = np.empty(d)
+    _hazard_sum(
+        term,
+        tot,
+        np.ascontiguousarray(np.broadcast_to(as_float(multiplier), (d,))),
+        np.ascontiguousarray(np.broadcast_to(np.asarray(included, dtype=bool), k.shape)),
+        length,
+        events,
+        out,
+    )
+    return out
+
+
+def _hazard_constants(params: Parameters) -> FloatArray:
+    """The scalars of :func:`_hazard`, in its order."""
+    return np.array(
+        [
+            params.risk_beta,
+            params.risk_kss_reference,
+            params.tot_coefficient,
+            params.tot_onset,
+            params.exposure_takeoff,
+            params.exposure_landing,
+            params.exposure_cabin[0],
+            params.exposure_cabin[1],
+            params.report_to_takeoff,
+            params.landing_to_off,
+        ]
+    )
+
+
+@nb.njit(cache=True)
+def _block_sum(a: FloatArray, lo: int, n: int) -> float:
+    """NumPy's pairwise-sum leaf (``n <= 128``): eight accumulators, then the tail."""
+    if n < 8:
+        res = 0.0
+        for i in range(lo, lo + n):
+            res += a[i]
+        return res
+    r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
+    r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
+    i = 8
+    while i < n - n % 8:
+        r0 += a[lo + i]
+        r1 += a[lo + i + 1]
+        r2 += a[lo + i + 2]
+        r3 += a[lo + i + 3]
+        r4 += a[lo + i + 4]
+        r5 += a[lo + i + 5]
+        r6 += a[lo + i + 6]
+        r7 += a[lo + i + 7]
+        i += 8
+    acc: float = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        acc += a[lo + i]
+        i += 1
+    return acc
+
+
+@nb.njit(cache=True)
+def _pairwise_sum(a: FloatArray) -> float:
+    """``a.sum()`` added in NumPy's pairwise order, so results are bit-equal.
+
+    NumPy halves ``n > 128`` (at a multiple of 8) and adds the halves' sums; the tree is
+    walked with an explicit stack (Numba's cache cannot reload a recursive function).
+    """
+    n = a.shape[0]
+    if n <= 128:
+        return _block_sum(a, 0, n)
+    todo_lo = np.empty(128, np.int64)
+    todo_n = np.empty(128, np.int64)
+    todo_join = np.zeros(128, np.bool_)
+    values = np.empty(128)
+    top, depth = 1, 0
+    todo_lo[0], todo_n[0] = 0, n
+    while top:
+        top -= 1
+        lo, m = todo_lo[top], todo_n[top]
+        if todo_join[top]:  # both halves done: their sums are the last two values
+            depth -= 1
+            values[depth - 1] = values[depth - 1] + values[depth]
+            continue
+        if m <= 128:
+            values[depth] = _block_sum(a, lo, m)
+            depth += 1
+            continue
+        half = m // 2
+        half -= half % 8
+        todo_join[top] = True
+        todo_lo[top + 1], todo_n[top + 1] = lo + half, m - half
+        todo_join[top + 1] = False
+        todo_lo[top + 2], todo_n[top + 2] = lo, half
+        todo_join[top + 2] = False
+        top += 3
+    total: float = values[0]
+    return total
+
+
+@nb.njit(cache=True, inline="always")
+def _fmax_nan(a: float, b: float) -> float:
+    """``np.maximum(a, b)``: NaN if either is NaN."""
+    if math.isnan(a) or math.isnan(b):
+        return math.nan
+    return max(a, b)
+
+
+@nb.njit(cache=True)
+def _hazard_geometry(
+    kss: FloatArray,
+    report: FloatArray,
+    off: FloatArray,
+    sectors: IntArray,
+    cabin: npt.NDArray[np.bool_],
+    c: FloatArray,
+    tot_arg: FloatArray,
+    length: FloatArray,
+    events: FloatArray,
+) -> None:
+    """:func:`interval_geometry`, :func:`sector_times` and :func:`nearest_point_counts` of
+    :func:`duties_hazard` fused per duty, in their operation order (bit-equal results):
+    the ToT exponent, each interval's length and its take-off and landing exposure."""
+    tot_c, tot_onset = c[2], c[3]
+    width = kss.shape[1]
+    n_to = np.empty(width)
+    n_ld = np.empty(width)
+    for d in range(kss.shape[0]):
+        rep, end = report[d], off[d]
+        count = 0
+        for j in range(width):
+            if not math.isnan(kss[d, j]):
+                count += 1
+        n_to[:] = 0.0
+        n_ld[:] = 0.0
+        f0 = rep + c[8]
+        f1 = _fmax_nan(f0, end - c[9])
+        leg = (f1 - f0) / max(sectors[d], 1)
+        top = float(max(count - 1, 0))
+        for i in range(sectors[d]):
+            k = math.floor((f0 + i * leg - rep) / INTERVAL_HOURS + 0.5)
+            if not math.isnan(k):  # NaN instants are not events (nearest_point_counts)
+                n_to[int(min(max(k, 0.0), top))] += 1.0
+            k = math.floor((f0 + (i + 1) * leg - rep) / INTERVAL_HOURS + 0.5)
+            if not math.isnan(k):
+                n_ld[int(min(max(k, 0.0), top))] += 1.0
+        e_to, e_ld = (c[6], c[7]) if cabin[d] else (c[4], c[5])
+        for j in range(width):
+            valid = j < count
+            start = rep + INTERVAL_HOURS * j
+            hours = start - rep if valid else 0.0
+            length[d, j] = -_fmax_nan(-(start + INTERVAL_HOURS), -end) - start if valid else 0.0
+            tot_arg[d, j] = tot_c * _fmax_nan(0.0, hours - tot_onset)
+            events[d, j] = e_to * n_to[j] + e_ld * n_ld[j]
+
+
+@nb.njit(cache=True)
+def _hazard_sum(
+    term: FloatArray,
+    tot: FloatArray,
+    multiplier: FloatArray,
+    included: npt.NDArray[np.bool_],
+    length: FloatArray,
+    events: FloatArray,
+    out: FloatArray,
+) -> None:
+    """``H_d = Σ h·(w + events)`` of :func:`duty_hazard`, summed in NumPy's order."""
+    width = term.shape[1]
+    row = np.empty(width)
+    for d in range(term.shape[0]):
+        for j in range(width):
+            if math.isnan(term[d, j]):  # KSS padding
+                row[j] = 0.0
+            else:
+                h = term[d, j] * tot[d, j] * multiplier[d]
+                row[j] = h * ((length[d, j] if included[d, j] else 0.0) + events[d, j])
+        out[d] = _pairwise_sum(row)
 
 
 def minute_midpoints(report: float, off: float) -> FloatArray:

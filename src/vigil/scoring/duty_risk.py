@@ -8,6 +8,9 @@ from the :class:`~vigil.scoring.layout.Layout` and the simulated body clock.
 
 from __future__ import annotations
 
+import math
+
+import numba as nb
 import numpy as np
 import numpy.typing as npt
 
@@ -22,23 +25,52 @@ __all__ = ["duty_risks"]
 _CREW_STRIDE = 1.0e6  #: [h] offset separating crew rows when searching sorted episodes
 
 
-def _inside(
-    crew: npt.NDArray[np.int64], t: FloatArray, start: FloatArray, end: FloatArray
-) -> npt.NDArray[np.bool_]:
-    """Whether instant ``t[k]`` of crew ``crew[k]`` lies in one of that crew's episodes.
+@nb.njit(cache=True)
+def _exposed(
+    crew: npt.NDArray[np.int64],
+    mid: FloatArray,
+    duty: npt.NDArray[np.int64],
+    sleep_start: FloatArray,
+    sleep_end: FloatArray,
+    rest_start: FloatArray,
+    rest_end: FloatArray,
+    inflight: npt.NDArray[np.bool_],
+    out: npt.NDArray[np.bool_],
+) -> None:
+    """Whether interval midpoint ``mid[t]`` counts in the exposure: outside the sleeps of
+    crew member ``crew[t]`` and outside the in-flight rest of duty ``duty[t]``.
 
-    ``start``/``end`` are ``(n_crew, m)`` sorted, non-overlapping, NaN-padded.
+    Sleeps are ``(n_crew, m)`` sorted, non-overlapping, NaN-padded on the right. Instants
+    are compared offset by ``crew * _CREW_STRIDE``, as the one sorted search of every
+    crew's episodes that this replaces did, so edge cases round alike.
     """
-    rows = np.broadcast_to(np.arange(start.shape[0])[:, None], start.shape)
-    valid = np.isfinite(start)
-    keys = (start + rows * _CREW_STRIDE)[valid]
-    ends = (end + rows * _CREW_STRIDE)[valid]
-    if keys.size == 0:
-        return np.zeros(t.shape, dtype=bool)
-    query = t + crew * _CREW_STRIDE
-    idx = np.searchsorted(keys, query, side="right") - 1
-    safe = np.maximum(idx, 0)
-    return (idx >= 0) & (query < ends[safe])
+    n_ep = np.zeros(sleep_start.shape[0], np.int64)
+    for c in range(sleep_start.shape[0]):
+        while n_ep[c] < sleep_start.shape[1] and math.isfinite(sleep_start[c, n_ep[c]]):
+            n_ep[c] += 1
+    for t in range(mid.shape[0]):
+        c, m = crew[t], mid[t]
+        query = m + c * _CREW_STRIDE
+        asleep = False
+        row, e = c, -1
+        for j in range(n_ep[c]):  # the last episode starting at or before the midpoint
+            if sleep_start[c, j] + c * _CREW_STRIDE <= query:
+                e = j
+            else:
+                break
+        if e < 0:  # none: the sorted search fell back to an earlier crew's last episode
+            row = c - 1
+            while row >= 0 and n_ep[row] == 0:
+                row -= 1
+            e = n_ep[row] - 1 if row >= 0 else -1
+        if e >= 0:
+            asleep = query < sleep_end[row, e] + row * _CREW_STRIDE
+        resting = False
+        d = duty[t]
+        for r in range(rest_start.shape[1]):
+            if inflight[d, r] and m >= rest_start[d, r] and m < rest_end[d, r]:
+                resting = True
+        out[t] = not (asleep or resting)
 
 
 def duty_risks(
@@ -63,16 +95,20 @@ def duty_risks(
     kss[d, k] = kss_by_interval
     _hours, lengths = risk.interval_geometry(layout.on, layout.off, layout.count, width)
     mid = (layout.start + np.minimum(layout.start + 0.25, layout.off[d])) / 2
-    asleep = _inside(
+    exposed = np.empty(mid.size, dtype=bool)
+    _exposed(
         layout.interval_crew,
         mid,
-        np.asarray(timeline.sleep_start),
-        np.asarray(timeline.sleep_end),
+        d,
+        np.ascontiguousarray(timeline.sleep_start),
+        np.ascontiguousarray(timeline.sleep_end),
+        np.ascontiguousarray(layout.rest_start),
+        np.ascontiguousarray(layout.rest_end),
+        np.ascontiguousarray(layout.inflight),
+        exposed,
     )
-    rs, re = layout.rest_start[d], layout.rest_end[d]
-    resting = ((mid[:, None] >= rs) & (mid[:, None] < re) & layout.inflight[d]).any(axis=1)
     included = np.zeros((n_duty, width), dtype=bool)
-    included[d, k] = ~(asleep | resting)
+    included[d, k] = exposed
     # body clock at report and off duty: phase from the same simulation, two points a duty
     slots = int(layout.slot.max()) + 1
     points = np.full((layout.n_crew, 2 * slots), np.nan)
@@ -89,11 +125,13 @@ def duty_risks(
     report_rows[layout.crew, layout.slot] = layout.on
     off_rows[layout.crew, layout.slot] = layout.off
     kind_rows[layout.crew, layout.slot] = kinds
-    multiplier = model.cumulative_multiplier(report_rows, off_rows, kind_rows, params)
+    positions = risk.run_positions(report_rows, off_rows, kind_rows, params)
+    multiplier = model.cumulative_multiplier(
+        report_rows, off_rows, kind_rows, params, position=positions
+    )
     # cumulative fatigue over a run of nights or earlies: no recovery within the run (§8)
     factor_rows = np.full(crew_shape, np.nan)
     factor_rows[layout.crew, layout.slot] = risk.fatigue_factor(kss, included, lengths, params)
-    positions = risk.run_positions(report_rows, off_rows, kind_rows, params)
     multiplier = multiplier * risk.run_fatigue_floor(factor_rows, kind_rows, positions)
     hazard = risk.duties_hazard(
         kss,

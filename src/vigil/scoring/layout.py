@@ -123,6 +123,8 @@ def build_timeline(
 
 def pad_csr(ptr: IntArray, values: FloatArray, fill: float = np.nan) -> FloatArray:
     """Rows ``values[ptr[i]:ptr[i + 1]]`` as a right-padded ``(len(ptr) - 1, width)`` array."""
+    if ptr.size == 2 and ptr[1] > ptr[0]:  # one crew member (a request): a plain copy
+        return np.array(values[ptr[0] : ptr[1]], dtype=np.float64)[None, :]
     counts = np.diff(ptr)
     n = counts.size
     out = np.full((n, max(int(counts.max()) if n else 0, 1)), fill, dtype=np.float64)
