@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from vigil.fleet.bands import RISK_BANDS
 from vigil.fleet.table import DUTY_KINDS, DutyTable, FloatArray, IntArray
 
 __all__ = [
@@ -134,8 +133,8 @@ def duty_columns(
     codes = [t.airports.label(i, airport_style) for i in range(len(t.airports.code))]
     airports = np.asarray([*codes, ""], dtype=object)
     kinds = np.asarray(DUTY_KINDS, dtype=object)
-    uppers = np.asarray([b.upper for b in RISK_BANDS])
-    words = np.asarray([b.words for b in RISK_BANDS] + [""], dtype=object)
+    uppers = np.asarray([b.upper for b in t.bands])
+    words = np.asarray([b.words for b in t.bands] + [""], dtype=object)
     finite = np.isfinite(t.risk)
     band = np.where(finite, np.searchsorted(uppers, np.where(finite, t.risk, 0.0), "right"), -1)
     return [

@@ -14,6 +14,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import PurePath
 from typing import Annotated, Any
 from urllib.parse import quote, unquote
@@ -39,7 +40,7 @@ from vigil.store.repo import AlreadyExistsError
 from vigil.store.status import ACTIVE, JobStatus
 from vigil.store.tables import RosterResult, RosterUpload
 from vigil.web.console._web import PREFIX, Console, PostConsole, UserConsole, safe_next
-from vigil.web.console.charts import chart_payload, risk_band
+from vigil.web.console.charts import chart_payload, in_force, risk_band
 from vigil.web.console.dashboard import histogram_bars, hour_grid
 from vigil.worker.compact import StoredScores, unpack
 
@@ -303,7 +304,7 @@ def _schedule_page(
     items = []
     for i in picked.positions:
         risk = rows["maxRisk"][i]
-        css, words = risk_band(risk)
+        css, words = risk_band(risk, summary.thresholds.bands)
         items.append({k: rows[k][i] for k in rows} | {"band": css, "bandText": words})
     return {
         "items": items,
@@ -351,11 +352,12 @@ def roster_detail(
         context = {
             "summary": s,
             "preset": summary.preset,
-            "risk_hist": histogram_bars(s["riskHistogram"], bands=True),
+            "risk_hist": histogram_bars(s["riskHistogram"], bands=summary.thresholds.bands),
             "peak_hist": histogram_bars(s["peakHistogram"], bands=False),
             "grid": hour_grid(s["hotSpots"]["reportHour"]),
             "table": _schedule_page(summary, sort, order, fleet, rank, q, page),
-            "band_of": risk_band,
+            "band_of": partial(risk_band, in_force=summary.thresholds.bands),
+            "in_force": in_force(summary.thresholds, upload.preferred_scale),
             "schedule_total": len(summary.schedules["reference"]),
             "utc": utc_text,
         }
@@ -503,8 +505,17 @@ def roster_chart(console: UserConsole, token: str, schedule: str = "", scale: st
     entry = schedule_entry(entry_result, code, risk=True, arrays=False)
     entry["sleep"] = stored_sleep(result, schedule)
     prefs = preferences(console)
-    payload = chart_payload(entry, code)
-    table = schedule_table(stored, summary.facts, index, code, first_duty=one.first_duty)
+    limits = summary.thresholds
+    payload = chart_payload(entry, code, warnings=limits.warnings(code), in_force=limits.bands)
+    table = schedule_table(
+        stored,
+        summary.facts,
+        index,
+        code,
+        first_duty=one.first_duty,
+        level=limits.level(code),
+        bands=limits.bands,
+    )
     home = table.home[0]
     payload["homeOffsetMin"] = int(table.home_offset[0]) if len(table) else 0
     payload["timeAxis"] = prefs["time"]
@@ -514,7 +525,7 @@ def roster_chart(console: UserConsole, token: str, schedule: str = "", scale: st
         row["offLocal"] = local_text(row["offUtc"], row["endOffsetMin"])
         row["reportUtc"] = utc_text(row["onUtc"])
         row["offUtc_"] = utc_text(row["offUtc"])
-        row["bandCss"], row["bandText"] = risk_band(row["risk"])
+        row["bandCss"], row["bandText"] = risk_band(row["risk"], limits.bands)
     return console.render(
         "chart.html",
         upload=upload,
@@ -524,6 +535,7 @@ def roster_chart(console: UserConsole, token: str, schedule: str = "", scale: st
         schedule=schedule,
         model_version=result.model_version,
         preset=summary.preset,
+        in_force=in_force(limits, code),
         duties=duties,
         prefs=prefs,
         home=table.airports.label(home, prefs["airports"]) if home >= 0 else "",
