@@ -4,7 +4,9 @@ scored with (issues 16 × 18): dashboard, chart and exports, and later changes l
 from __future__ import annotations
 
 import io
+import json
 import re
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -77,3 +79,28 @@ def test_operator_bands_and_level_follow_the_scoring_version(
     builtin = load_workbook(io.BytesIO(alice.get(f"/console/rosters/{before}/export.xlsx").content))
     summary0 = {r[0].value: r[1].value for r in builtin["Summary"].iter_rows()}
     assert summary0["Warning level"] == 7.0 and "Duties very high (R ≥ 5.09)" in summary0
+
+
+#: one crew member based at LHR flying across the clocks going forward (2026-03-29 01:00 UTC)
+DST_ROSTER = (
+    "Reference,OnDutyDate,OnDutyTime,StartAirport,OffDutyDate,OffDutyTime,EndAirport,"
+    "HomeBase,TimeReference\r\n"
+    "D1,27/03/2026,06:00,LHR,27/03/2026,12:00,LHR,LHR,0\r\n"
+    "D1,30/03/2026,06:00,LHR,30/03/2026,12:00,LHR,LHR,0\r\n"
+)
+
+
+def test_home_base_axis_carries_each_instants_offset(alice: httpx.Client) -> None:
+    token = upload_and_wait(alice, DST_ROSTER, "spring")
+    chart = alice.get(f"/console/rosters/{token}/chart", params={"schedule": "D1"}).text
+    raw = re.search(
+        r'<script type="application/json" id="chart-data-0">(.*?)</script>', chart, re.S
+    )
+    assert raw is not None
+    payload = json.loads(raw.group(1))
+    change = int(datetime(2026, 3, 29, 1, tzinfo=UTC).timestamp() * 1000)
+    assert [o[1] for o in payload["homeOffsets"]] == [0, 60]
+    assert payload["homeOffsets"][1][0] == change
+    assert payload["homeOffsetMin"] == 0  # the first duty's, as before
+    on = [d["on"] for d in payload["duties"]]
+    assert payload["homeOffsets"][0][0] < on[0] < change < on[1]

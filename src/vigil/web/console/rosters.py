@@ -26,6 +26,7 @@ from vigil.fleet import stored as fleet_stored
 from vigil.fleet.export_csv import duty_csv
 from vigil.fleet.export_pdf import roster_pdf
 from vigil.fleet.export_xlsx import roster_xlsx
+from vigil.fleet.home_time import home_offsets
 from vigil.fleet.one import one_schedule
 from vigil.fleet.records import local_text, utc_text
 from vigil.fleet.schedules import SORT_KEYS, select
@@ -518,6 +519,7 @@ def roster_chart(console: UserConsole, token: str, schedule: str = "", scale: st
     )
     home = table.home[0]
     payload["homeOffsetMin"] = int(table.home_offset[0]) if len(table) else 0
+    payload["homeOffsets"] = _home_offsets(payload, table.airports.zone[home] if home >= 0 else "")
     payload["timeAxis"] = prefs["time"]
     duties = [duty_row(table, i, prefs["airports"]) | {"index": i + 1} for i in range(len(table))]
     for row in duties:
@@ -543,6 +545,17 @@ def roster_chart(console: UserConsole, token: str, schedule: str = "", scale: st
         rank=table.rank[0],
         back=str(console.request.url.path) + "?" + str(console.request.url.query),
     )
+
+
+def _home_offsets(payload: dict[str, Any], zone: str) -> list[list[int]]:
+    """The home zone's UTC offsets over the chart's span (a day either side of its
+    duties and sleep), so each instant shows in its own home-base time."""
+    instants = [d["on"] for d in payload["duties"]] + [d["off"] for d in payload["duties"]]
+    instants += [s["start"] for s in payload["sleep"]] + [s["end"] for s in payload["sleep"]]
+    if not instants:
+        return [[0, 0]]
+    day_s = 86400
+    return home_offsets(zone, min(instants) // 1000 - day_s, max(instants) // 1000 + day_s)
 
 
 def stored_sleep(result: fleet_stored.LightResult, reference: str) -> list[dict[str, object]]:
