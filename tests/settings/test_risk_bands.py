@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import orjson
 import pytest
@@ -46,3 +47,27 @@ def test_bad_bounds_name_the_field(value: object, prop: str, words: str) -> None
         parse_settings({"riskBands": value})
     assert [e["property"] for e in caught.value.errors] == [prop]
     assert words in caught.value.errors[0]["message"]
+
+
+def test_cli_sets_and_shows_risk_bands(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from vigil.cli import create_app
+    from vigil.store import repo
+    from vigil.store.db import make_engine, make_session_factory, upgrade
+
+    url = f"sqlite:///{tmp_path / 'vigil.db'}"
+    engine = make_engine(url)
+    upgrade(engine)
+    with make_session_factory(engine).begin() as session:
+        repo.get_or_create_operator(session=session, name="acme")
+    engine.dispose()
+    cli = ["settings", "set", "--operator", "acme", "--database-url", url]
+    bad = CliRunner().invoke(create_app(), [*cli, "riskBands=3,2,5"])
+    assert bad.exit_code == 2 and "riskBands: bounds must be positive and strictly" in bad.output
+    good = CliRunner().invoke(create_app(), [*cli, "riskBands=1.5,3,5"])
+    assert good.exit_code == 0 and "settings version 1" in good.output
+    shown = CliRunner().invoke(
+        create_app(), ["settings", "show", "--operator", "acme", "--database-url", url]
+    )
+    assert "riskBands          1.5, 3, 5" in shown.output
