@@ -219,3 +219,40 @@ def test_upload_larger_than_ten_mib_streams_through_the_form(
     page.click("button:text('Upload')")
     assert "the most accepted is" in page.locator("[data-upload-text]").inner_text()
     assert page.locator("tr[data-name=big]").count() == 0
+
+
+def test_home_base_axis_follows_a_daylight_saving_change(
+    browser: Any,  # noqa: F811 - the fixture
+    service: LiveService,
+) -> None:
+    """Ticks sit at whole home-base hours/days with the offset of their own instant: UTC+0
+    before London's clocks go forward (2026-03-29 01:00 UTC), UTC+1 after."""
+    from datetime import UTC, datetime
+
+    from .test_fleet_settings import DST_ROSTER
+
+    create_user(service, "acme", "alice")
+    page = new_page(browser, service)
+    sign_in(page, "alice")
+    upload_through_form(page, "spring", DST_ROSTER.encode())
+    row = page.locator("tr[data-name=spring]")
+    row.locator("[data-status^=completed]").wait_for(timeout=120_000)
+    token = row.get_attribute("data-token")
+    page.goto(f"/console/rosters/{token}/chart?schedule=D1")
+    page.locator(".chart[data-points]").wait_for()
+    page.select_option("[data-testid=time-axis]", "home")
+    page.click("[data-testid=chart-options] button")
+    page.locator(".chart[data-points]").wait_for()
+    ticks = page.locator(".chart text.tick[data-t]").evaluate_all(
+        "ts => ts.map(t => [Number(t.getAttribute('data-t')), t.textContent])"
+    )
+    change = datetime(2026, 3, 29, 1, tzinfo=UTC).timestamp() * 1000
+    assert any(t < change for t, _ in ticks) and any(t > change for t, _ in ticks)
+    for t, label in ticks:
+        local = datetime.fromtimestamp(t / 1000 + (3600 if t >= change else 0), UTC)
+        assert (local.minute, local.second) == (0, 0), (t, label)
+        assert label in (f"{local:%H:%M}", f"{local:%d %b}"), (t, label, local)
+        if ":" not in label:  # day ticks at home-base midnight
+            assert local.hour == 0, (t, label, local)
+    page.locator(".chart svg").scroll_into_view_if_needed()
+    assert "home base, UTC+00:00" in hover_first_point(page)

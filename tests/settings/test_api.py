@@ -163,3 +163,32 @@ def test_console_settings_admins_only_and_a_bad_zone_is_400(
     with service.runtime.sessions() as session:
         current = store.current_settings(session=session, operator="acme")
     assert current.changed_by == "alice" and current.settings.airports[0].code == "ZZQ"
+
+
+def test_console_settings_risk_bands_are_validated_and_versioned(
+    service: LiveService, request: pytest.FixtureRequest
+) -> None:
+    from vigil.store import operator_settings as store
+    from vigil.store import repo
+
+    create_user(service, "acme", "alice")
+    with service.runtime.sessions.begin() as session:
+        alice = repo.require_console_user(session=session, username="alice")
+        store.grant_admin(session=session, user_id=alice.id)
+    admin = sign_in(service, "alice")
+    request.addfinalizer(admin.close)
+    page = admin.get("/console/settings")
+    assert 'value="1.72, 2.96, 5.09"' in page.text  # the built-in bounds, editable
+    bad = admin.post("/console/settings", data=_form(page, riskBands="2, 1.5, 5"))
+    assert bad.status_code == 400 and "riskBands" in bad.text and "strictly ascending" in bad.text
+    assert 'value="2, 1.5, 5"' in bad.text  # the form keeps what was typed
+    good = admin.post("/console/settings", data=_form(page, riskBands="1.5, 3, 5"))
+    assert good.status_code == 303 and good.headers["location"].endswith("?saved=1")
+    shown = admin.get("/console/settings").text
+    assert 'data-testid="risk-bands">standard R &lt; 1.5 · elevated to 3.0 · high to 5.0' in shown
+    with service.runtime.sessions() as session:
+        assert store.current_settings(session=session, operator="acme").settings.risk_bands == (
+            1.5,
+            3.0,
+            5.0,
+        )

@@ -58,11 +58,13 @@ def _parse_assignments(pairs: list[str]) -> dict[str, Any]:
             changes[key] = value.strip()
         elif key in _TEXT:
             changes[key] = value.strip()
+        elif key == "riskBands":
+            changes[key] = value.replace(",", " ").split()
         elif key.startswith("warningLevels."):
             levels = changes.setdefault("warningLevels", {})
             levels[key.split(".", 1)[1].upper()] = [v for v in value.split(",") if v.strip()]
         else:
-            known = ", ".join([*_NUMERIC, *_TEXT, "warningLevels.<SCALE>"])
+            known = ", ".join([*_NUMERIC, *_TEXT, "riskBands", "warningLevels.<SCALE>"])
             raise _fail(f"unknown setting {key!r}; one of {known}")
     return changes
 
@@ -117,6 +119,7 @@ def show(
     typer.echo(f"  kpThreshold        {s.kp_threshold}")
     for code, levels in sorted(s.warning_levels.items()):
         typer.echo(f"  warning {code:<10} {', '.join(f'{v:g}' for v in levels)}")
+    typer.echo(f"  riskBands          {', '.join(f'{v:g}' for v in s.risk_bands)}")
     for a in s.airports:
         typer.echo(f"  airport {a.code:<10} {a.tz}  {a.name}")
     for c in s.calibrated:

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 from vigil.model import DEFAULT
 
-__all__ = ["RISK_BANDS", "RiskBand", "risk_band"]
+__all__ = ["DEFAULT_BOUNDS", "RISK_BANDS", "RiskBand", "bands_from", "risk_band"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,27 +46,51 @@ class RiskBand:
     upper: float
     css: str
     words: str
-    kss_units: int  #: extra KSS units at the band's lower bound
+    kss_units: float  #: extra KSS units at the band's lower bound (ln lower / β)
 
 
 def _bound(units: int) -> float:
     return round(math.exp(DEFAULT.risk_beta * units), 2)
 
 
-#: standard / elevated / high / very high, at 1, 2 and 3 KSS units (module docstring)
-RISK_BANDS: tuple[RiskBand, ...] = (
-    RiskBand(0.0, _bound(1), "standard", "comparable to a standard day", 0),
-    RiskBand(_bound(1), _bound(2), "elevated", "elevated", 1),
-    RiskBand(_bound(2), _bound(3), "high", "high", 2),
-    RiskBand(_bound(3), math.inf, "very-high", "very high", 3),
+#: the upper bounds of standard, elevated and high: 1, 2 and 3 KSS units (module docstring)
+DEFAULT_BOUNDS: tuple[float, float, float] = (_bound(1), _bound(2), _bound(3))
+_NAMES = (
+    ("standard", "comparable to a standard day"),
+    ("elevated", "elevated"),
+    ("high", "high"),
+    ("very-high", "very high"),
 )
 
 
-def risk_band(risk: float | None) -> RiskBand | None:
+def _units(lower: float) -> float:
+    """KSS units of extra sleepiness at ``R = lower`` (whole when within 0.01 of one)."""
+    if lower <= 0:
+        return 0
+    units = math.log(lower) / DEFAULT.risk_beta
+    return round(units) if abs(units - round(units)) < 0.01 else round(units, 2)
+
+
+def bands_from(bounds: tuple[float, ...]) -> tuple[RiskBand, ...]:
+    """The four bands split at three ascending, positive ``bounds`` (an operator's own)."""
+    if len(bounds) != 3 or not 0 < bounds[0] < bounds[1] < bounds[2] < math.inf:
+        raise ValueError(f"need three ascending positive bounds, got {bounds!r}")
+    edges = (0.0, *bounds, math.inf)
+    return tuple(
+        RiskBand(edges[i], edges[i + 1], css, words, _units(edges[i]))
+        for i, (css, words) in enumerate(_NAMES)
+    )
+
+
+#: standard / elevated / high / very high, at 1, 2 and 3 KSS units (module docstring)
+RISK_BANDS: tuple[RiskBand, ...] = bands_from(DEFAULT_BOUNDS)
+
+
+def risk_band(risk: float | None, bands: tuple[RiskBand, ...] = RISK_BANDS) -> RiskBand | None:
     """The band of a relative risk; ``None`` when absent or not finite."""
     if risk is None or not math.isfinite(risk):
         return None
-    for band in RISK_BANDS:
+    for band in bands:
         if risk < band.upper:
             return band
-    return RISK_BANDS[-1]
+    return bands[-1]

@@ -18,7 +18,6 @@ import numpy as np
 from matplotlib.backends.backend_pdf import PdfPages
 from matplotlib.figure import Figure
 
-from vigil.fleet.bands import RISK_BANDS
 from vigil.fleet.records import utc_text
 from vigil.fleet.table import DutyTable
 from vigil.model import SCALE_INFO
@@ -103,9 +102,10 @@ def _summary_page(fig: Figure, summary: dict[str, Any]) -> None:
     counts_r = hist["counts"]
     ax.bar(edges[:-1], counts_r[:-1], width=widths, align="edge", color="#4a6fa5")
     ax.bar([edges[-1]], [counts_r[-1]], width=widths[-1], align="edge", color="#243b63")
-    for band in RISK_BANDS:
-        upper = min(band.upper, edges[-1] + widths[-1])
-        ax.axvspan(band.lower, upper, color=_BAND_COLOURS[band.css], zorder=0)
+    for band in summary["bands"]:  # the bands the roster is shown with (.thresholds)
+        right = edges[-1] + widths[-1]
+        upper = right if band["upper"] is None else min(band["upper"], right)
+        ax.axvspan(band["lower"], upper, color=_BAND_COLOURS[band["band"]], zorder=0)
     ax.set_xlabel(f"duty risk R (last bar: ≥ {edges[-1]:g})")
     ax.set_ylabel("duties")
     ax.set_title("Duty risk, with the risk bands", fontsize=10)

@@ -5,25 +5,29 @@ per duty), ``Schedules`` and ``Hot spots``. Numbers are written as numbers with 
 format, headers are frozen and filterable, columns sized to their content. Written in
 XlsxWriter's constant-memory mode (row by row), so a 10,000-crew month stays small in
 memory. Text cells are formula-safe (:func:`vigil.fleet.records.spreadsheet_safe`) and
-XlsxWriter is told never to read strings as formulas, numbers or URLs.
+XlsxWriter is told never to read strings as formulas, numbers or URLs. The duty rows are
+written in bulk (:mod:`vigil.fleet.xlsx_rows`): 136,000 duties × 19 columns in seconds.
 """
 
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Sequence
+import math
+from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import xlsxwriter
 
 from vigil.fleet.records import (
     SCHEDULE_HEADER,
+    duty_columns,
     duty_header,
-    duty_records,
-    schedule_records,
+    schedule_columns,
     spreadsheet_safe,
 )
 from vigil.fleet.table import DutyTable
+from vigil.fleet.xlsx_rows import BULK_ROWS, bulk_target, rows_xml
 
 __all__ = ["roster_xlsx"]
 
@@ -37,15 +41,38 @@ _SCHED_KINDS = ["text", "text", "text", "int", "3dp", "3dp", "1dp", "pct", "int"
 _WIDTHS = {"text": 12, "int": 8, "2dp": 9, "3dp": 9, "1dp": 10, "pct": 10, "time": 17}
 
 
+def _cell_writer(sheet: Any, kinds: Sequence[str], formats: dict[str, Any]) -> Any:
+    """``write(r, row)``: one row through XlsxWriter's own cell writes (no cell if empty)."""
+    write_string, write_number = sheet.write_string, sheet.write_number
+    column_formats = [formats.get(k) for k in kinds]
+
+    def write(r: int, row: Sequence[Any]) -> None:
+        for c, value in enumerate(row):
+            if isinstance(value, str):
+                write_string(r, c, value)
+            elif value is not None and math.isfinite(value):
+                write_number(r, c, value, column_formats[c])
+
+    return write
+
+
 def _sheet(
     book: Any,
     name: str,
     header: Sequence[str],
     kinds: Sequence[str],
-    rows: Iterable[Sequence[Any]],
+    columns: Sequence[Sequence[Any] | np.ndarray[Any, Any]],
     formats: dict[str, Any],
     widths: Sequence[int] | None = None,
+    *,
+    bulk: bool = True,
 ) -> int:
+    """A sheet of ``columns`` (equal lengths) under a frozen, filterable header.
+
+    The last row goes through XlsxWriter (so it has the sheet's dimensions and flushes
+    the header); the rows before it are appended in bulk (:mod:`vigil.fleet.xlsx_rows`),
+    or with ``bulk=False`` cell by cell through XlsxWriter.
+    """
     sheet = book.add_worksheet(name)
     bold = formats["header"]
     for c, title in enumerate(header):
@@ -53,17 +80,21 @@ def _sheet(
         sheet.set_column(c, c, width, formats.get(kinds[c]))
         sheet.write_string(0, c, title, bold)
     sheet.freeze_panes(1, 0)
-    r = 0
-    write_string, write_number = sheet.write_string, sheet.write_number
-    column_formats = [formats.get(k) for k in kinds]
-    for r, row in enumerate(rows, start=1):
-        for c, value in enumerate(row):
-            if value.__class__ is str:
-                write_string(r, c, value)
-            elif value is not None:
-                write_number(r, c, value, column_formats[c])
-    sheet.autofilter(0, 0, max(r, 1), len(header) - 1)
-    return r
+    n = len(columns[0]) if columns else 0
+    write = _cell_writer(sheet, kinds, formats)
+    target = bulk_target(sheet) if bulk else None
+    if target is None:  # not asked, or not XlsxWriter's constant-memory row file
+        for r, row in enumerate(zip(*columns, strict=True), start=1):
+            write(r, row)
+    elif n:
+        write(n, [col[n - 1] for col in columns])
+        text = [k == "text" for k in kinds]
+        styles = [None if formats.get(k) is None else formats[k]._get_xf_index() for k in kinds]
+        for start in range(0, n - 1, BULK_ROWS):
+            block = [col[start : min(start + BULK_ROWS, n - 1)] for col in columns]
+            target.write(rows_xml(block, text, styles, start + 1))
+    sheet.autofilter(0, 0, max(n, 1), len(header) - 1)
+    return n
 
 
 def _summary_rows(summary: dict[str, Any], model_version: str, preset: str) -> list[list[Any]]:
@@ -157,16 +188,16 @@ def roster_xlsx(
         "Duties",
         duty_header(t.scale),
         _DUTY_KINDS,
-        duty_records(t, airport_style, serial_times=True),
+        duty_columns(t, airport_style, serial_times=True),
         formats,
     )
-    _sheet(book, "Schedules", SCHEDULE_HEADER, _SCHED_KINDS, schedule_records(schedules), formats)
+    _sheet(book, "Schedules", SCHEDULE_HEADER, _SCHED_KINDS, schedule_columns(schedules), formats)
     _sheet(
         book,
         "Hot spots",
         ["Group", "Key", "Duties", "Mean risk", "90th percentile risk"],
         ["text", "text", "int", "3dp", "3dp"],
-        _hot_rows(summary),
+        [list(col) for col in zip(*_hot_rows(summary), strict=True)] or [[]] * 5,
         formats,
         widths=[20, 18, 8, 10, 12],
     )

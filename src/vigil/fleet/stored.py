@@ -28,8 +28,10 @@ from sqlalchemy.orm import Session
 from vigil.domain import DateFormat
 from vigil.fleet.summary import schedule_rows, summarise
 from vigil.fleet.table import DutyTable, RosterFacts, duty_table, roster_facts
+from vigil.fleet.thresholds import DEFAULT_THRESHOLDS, Thresholds
 from vigil.roster import parse_request
-from vigil.store.tables import RosterResult
+from vigil.store.operator_settings import roster_settings_version, settings_at
+from vigil.store.tables import RosterResult, RosterUpload
 from vigil.worker.compact import StoredScores, unpack
 
 __all__ = [
@@ -48,7 +50,7 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 #: bump when the stored shape changes: older summaries are rebuilt on first view
-SUMMARY_VERSION = 1
+SUMMARY_VERSION = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +61,7 @@ class StoredSummary:
     summary: dict[str, Any]
     schedules: dict[str, list[Any]]
     facts: RosterFacts
+    thresholds: Thresholds = DEFAULT_THRESHOLDS  #: levels and bands it is shown with
 
     @property
     def preset(self) -> str:
@@ -67,7 +70,8 @@ class StoredSummary:
 
     def table(self, stored: StoredScores, scale: str) -> DutyTable:
         """Every duty on ``scale`` (any of the six), from the scores blob and the facts."""
-        return duty_table(stored, self.facts, scale)
+        t = self.thresholds
+        return duty_table(stored, self.facts, scale, level=t.level(scale), bands=t.bands)
 
 
 def build(
@@ -79,8 +83,10 @@ def build(
     activity_text: str,
     scale: str,
     model_version: str,
+    thresholds: Thresholds = DEFAULT_THRESHOLDS,
 ) -> bytes:
-    """``summary_json`` for a finished roster (UTF-8 JSON)."""
+    """``summary_json`` for a finished roster (UTF-8 JSON), with the warning levels and
+    risk bands of the settings version it was scored with (``thresholds``)."""
     parsed = parse_request(
         roster_text,
         DateFormat(date_format),
@@ -88,7 +94,7 @@ def build(
         activity_text=activity_text,
     )
     facts = roster_facts(stored, parsed.schedules)
-    table = duty_table(stored, facts, scale)
+    table = duty_table(stored, facts, scale, level=thresholds.level(scale), bands=thresholds.bands)
     rows = schedule_rows(table)
     return orjson.dumps(
         {
@@ -97,6 +103,7 @@ def build(
             "summary": summarise(table, rows),
             "schedules": rows,
             "facts": facts.to_json(),
+            "thresholds": thresholds.to_json(),
         }
     )
 
@@ -113,10 +120,27 @@ def load(text: str | bytes | None) -> StoredSummary | None:
         data["summary"],
         data["schedules"],
         RosterFacts.from_json(data["facts"]),
+        Thresholds.from_json(data.get("thresholds")),
     )
 
 
-def _build_for(upload: Any, result: RosterResult, stored: StoredScores | None = None) -> bytes:
+def thresholds_for(session: Session, upload_id: int) -> Thresholds:
+    """The levels and bands of the settings version the upload was scored with."""
+    operator = session.scalar(select(RosterUpload.operator).where(RosterUpload.id == upload_id))
+    version = roster_settings_version(session=session, upload_id=upload_id)
+    found = (
+        settings_at(session=session, operator=operator, version=version)
+        if operator is not None
+        else None
+    )
+    return (
+        DEFAULT_THRESHOLDS if found is None else Thresholds.from_settings(found.settings, version)
+    )
+
+
+def _build_for(
+    session: Session, upload: Any, result: RosterResult, stored: StoredScores | None = None
+) -> bytes:
     return build(
         stored if stored is not None else unpack(result.scores),
         roster_text=upload.roster_text,
@@ -125,6 +149,7 @@ def _build_for(upload: Any, result: RosterResult, stored: StoredScores | None = 
         activity_text=upload.activity_text,
         scale=upload.preferred_scale,
         model_version=result.model_version,
+        thresholds=thresholds_for(session, upload.id),
     )
 
 
@@ -155,6 +180,7 @@ def record_summary(session: Session, job: Any, scores: bytes, status: object) ->
             activity_text=job.activity_text,
             scale=job.preferred_scale,
             model_version=_model_version(session, job.id),
+            thresholds=thresholds_for(session, job.id),
         )
         _save(session, job.id, text.decode())
     except Exception:  # noqa: BLE001 - the summary is derived data; rebuilt on first view
@@ -173,7 +199,7 @@ def ensure(
     found = load(result.summary_json)
     if found is not None:
         return found
-    text = _build_for(upload, result, stored).decode()
+    text = _build_for(session, upload, result, stored).decode()
     _save(session, upload.id, text)
     session.commit()
     loaded = load(text)

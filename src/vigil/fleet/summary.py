@@ -24,7 +24,6 @@ from typing import Any
 
 import numpy as np
 
-from vigil.fleet.bands import RISK_BANDS
 from vigil.fleet.table import DUTY_KINDS, DutyTable, FloatArray, IntArray
 from vigil.model import DEFAULT, SCALE_INFO, WARNING_KSS
 
@@ -263,7 +262,7 @@ def summarise(t: DutyTable, schedules: dict[str, list[Any]] | None = None) -> di
     sched_peak = np.asarray([p if p is not None else -1.0 for p in rows["peak"]])
     top_sched = np.lexsort((-sched_peak, -sched_risk))[:TOP_N]
     band_counts = []
-    for band in RISK_BANDS:
+    for band in t.bands:
         inside = int(((finite_risk >= band.lower) & (finite_risk < band.upper)).sum())
         band_counts.append(
             {

@@ -26,6 +26,7 @@ import numpy.typing as npt
 
 from vigil import tz
 from vigil.domain import Duty, Schedule
+from vigil.fleet.bands import RISK_BANDS, RiskBand
 from vigil.model import EARLY, NIGHT, classify_duty, warning_level
 from vigil.worker.compact import StoredScores
 
@@ -100,6 +101,7 @@ class DutyTable:
     minutes: FloatArray
     above_minutes: FloatArray
     rest_before_h: FloatArray  #: hours since the schedule's previous duty went off (NaN: first)
+    bands: tuple[RiskBand, ...] = RISK_BANDS  #: the risk bands in force (:mod:`.thresholds`)
 
     def __len__(self) -> int:
         return int(self.sched.shape[0])
@@ -234,10 +236,21 @@ def _ints(values: list[int]) -> IntArray:
     return np.asarray(values, dtype=np.int64)
 
 
-def duty_table(stored: StoredScores, facts: RosterFacts, scale: str) -> DutyTable:
-    """Every duty of ``stored`` on ``scale`` with its roster ``facts`` (vectorised)."""
+def duty_table(
+    stored: StoredScores,
+    facts: RosterFacts,
+    scale: str,
+    *,
+    level: float | None = None,
+    bands: tuple[RiskBand, ...] = RISK_BANDS,
+) -> DutyTable:
+    """Every duty of ``stored`` on ``scale`` with its roster ``facts`` (vectorised).
+
+    ``level`` is the warning level time above warning counts from (default: KSS 7 mapped,
+    :func:`vigil.model.warning_level`); ``bands`` the risk bands in force.
+    """
     column = stored.scales.index(scale)
-    level = warning_level(scale)
+    level = warning_level(scale) if level is None else level
     n = sum(len(s.duties) for s in stored.schedules)
     if len(facts.start) != n:
         raise ValueError("roster facts do not match the stored duties")
@@ -300,11 +313,19 @@ def duty_table(stored: StoredScores, facts: RosterFacts, scale: str) -> DutyTabl
         minutes=minutes,
         above_minutes=np.round(above_minutes, 2),
         rest_before_h=np.where(same, rest, np.nan),
+        bands=bands,
     )
 
 
 def schedule_table(
-    stored: StoredScores, facts: RosterFacts, index: int, scale: str, *, first_duty: int = -1
+    stored: StoredScores,
+    facts: RosterFacts,
+    index: int,
+    scale: str,
+    *,
+    first_duty: int = -1,
+    level: float | None = None,
+    bands: tuple[RiskBand, ...] = RISK_BANDS,
 ) -> DutyTable:
     """The duties of schedule ``index`` alone (a chart page: no work on the others).
 
@@ -334,4 +355,4 @@ def schedule_table(
         end_offset=facts.end_offset[rows],
         home_offset=facts.home_offset[rows],
     )
-    return duty_table(one, part, scale)
+    return duty_table(one, part, scale, level=level, bands=bands)

@@ -22,6 +22,7 @@ import orjson
 
 from vigil import model, tz
 from vigil.domain import Airport
+from vigil.fleet.bands import DEFAULT_BOUNDS
 from vigil.model.parameters import replace_kp_threshold
 from vigil.roster.columns import BY_LOWER_NAME
 
@@ -107,6 +108,9 @@ class OperatorSettings:
     scale: str = "KSS"  #: used when a request names no PreferredScale
     kp_threshold: int = 8  #: KP = P(KSS >= threshold), 7 or 8 (reference §2.6)
     warning_levels: Mapping[str, tuple[float, ...]] = field(default_factory=_default_warnings)
+    #: upper relative-risk bounds of the standard, elevated and high bands (ascending);
+    #: the defaults are 1, 2 and 3 KSS units of the crash hazard (:mod:`vigil.fleet.bands`)
+    risk_bands: tuple[float, float, float] = DEFAULT_BOUNDS
     airports: tuple[AirportEntry, ...] = ()
     calibrated: tuple[CalibratedPreset, ...] = ()
 
@@ -188,6 +192,7 @@ class OperatorSettings:
             "scale": self.scale,
             "kpThreshold": self.kp_threshold,
             "warningLevels": {k: list(v) for k, v in sorted(self.warning_levels.items())},
+            "riskBands": list(self.risk_bands),
             "airports": [
                 {"code": a.code, "name": a.name, "tz": a.tz, "lat": a.lat, "lon": a.lon}
                 for a in self.airports
@@ -304,6 +309,31 @@ def _warnings(c: _Collector, data: Any) -> dict[str, tuple[float, ...]]:
     return levels
 
 
+#: highest risk bound accepted (R = 1.72^k: 100 is ~8.5 KSS units, beyond the scale)
+MAX_RISK_BOUND = 100.0
+
+
+def _risk_bands(c: _Collector, data: Any) -> tuple[float, float, float]:
+    if data is None:
+        return DEFAULT_BOUNDS
+    raw = data if isinstance(data, list) else str(data).replace(",", " ").split()
+    if len(raw) != 3:
+        c.add("riskBands", f"give 3 bounds (standard/elevated/high upper R), got {len(raw)}")
+        return DEFAULT_BOUNDS
+    parsed = [_float(c, f"riskBands[{i}]", v, 0.0, MAX_RISK_BOUND) for i, v in enumerate(raw)]
+    if any(v is None for v in parsed):
+        if not any(e["property"].startswith("riskBands[") for e in c.errors):
+            c.add("riskBands", "each bound must be a number")
+        return DEFAULT_BOUNDS
+    a, b, d = (float(v) for v in parsed if v is not None)
+    if not 0 < a < b < d:
+        c.add(
+            "riskBands", f"bounds must be positive and strictly ascending, got {a:g}, {b:g}, {d:g}"
+        )
+        return DEFAULT_BOUNDS
+    return (a, b, d)
+
+
 def _calibrated(c: _Collector, rows: Any) -> tuple[CalibratedPreset, ...]:
     if rows is None:
         return ()
@@ -367,6 +397,7 @@ def parse_settings(data: Mapping[str, Any]) -> OperatorSettings:
         scale=scale,
         kp_threshold=kp,
         warning_levels=_warnings(c, data.get("warningLevels")),
+        risk_bands=_risk_bands(c, data.get("riskBands")),
         airports=_airports(c, data.get("airports", [])),
         calibrated=calibrated,
     )

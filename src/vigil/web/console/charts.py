@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from vigil.fleet import bands
+from vigil.fleet.thresholds import Thresholds
 from vigil.model import SCALE_INFO
 
 INTERVAL_MS = 15 * 60 * 1000
@@ -32,10 +33,12 @@ def epoch_ms(text: str) -> int:
     return int(parse_instant(text).timestamp() * 1000)
 
 
-def risk_band(risk: float | None) -> tuple[str, str]:
-    """``(css class, words)`` for a duty's relative risk (:data:`vigil.fleet.bands.RISK_BANDS`);
-    ``("", "")`` when absent."""
-    band = bands.risk_band(risk)
+def risk_band(
+    risk: float | None, in_force: tuple[bands.RiskBand, ...] = bands.RISK_BANDS
+) -> tuple[str, str]:
+    """``(css class, words)`` for a duty's relative risk in the bands ``in_force`` (default
+    :data:`vigil.fleet.bands.RISK_BANDS`); ``("", "")`` when absent."""
+    band = bands.risk_band(risk, in_force)
     return ("", "") if band is None else (band.css, band.words)
 
 
@@ -46,7 +49,13 @@ def _finite(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def chart_payload(entry: Mapping[str, Any], scale: str) -> dict[str, Any]:
+def chart_payload(
+    entry: Mapping[str, Any],
+    scale: str,
+    *,
+    warnings: Sequence[float] | None = None,
+    in_force: tuple[bands.RiskBand, ...] = bands.RISK_BANDS,
+) -> dict[str, Any]:
     """What ``chart.js`` needs to draw one schedule.
 
     Parameters
@@ -57,6 +66,10 @@ def chart_payload(entry: Mapping[str, Any], scale: str) -> dict[str, Any]:
         ``sleep`` are optional).
     scale : str
         The envelope's scale code.
+    warnings, in_force
+        The warning levels and risk bands to show (the operator's, of the settings
+        version the roster was scored with: :class:`vigil.fleet.thresholds.Thresholds`);
+        by default the built-in ones.
 
     Returns
     -------
@@ -66,6 +79,7 @@ def chart_payload(entry: Mapping[str, Any], scale: str) -> dict[str, Any]:
         ``sleep``; JSON-serialisable, no NaN.
     """
     info = SCALE_INFO[scale]
+    levels = tuple(info.warnings if warnings is None else warnings)
     scores: Sequence[Any] = entry.get("fatigueScores") or []
     risk_scores: Sequence[Any] = entry.get("riskScores") or []
     t0: list[int] = []
@@ -83,7 +97,7 @@ def chart_payload(entry: Mapping[str, Any], scale: str) -> dict[str, Any]:
         risk = duty.get("risk", risk_scores[j] if j < len(risk_scores) else None)
         risk = _finite(risk)
         finite = [v for v in piece if v is not None]
-        band, words = risk_band(risk)
+        band, words = risk_band(risk, in_force)
         duties.append(
             {
                 "index": j + 1,
@@ -98,7 +112,7 @@ def chart_payload(entry: Mapping[str, Any], scale: str) -> dict[str, Any]:
                 "bandText": words,
                 "peak": max(finite) if finite else None,
                 "mean": round(sum(finite) / len(finite), 3) if finite else None,
-                "aboveWarning": sum(1 for v in finite if info.warnings and v >= info.warnings[0]),
+                "aboveWarning": sum(1 for v in finite if levels and v >= levels[0]),
             }
         )
     sleep = [
@@ -118,7 +132,7 @@ def chart_payload(entry: Mapping[str, Any], scale: str) -> dict[str, Any]:
         "unit": info.unit,
         "low": info.low,
         "high": info.high,
-        "warnings": list(info.warnings),
+        "warnings": list(levels),
         "t0": t0,
         "t1": t1,
         "v": values,
@@ -131,3 +145,24 @@ def envelope_payloads(envelope: Mapping[str, Any]) -> list[dict[str, Any]]:
     """One chart payload per schedule of a contract §4 envelope."""
     scale = str(envelope["scale"])
     return [chart_payload(entry, scale) for entry in envelope.get("scheduleScores") or []]
+
+
+def in_force(limits: Thresholds, scale: str) -> dict[str, Any]:
+    """What a page says about the warning levels and risk bands it shows: the settings
+    version the roster was scored with, the scale's levels and each band's span."""
+    return {
+        "version": limits.version,
+        "default": limits.is_default,
+        "scale": scale,
+        "levels": ", ".join(f"{v:g}" for v in limits.warnings(scale)),
+        "bands": [
+            {
+                "css": b.css,
+                "words": b.words,
+                "span": f"R < {b.upper:g}"
+                if b.lower == 0
+                else (f"R ≥ {b.lower:g}" if math.isinf(b.upper) else f"{b.lower:g} – {b.upper:g}"),
+            }
+            for b in limits.bands
+        ],
+    }

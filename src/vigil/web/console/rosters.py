@@ -14,6 +14,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import PurePath
 from typing import Annotated, Any
 from urllib.parse import quote, unquote
@@ -25,6 +26,7 @@ from vigil.fleet import stored as fleet_stored
 from vigil.fleet.export_csv import duty_csv
 from vigil.fleet.export_pdf import roster_pdf
 from vigil.fleet.export_xlsx import roster_xlsx
+from vigil.fleet.home_time import home_offsets
 from vigil.fleet.one import one_schedule
 from vigil.fleet.records import local_text, utc_text
 from vigil.fleet.schedules import SORT_KEYS, select
@@ -39,7 +41,7 @@ from vigil.store.repo import AlreadyExistsError
 from vigil.store.status import ACTIVE, JobStatus
 from vigil.store.tables import RosterResult, RosterUpload
 from vigil.web.console._web import PREFIX, Console, PostConsole, UserConsole, safe_next
-from vigil.web.console.charts import chart_payload, risk_band
+from vigil.web.console.charts import chart_payload, in_force, risk_band
 from vigil.web.console.dashboard import histogram_bars, hour_grid
 from vigil.worker.compact import StoredScores, unpack
 
@@ -303,7 +305,7 @@ def _schedule_page(
     items = []
     for i in picked.positions:
         risk = rows["maxRisk"][i]
-        css, words = risk_band(risk)
+        css, words = risk_band(risk, summary.thresholds.bands)
         items.append({k: rows[k][i] for k in rows} | {"band": css, "bandText": words})
     return {
         "items": items,
@@ -351,11 +353,12 @@ def roster_detail(
         context = {
             "summary": s,
             "preset": summary.preset,
-            "risk_hist": histogram_bars(s["riskHistogram"], bands=True),
+            "risk_hist": histogram_bars(s["riskHistogram"], bands=summary.thresholds.bands),
             "peak_hist": histogram_bars(s["peakHistogram"], bands=False),
             "grid": hour_grid(s["hotSpots"]["reportHour"]),
             "table": _schedule_page(summary, sort, order, fleet, rank, q, page),
-            "band_of": risk_band,
+            "band_of": partial(risk_band, in_force=summary.thresholds.bands),
+            "in_force": in_force(summary.thresholds, upload.preferred_scale),
             "schedule_total": len(summary.schedules["reference"]),
             "utc": utc_text,
         }
@@ -503,10 +506,20 @@ def roster_chart(console: UserConsole, token: str, schedule: str = "", scale: st
     entry = schedule_entry(entry_result, code, risk=True, arrays=False)
     entry["sleep"] = stored_sleep(result, schedule)
     prefs = preferences(console)
-    payload = chart_payload(entry, code)
-    table = schedule_table(stored, summary.facts, index, code, first_duty=one.first_duty)
+    limits = summary.thresholds
+    payload = chart_payload(entry, code, warnings=limits.warnings(code), in_force=limits.bands)
+    table = schedule_table(
+        stored,
+        summary.facts,
+        index,
+        code,
+        first_duty=one.first_duty,
+        level=limits.level(code),
+        bands=limits.bands,
+    )
     home = table.home[0]
     payload["homeOffsetMin"] = int(table.home_offset[0]) if len(table) else 0
+    payload["homeOffsets"] = _home_offsets(payload, table.airports.zone[home] if home >= 0 else "")
     payload["timeAxis"] = prefs["time"]
     duties = [duty_row(table, i, prefs["airports"]) | {"index": i + 1} for i in range(len(table))]
     for row in duties:
@@ -514,7 +527,7 @@ def roster_chart(console: UserConsole, token: str, schedule: str = "", scale: st
         row["offLocal"] = local_text(row["offUtc"], row["endOffsetMin"])
         row["reportUtc"] = utc_text(row["onUtc"])
         row["offUtc_"] = utc_text(row["offUtc"])
-        row["bandCss"], row["bandText"] = risk_band(row["risk"])
+        row["bandCss"], row["bandText"] = risk_band(row["risk"], limits.bands)
     return console.render(
         "chart.html",
         upload=upload,
@@ -524,6 +537,7 @@ def roster_chart(console: UserConsole, token: str, schedule: str = "", scale: st
         schedule=schedule,
         model_version=result.model_version,
         preset=summary.preset,
+        in_force=in_force(limits, code),
         duties=duties,
         prefs=prefs,
         home=table.airports.label(home, prefs["airports"]) if home >= 0 else "",
@@ -531,6 +545,17 @@ def roster_chart(console: UserConsole, token: str, schedule: str = "", scale: st
         rank=table.rank[0],
         back=str(console.request.url.path) + "?" + str(console.request.url.query),
     )
+
+
+def _home_offsets(payload: dict[str, Any], zone: str) -> list[list[int]]:
+    """The home zone's UTC offsets over the chart's span (a day either side of its
+    duties and sleep), so each instant shows in its own home-base time."""
+    instants = [d["on"] for d in payload["duties"]] + [d["off"] for d in payload["duties"]]
+    instants += [s["start"] for s in payload["sleep"]] + [s["end"] for s in payload["sleep"]]
+    if not instants:
+        return [[0, 0]]
+    day_s = 86400
+    return home_offsets(zone, min(instants) // 1000 - day_s, max(instants) // 1000 + day_s)
 
 
 def stored_sleep(result: fleet_stored.LightResult, reference: str) -> list[dict[str, object]]:

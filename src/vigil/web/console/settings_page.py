@@ -74,6 +74,7 @@ def _page(
         **data,
         "airportsText": airports_text(data["airports"]),
         "warnings": {k: ", ".join(f"{v:g}" for v in vs) for k, vs in data["warningLevels"].items()},
+        "riskBandsText": ", ".join(f"{v:g}" for v in data["riskBands"]),
         "note": "",
     }
     presets = [*sorted(model.PRESETS), *(c.name for c in current.settings.calibrated)]
@@ -109,6 +110,7 @@ def save_settings(
     kpThreshold: Annotated[str, Form(max_length=10)] = "",  # noqa: N803
     airports: Annotated[str, Form(max_length=200_000)] = "",
     note: Annotated[str, Form(max_length=2000)] = "",
+    riskBands: Annotated[str, Form(max_length=200)] = "",  # noqa: N803
     warn_SP: Annotated[str, Form(max_length=200)] = "",  # noqa: N803
     warn_KSS: Annotated[str, Form(max_length=200)] = "",  # noqa: N803
     warn_KP: Annotated[str, Form(max_length=200)] = "",  # noqa: N803
@@ -143,13 +145,21 @@ def save_settings(
         if text.strip():
             levels[code] = [v for v in text.split(",") if v.strip()]
     changes["warningLevels"] = levels
+    if riskBands.strip():  # blank keeps the current bounds
+        changes["riskBands"] = riskBands.replace(",", " ").split()
     new = None
     try:
         new = merge_settings(current.settings, changes)
     except SettingsError as exc:
         errors = [*errors, *exc.errors]
     if errors or new is None:
-        form = {**changes, "airportsText": airports, "warnings": warnings, "note": note}
+        form = {
+            **changes,
+            "airportsText": airports,
+            "warnings": warnings,
+            "riskBandsText": riskBands,
+            "note": note,
+        }
         return _page(console, errors=errors, form=form, status_code=400)
     assert console.user is not None
     saved = store.save_settings(

@@ -9,8 +9,10 @@
  * data-points = number of score points drawn (tests compare it with the envelope's
  * interval count).
  *
- * Times are shown in UTC, or in home-base time when the payload says timeAxis "home"
- * (homeOffsetMin: the home base's UTC offset at the first duty; issue 16).
+ * Times are shown in UTC, or in home-base time when the payload says timeAxis "home":
+ * each instant with the home base's own UTC offset then (homeOffsets: [from ms, minutes]
+ * from each change on, so a daylight-saving change mid-schedule moves the clock by an
+ * hour there and only there; homeOffsetMin, the offset at the first duty, when absent).
  */
 (function () {
   "use strict";
@@ -18,8 +20,17 @@
   var HOUR = 3600 * 1000;
   var MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
   var counter = 0;
-  var shift = 0; // ms added to UTC for display (home-base time)
-  var zone = "UTC";
+  var offsets = [[-Infinity, 0]]; // [from ms, minutes added to UTC for display]
+
+  // minutes east of UTC shown at instant ms (the last change at or before it)
+  function offsetAt(ms) {
+    var minutes = offsets[0][1];
+    for (var i = 1; i < offsets.length && offsets[i][0] <= ms; i++) minutes = offsets[i][1];
+    return minutes;
+  }
+  function shift(ms) { return offsetAt(ms) * 60000; }
+  function zone(ms) { return home ? "home base, " + offsetText(offsetAt(ms)) : "UTC"; }
+  var home = false;
 
   function el(name, attrs, parent, text) {
     var node = document.createElementNS(NS, name);
@@ -32,10 +43,10 @@
   }
 
   function pad(n) { return (n < 10 ? "0" : "") + n; }
-  function hhmm(ms) { var d = new Date(ms + shift); return pad(d.getUTCHours()) + ":" + pad(d.getUTCMinutes()); }
-  function day(ms) { var d = new Date(ms + shift); return pad(d.getUTCDate()) + " " + MONTHS[d.getUTCMonth()]; }
+  function hhmm(ms) { var d = new Date(ms + shift(ms)); return pad(d.getUTCHours()) + ":" + pad(d.getUTCMinutes()); }
+  function day(ms) { var d = new Date(ms + shift(ms)); return pad(d.getUTCDate()) + " " + MONTHS[d.getUTCMonth()]; }
   function stamp(ms) {
-    var d = new Date(ms + shift);
+    var d = new Date(ms + shift(ms));
     return d.getUTCFullYear() + "-" + pad(d.getUTCMonth() + 1) + "-" + pad(d.getUTCDate()) + " " + hhmm(ms);
   }
   function fmt(v, unit) { return (Math.round(v * 1000) / 1000).toString() + (unit ? " " + unit : ""); }
@@ -70,8 +81,12 @@
   }
 
   function draw(box, data, view) {
-    shift = data.timeAxis === "home" ? (data.homeOffsetMin || 0) * 60000 : 0;
-    zone = data.timeAxis === "home" ? "home base, " + offsetText(data.homeOffsetMin || 0) : "UTC";
+    home = data.timeAxis === "home";
+    offsets = [[-Infinity, home ? (data.homeOffsetMin || 0) : 0]];
+    if (home && data.homeOffsets && data.homeOffsets.length) {
+      offsets = data.homeOffsets.map(function (o) { return [o[0], o[1]]; });
+      offsets[0][0] = -Infinity;
+    }
     var width = Math.max(box.clientWidth || 0, 320);
     var height = 340;
     var m = { l: 48, r: 64, t: 26, b: 58 };
@@ -139,19 +154,25 @@
     data.sleep.forEach(function (s) {
       var a = X(s.start), b = X(s.end);
       var bar = el("rect", { x: a, y: sy, width: Math.max(b - a, 1), height: 10, "class": "sleep " + s.source }, clipped);
-      el("title", {}, bar, s.source + " " + s.kind + " sleep " + stamp(s.start) + " – " + stamp(s.end) + " " + zone);
+      el("title", {}, bar, s.source + " " + s.kind + " sleep " + stamp(s.start) + " " + zone(s.start) + " – " + stamp(s.end) + " " + zone(s.end));
     });
     el("text", { x: m.l - 6, y: sy + 9, "text-anchor": "end", "class": "tick" }, svg, "sleep");
     // time axis
     var axis = el("g", { "class": "grid time" }, svg);
     var step = timeStep(x1 - x0, pw);
-    for (var t = Math.ceil((x0 + shift) / step) * step - shift; t <= x1; t += step) {
-      var px = X(t);
-      el("line", { x1: px, x2: px, y1: m.t, y2: m.t + ph }, axis);
-      var midnight = new Date(t + shift).getUTCHours() === 0;
-      el("text", { x: px, y: sy + 28, "text-anchor": "middle", "class": "tick" }, axis, step >= 24 * HOUR ? day(t) : hhmm(t));
-      if (midnight && step < 24 * HOUR) {
-        el("text", { x: px, y: sy + 42, "text-anchor": "middle", "class": "tick date" }, axis, day(t));
+    // ticks at whole local hours/days, each stretch between offset changes with its own
+    for (var seg = 0; seg < offsets.length; seg++) {
+      var from = Math.max(x0, offsets[seg][0]);
+      var to = seg + 1 < offsets.length ? Math.min(x1, offsets[seg + 1][0] - 1) : x1;
+      var sh = offsets[seg][1] * 60000;
+      for (var t = Math.ceil((from + sh) / step) * step - sh; t <= to; t += step) {
+        var px = X(t);
+        el("line", { x1: px, x2: px, y1: m.t, y2: m.t + ph }, axis);
+        var midnight = new Date(t + sh).getUTCHours() === 0;
+        el("text", { x: px, y: sy + 28, "text-anchor": "middle", "class": "tick", "data-t": t }, axis, step >= 24 * HOUR ? day(t) : hhmm(t));
+        if (midnight && step < 24 * HOUR) {
+          el("text", { x: px, y: sy + 42, "text-anchor": "middle", "class": "tick date" }, axis, day(t));
+        }
       }
     }
     el("rect", { x: m.l, y: m.t, width: pw, height: ph, "class": "frame" }, svg);
@@ -183,7 +204,7 @@
       tip.textContent = "";
       var lines = [
         data.scale + " " + fmt(value, data.unit),
-        stamp(data.t0[k]) + "–" + hhmm(data.t1[k]) + " " + zone,
+        stamp(data.t0[k]) + "–" + hhmm(data.t1[k]) + " " + zone(data.t0[k]),
         "duty " + d.index + (d.risk !== null ? " · risk " + d.risk.toFixed(2) : "")
       ];
       lines.forEach(function (line, i) {
