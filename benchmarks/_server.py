@@ -60,8 +60,15 @@ def start_server(
     # would time the compiler running in the background
     import httpx
 
+    def ready() -> bool:
+        # uvicorn logs "startup complete" before its socket listens: refused is "not yet"
+        try:
+            return httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=30).status_code == 200
+        except httpx.ConnectError:
+            return False
+
     ready_by = time.monotonic() + 600
-    while httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=30).status_code != 200:
+    while not ready():
         if time.monotonic() > ready_by or process.poll() is not None:
             process.kill()
             raise SystemExit("server never became ready")
