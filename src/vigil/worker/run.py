@@ -193,7 +193,10 @@ class Worker:
                             model_version=scored.model_version,
                             sleep=scored.sleep,
                         )
-                        record_summary(session, job, scored.scores, status)  # issue 16
+                    # issue 16: the dashboard's figures, once, after the results are visible
+                    # (a dashboard opened meanwhile builds them itself: fleet.stored.ensure)
+                    with self.sessions.begin() as session:
+                        record_summary(session, job, scored.scores, status)
         if status is None:
             logger.warning("roster %s: lease lost, result discarded", job.id)
         if self.on_processed is not None:
