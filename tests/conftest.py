@@ -213,3 +213,16 @@ def identity_sqlite(tmp_path: Path, sqlite_url: str) -> Iterator[LiveService]:
     """The identity surface plus probe routes, SQLite only (for tests not about storage)."""
     with live_service(tmp_path, sqlite_url, routers=[probe_router()]) as service:
         yield service
+
+
+@pytest.fixture
+def embedded_service(tmp_path: Path) -> Iterator[LiveService]:
+    """The embedded app (identity, scoring, upload with an in-thread worker, console), SQLite."""
+    from vigil.web.app import EMBEDDED_ROUTERS, _load_router
+
+    url = f"sqlite:///{tmp_path / 'vigil.db'}"
+    routers = [_load_router(spec) for spec in EMBEDDED_ROUTERS]
+    with live_service(
+        tmp_path, url, routers=routers, worker_processes=0, worker_poll_interval=0.2
+    ) as live:
+        yield live

@@ -236,16 +236,22 @@ def frame_spans(read: Callable[[int, int], bytes]) -> Iterator[tuple[int, int]]:
 def decode_frames(blob: bytes) -> tuple[tuple[str, ...], list[list[Any]], npt.NDArray[np.float32]]:
     """``(scales, index rows, float32 matrix (intervals, scales))`` of a ``VGS2`` blob.
 
-    The matrix holds every scale's 3-decimal score as float32, as ``VGS1`` stored it.
+    The matrix holds every scale's 3-decimal score as float32, as ``VGS1`` stored it. It is
+    allocated once, from the frames' indexes, and filled frame by frame (no second copy of
+    the roster's scores while they are joined: issue 15's memory budget).
     """
     if blob[: len(MAGIC)] != MAGIC:
         raise ValueError("not a Vigil VGS2 scores blob")
-    scales: tuple[str, ...] = ()
+    pieces = list(_frames(blob))
+    indexes = [frame_index(frame) for frame in pieces]
+    scales = tuple(indexes[-1]["scales"]) if indexes else ()
+    total = sum(int(row[1]) for index in indexes for row in index["schedules"])
+    matrix = np.empty((total, len(scales)), dtype=np.float32)
     schedules: list[list[Any]] = []
-    blocks: list[npt.NDArray[np.float32]] = []
-    for frame in _frames(blob):
-        scales, rows, block = decode_frame(frame)
+    at = 0
+    for frame in pieces:
+        _, rows, block = decode_frame(frame)
         schedules.extend(rows)
-        blocks.append(block)
-    matrix = np.concatenate(blocks) if blocks else np.empty((0, len(scales)), np.float32)
+        matrix[at : at + block.shape[0]] = block
+        at += block.shape[0]
     return scales, schedules, matrix
