@@ -14,13 +14,12 @@ from fastapi import APIRouter, Form, HTTPException
 from fastapi.responses import RedirectResponse, Response
 
 from vigil import model
+from vigil.scoring.request import SCALE_CODES
 from vigil.settings import SettingsError, merge_settings
 from vigil.store import operator_settings as store
 from vigil.web.console._web import PREFIX, Console, PostConsole, UserConsole
 
 router = APIRouter(prefix="/settings")
-
-SCALES = ("SP", "KSS", "KP", "VD", "CRD", "PMR")
 
 
 def is_admin(console: Console) -> bool:
@@ -85,7 +84,7 @@ def _page(
         data=data,
         values=values,
         presets=presets,
-        scales=SCALES,
+        scales=SCALE_CODES,
         admin=is_admin(console),
         model_version=current.settings.parameters().model_version,
         history=store.settings_history(session=console.db, operator=console.operator),
