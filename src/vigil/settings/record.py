@@ -25,7 +25,6 @@ from vigil.domain import Airport
 from vigil.fleet.bands import DEFAULT_BOUNDS
 from vigil.model.parameters import replace_kp_threshold
 from vigil.roster.columns import BY_LOWER_NAME
-from vigil.scoring.request import SCALE_CODES
 
 __all__ = [
     "DEFAULT_SETTINGS",
@@ -37,6 +36,9 @@ __all__ = [
     "merge_settings",
     "parse_settings",
 ]
+
+#: the scales, in the contract's order (the model's own table)
+_SCALES = tuple(model.SCALE_INFO)
 
 #: longest preparation or commute time accepted as a default [min] (a day)
 MAX_DEFAULT_MINUTES = 1440
@@ -95,7 +97,7 @@ class CalibratedPreset:
 
 
 def _default_warnings() -> dict[str, tuple[float, ...]]:
-    return {code: model.SCALE_INFO[code].warnings for code in SCALE_CODES}
+    return {code: model.SCALE_INFO[code].warnings for code in _SCALES}
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,8 +297,8 @@ def _warnings(c: _Collector, data: Any) -> dict[str, tuple[float, ...]]:
         return levels
     for key, values in data.items():
         code = str(key).upper()
-        if code not in SCALE_CODES:
-            c.add(f"warningLevels.{key}", f"unknown scale; one of {', '.join(SCALE_CODES)}")
+        if code not in _SCALES:
+            c.add(f"warningLevels.{key}", f"unknown scale; one of {', '.join(_SCALES)}")
             continue
         info = model.SCALE_INFO[code]
         raw = values if isinstance(values, list) else [values]
@@ -381,8 +383,8 @@ def parse_settings(data: Mapping[str, Any]) -> OperatorSettings:
     commute = _int(c, data, "commuteMinutes", d.commute_minutes, 0, MAX_DEFAULT_MINUTES)
     kp = _int(c, data, "kpThreshold", d.kp_threshold, 7, 8)
     scale = str(data.get("scale", d.scale)).strip().upper()
-    if scale not in SCALE_CODES:
-        c.add("scale", f"must be one of {', '.join(SCALE_CODES)}")
+    if scale not in _SCALES:
+        c.add("scale", f"must be one of {', '.join(_SCALES)}")
         scale = d.scale
     calibrated = _calibrated(c, data.get("calibratedPresets"))
     preset = str(data.get("preset", d.preset)).strip()
