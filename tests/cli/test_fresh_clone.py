@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 
 import pytest
-from test_serve import free_port, wait_ready
+
+from live_server import free_port, wait_ready
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -13,7 +13,8 @@ import time
 from pathlib import Path
 
 import httpx
-from test_serve import VIGIL, clean_env, free_port
+
+from live_server import VIGIL, clean_env, free_port
 
 
 def test_served_process_closes_slow_and_oversized_requests(tmp_path: Path) -> None:

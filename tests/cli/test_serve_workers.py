@@ -8,7 +8,8 @@ import time
 from pathlib import Path
 
 import httpx
-from test_serve import Server, bootstrap_credentials, clean_env, free_port, stop
+
+from live_server import Server, bootstrap_credentials, clean_env, free_port, stop
 
 TOKEN_FORM = {"grant_type": "client_credentials"}
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from cli.test_serve import ROSTER, Server, bootstrap_credentials, free_port, start, stop
+from live_server import ROSTER, Server, bootstrap_credentials, free_port, start, stop
 from vigil.client import RosterStatus, VigilClient, VigilError
 
 HERE = Path(__file__).parent

@@ -13,7 +13,6 @@ import base64
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -24,6 +23,7 @@ import httpx
 import pytest
 
 from conftest import LiveService
+from live_server import free_port
 
 from .conftest import HEADER, WIRE_SCOPES, get_token, wait_finished
 
@@ -113,15 +113,9 @@ def test_scopes_do_not_cross(embedded: LiveService, tokens: dict[str, str]) -> N
 # --- secrets absent from logs ----------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _serve(workdir: Path) -> tuple[subprocess.Popen[str], list[str], str, threading.Thread]:
     """``vigil serve`` as deployed (its own log configuration), every output line kept."""
-    port = _free_port()
+    port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("VIGIL_")}
     env.update(PYTHONUNBUFFERED="1", VIGIL_WORKER_PROCESSES="0", VIGIL_AUTH_FAILURE_DELAY="0")
     env["VIGIL_DATA_DIR"] = str(workdir)
