@@ -11,6 +11,7 @@ import httpx
 import pytest
 
 from conftest import LiveService, live_service
+from rosters import HEADER, ROSTER  # noqa: F401
 
 #: wire scope of each scope kind (default operator prefix ``svc``, contract §1)
 WIRE_SCOPES = {
@@ -20,19 +21,6 @@ WIRE_SCOPES = {
 }
 #: the in-thread worker, no scoring processes: quick and light on a 2-core machine
 FAST_WORKER: dict[str, Any] = {"worker_processes": 0, "worker_poll_interval": 0.05}
-
-HEADER = (
-    "Reference,OnDutyDate,OnDutyTime,StartAirport,OffDutyDate,OffDutyTime,EndAirport,"
-    "HomeBase,TimeReference"
-)
-ROSTER = "\r\n".join(
-    [
-        HEADER,
-        "P1,02/03/2026,06:00,LHR,02/03/2026,14:30,LHR,LHR,0",
-        "P1,03/03/2026,07:10,LHR,03/03/2026,15:00,CDG,LHR,0",
-        "P2,02/03/2026,22:00,JFK,03/03/2026,07:05,LHR,JFK,2",
-    ]
-)
 
 
 def embedded_routers() -> list[Any]:

@@ -11,6 +11,7 @@ import httpx
 import numpy as np
 import pytest
 
+from rosters import HEADER, ROSTER
 from vigil.domain import DateFormat
 from vigil.scoring.service import SCALE_CODES, ScoreRequest, score
 from vigil.web.routes import upload
@@ -18,18 +19,6 @@ from vigil.web.routes import upload
 if TYPE_CHECKING:
     from conftest import LiveService
 
-HEADER = (
-    "Reference,OnDutyDate,OnDutyTime,StartAirport,OffDutyDate,OffDutyTime,EndAirport,"
-    "HomeBase,TimeReference"
-)
-ROSTER = "\r\n".join(
-    [
-        HEADER,
-        "P1,02/03/2026,06:00,LHR,02/03/2026,14:30,LHR,LHR,0",
-        "P1,03/03/2026,07:10,LHR,03/03/2026,15:00,CDG,LHR,0",
-        "P2,02/03/2026,22:00,JFK,03/03/2026,07:05,LHR,JFK,2",
-    ]
-)
 # row 3: 32 h duty (contract §3.1, 30 h maximum); P1 is still scored
 ROSTER_WITH_ERRORS = "\r\n".join(
     [

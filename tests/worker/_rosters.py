@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-HEADER = (
-    "Reference,OnDutyDate,OnDutyTime,StartAirport,OffDutyDate,OffDutyTime,EndAirport,"
-    "HomeBase,TimeReference"
-)
+from rosters import HEADER
+
 ROSTER = "\r\n".join(
     [
         HEADER,
