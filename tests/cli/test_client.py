@@ -7,24 +7,8 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import httpx
-import pytest
 import typer
 from typer.testing import CliRunner
-
-from vigil.cli import client, keys
-
-
-@pytest.fixture
-def cli() -> typer.Typer:
-    app = typer.Typer()
-    client.register(app)
-    keys.register(app)
-    return app
-
-
-@pytest.fixture
-def env(tmp_path: Path, sqlite_url: str) -> dict[str, str]:
-    return {"VIGIL_DATABASE_URL": sqlite_url, "VIGIL_DATA_DIR": str(tmp_path)}
 
 
 def run(

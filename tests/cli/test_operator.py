@@ -3,26 +3,9 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-import pytest
 import typer
 from typer.testing import CliRunner
-
-from vigil.cli import client, operator
-
-
-@pytest.fixture
-def cli() -> typer.Typer:
-    app = typer.Typer()
-    client.register(app)
-    operator.register(app)
-    return app
-
-
-@pytest.fixture
-def env(tmp_path: Path, sqlite_url: str) -> dict[str, str]:
-    return {"VIGIL_DATABASE_URL": sqlite_url, "VIGIL_DATA_DIR": str(tmp_path)}
 
 
 def invoke(cli: typer.Typer, env: dict[str, str], *args: str, stdin: str | None = None) -> object:
