@@ -18,12 +18,16 @@ import platformdirs
 import pytest
 from fastapi import APIRouter
 
+from vigil.datadir import numba_cache_dir, prune_kernel_caches
+
 # no test writes to the real user data directory (issue 15: state outside the checkout, by
 # default ~/.local/share/vigil): unless a test names VIGIL_DATA_DIR, state lands here
 # and Numba's cache is kept between runs in the user cache directory, never in the package
-os.environ.setdefault(
-    "NUMBA_CACHE_DIR", os.path.join(platformdirs.user_cache_dir("vigil"), "numba-tests")
-)
+# (one folder per version of the kernels' source: vigil.datadir.kernels_key)
+if "NUMBA_CACHE_DIR" not in os.environ:
+    _TEST_CACHE = numba_cache_dir(Path(platformdirs.user_cache_dir("vigil")) / "tests")
+    prune_kernel_caches(_TEST_CACHE)
+    os.environ["NUMBA_CACHE_DIR"] = str(_TEST_CACHE)
 os.environ.setdefault("XDG_DATA_HOME", tempfile.mkdtemp(prefix="vigil-test-xdg-"))
 
 from vigil.auth.scopes import ScopeKind  # noqa: E402

@@ -118,14 +118,16 @@ def _use_data_dir(settings: object) -> None:
     directory; an env file may have moved the data directory since, so follow it unless
     the variable was set by the user.
     """
-    from vigil.datadir import default_data_dir, numba_cache_dir
+    from vigil.datadir import default_data_dir, numba_cache_dir, prune_kernel_caches
     from vigil.web.settings import Settings
 
     assert isinstance(settings, Settings)
     settings.ensure_data_dir()
     current = os.environ.get("NUMBA_CACHE_DIR")
     if current is None or current == str(numba_cache_dir(default_data_dir())):
-        os.environ["NUMBA_CACHE_DIR"] = str(numba_cache_dir(settings.data_dir))
+        cache = numba_cache_dir(settings.data_dir)
+        prune_kernel_caches(cache)
+        os.environ["NUMBA_CACHE_DIR"] = str(cache)
 
 
 def log_config() -> dict[str, object]:
