@@ -122,6 +122,20 @@ def delayed_sleeper(k: Consts, c: Clock, out: Out, n: int) -> bool:
 
 
 @nb.njit(cache=True)
+def sleeps_in(k: Consts, c: Clock, w: Win, out: Out, n: int) -> bool:
+    """Whether a body-night sleep of window ``w`` may run on to the sleep-in level.
+
+    Either the person is a :func:`delayed_sleeper` (1.1.1), or the window ends at a report
+    (1.3.0): a crew member between duties has no reason to get up before S is restored,
+    and the forced wake (the alarm) still caps the sleep. Arsintescu et al. 2021 (diaries):
+    8.47 h before late-finishing duties, the first of a block included. Free time after the
+    last duty (no report; Åkerstedt & Folkard 1996's laboratory bedtimes) keeps the wake
+    gate, so a 03:00 bedtime there still gives 6.1 h [C].
+    """
+    return not math.isnan(w.report) or delayed_sleeper(k, c, out, n)
+
+
+@nb.njit(cache=True)
 def _natural_wake(
     k: Consts, c: Clock, w: Win, s_on: float, on: float, q: float, delayed: bool
 ) -> float:
@@ -156,7 +170,7 @@ def _sleep_from(
     s_on = s_wake(k, s_w, on - t_wake)
     cap_end = min(on + k.max_sleep, w.we)
     qe = w.q
-    late = delayed_sleeper(k, c, out, n)
+    late = sleeps_in(k, c, w, out, n)
     wake = cap_end if alarm else min(_natural_wake(k, c, w, s_on, on, qe, late), cap_end)
     if standby_q(k, qe, on, wake, sb_s, sb_e) != qe:  # sleep overlapping home standby
         qe = standby_q(k, qe, on, wake, sb_s, sb_e)
