@@ -246,11 +246,18 @@ def break_sleep_count(runs: Runs, name: str) -> float:
     return float(len(sc.sleeps_starting(result, start, end)))
 
 
-def inflight_sleep(runs: Runs, flight_hours: float) -> float:
-    """Hours of in-flight sleep on the sweep flight of ``flight_hours``."""
-    result = runs[sc.flight_schedule(flight_hours)]
+def inflight_sleep_of(runs: Runs, flight_hours: float, order: int) -> float:
+    """Hours of in-flight sleep of the crew resting ``order``-th on the sweep flight."""
+    result = runs[sc.flight_schedule(flight_hours, order)]
     duty = result.duties[0]
     return sc.sleep_between(result, epoch_hours(duty.on_duty), epoch_hours(duty.off_duty))
+
+
+def inflight_sleep(runs: Runs, flight_hours: float) -> float:
+    """Mean in-flight sleep per pilot on the sweep flight of ``flight_hours``: both crews
+    of the 4-pilot complement (Gander et al. 2013 average every pilot) [h]."""
+    values = [inflight_sleep_of(runs, flight_hours, o) for o in sc.REST_ORDERS]
+    return float(np.mean(values))
 
 
 def inflight_slope(runs: Runs) -> float:
