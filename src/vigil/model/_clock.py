@@ -73,6 +73,24 @@ def circ(k: Consts, c: Clock, t: float) -> float:
 
 
 @nb.njit(cache=True)
+def circ_gate(k: Consts, c: Clock, t: float, arrived: float) -> float:
+    """C as the sleep gates read it at ``t`` (ref §4.2, §4.3.4 recalibrated).
+
+    At home (``arrived`` NaN) the body clock's C. On a layover entered at ``arrived`` the
+    gates run on a sleep-timing clock between body time and local time,
+    ``τ = t + φ + w·wrap(θ - φ)``, with ``w = min(1, hours since arrival / local_ramp)``
+    the share of local-time sleepers (Darwent et al. 2010's mixture of domicile- and
+    local-time sleepers, as its deterministic mean): sleep timing moves toward the local
+    night while φ (and so alertness) still follows the body clock [C].
+    """
+    if math.isnan(arrived):
+        return circ(k, c, t)
+    f = phi(k, c, t)
+    w = min(1.0, max(0.0, t - arrived) / k.local_ramp)
+    return circadian(k, t + f + w * wrap(theta(c, t) - f))
+
+
+@nb.njit(cache=True)
 def theta(c: Clock, t: float) -> float:
     """Target offset θ (UTC offset of where the person is) at ``t``."""
     value: float = c.zo[zone_index(c.zt, t)]
