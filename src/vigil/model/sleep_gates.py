@@ -22,6 +22,8 @@ References
 
 from __future__ import annotations
 
+import math
+
 import numba as nb
 import numpy as np
 
@@ -71,16 +73,18 @@ def crossing(
     """First t in [a, b] with S + C <= threshold (awake) or >= threshold (asleep), else inf.
 
     Safe forward scan: from a point where the gate is ``h > 0`` away, no crossing can happen
-    within ``h / Lipschitz`` hours; steps are at least ``scan_step`` (5 min, ref §9.2).
+    within ``h / Lipschitz`` hours (``lip``, or ``lip_away`` on a layover's gate clock);
+    steps are at least ``scan_step`` (5 min, ref §9.2).
     Then bisection to ``tolerance`` (1 min); returns the upper end of the bracket.
     """
     sign = -1.0 if asleep else 1.0
+    lip = k.lip if math.isnan(arrived) else k.lip_away
     x = a
     hx = sign * (gate_value(k, c, asleep, s0, t_ref, q, x, arrived) - threshold)
     if hx <= 0.0:
         return a
     while x < b:
-        nx = min(x + max(hx / k.lip, k.scan_step), b)
+        nx = min(x + max(hx / lip, k.scan_step), b)
         hn = sign * (gate_value(k, c, asleep, s0, t_ref, q, nx, arrived) - threshold)
         if hn <= 0.0:
             return _bisect(k, c, asleep, s0, t_ref, q, threshold, x, nx, arrived)

@@ -112,7 +112,7 @@ SleepConstants = namedtuple(  # type: ignore[misc]  # noqa: PYI024
     "SleepConstants",
     [
         *ModelConstants._fields,
-        *kernel_fields(SleepParameters, ("g_lo", "g_hi", "lip", "usual_onset_body")),
+        *kernel_fields(SleepParameters, ("g_lo", "g_hi", "lip", "lip_away", "usual_onset_body")),
     ],
 )
 
@@ -123,17 +123,19 @@ def sleep_constants(p: Parameters, sp: SleepParameters) -> Consts:
 
     ``g_lo``/``g_hi`` (the in-flight efficiency range) and ``lip``, a Lipschitz bound of
     S + C [TPM/h]: |dS/dt| <= max(|d|(ha - la), |g|(ha - bl)) (§2.1), |dC/dt| <=
-    Ca·2π/24·(1 + |dφ/dt| + 12/local_ramp) (§2.2, §3; the last term for the layover gate
-    clock, :func:`._clock.circ_gate`), with a 5 % margin (used by the safe gate scan).
+    Ca·2π/24·(1 + |dφ/dt|) (§2.2, §3), with a 5 % margin (used by the safe gate scan);
+    ``lip_away`` the same with |dφ/dt| + 12/local_ramp, for the layover's gate clock
+    (:func:`._clock.circ_gate`), whose shift moves by up to 12 h / local_ramp per hour.
     """
     values = p.kernel._asdict()
     values.update(scalar_fields(sp))
     values["g_lo"], values["g_hi"] = p.inflight_efficiency_range
     ds = max(abs(p.d) * (p.ha - p.la), abs(p.g * (p.bl - p.ha)))
-    # the gates' clock on a layover also moves by up to 12 h / local_ramp per hour
     dphi = max(values["rate_e"], values["rate_w"], 12.0 * values["phase_k"])
-    dphi += 12.0 / sp.local_ramp
     values["lip"] = 1.05 * (ds + abs(p.ca) * 2.0 * math.pi / 24.0 * (1.0 + dphi))
+    # on a layover the gates' clock also moves by up to 12 h / local_ramp per hour
+    dphi += 12.0 / sp.local_ramp
+    values["lip_away"] = 1.05 * (ds + abs(p.ca) * 2.0 * math.pi / 24.0 * (1.0 + dphi))
     values["usual_onset_body"] = usual_onset_body(p, sp)
     return constants(values, SleepConstants)
 
