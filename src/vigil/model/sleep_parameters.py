@@ -58,12 +58,13 @@ class SleepParameters:
     #: 1.1-1.2's pull of both gates by 3.0·min(1, h/36) (left Holmes's crew on Doha time)
     #: [C, calibrated]
     local_ramp: float = 36.0
-    #: [h body] sleep-in: for a person whose last main sleep began 00:00-03:59 body time
-    #: (after a late finish: behavioural delay), a sleep starting 21:00-03:59 body time
-    #: lasts at least until S is back at its steady-state waking level (13.82, ref §9.4),
-    #: within max_sleep and the window. Arsintescu et al. 2021: 8.5 h of sleep before
-    #: late-finishing duties; without the delay condition a 03:00 bedtime after 20 h awake
-    #: slept 9.1 h, not Åkerstedt & Folkard 1996's 6.1 h. [C]
+    #: [h body] sleep-in: a sleep starting 21:00-03:59 body time lasts at least until S is
+    #: back at its steady-state waking level (13.82, ref §9.4), within max_sleep and the
+    #: window, when the window ends at a report (1.3.0: no alarm before the next duty) or
+    #: the person's last main sleep began 00:00-03:59 body time (1.1.1: behavioural delay
+    #: after late finishes). Arsintescu et al. 2021: 8.47 h before late-finishing duties.
+    #: Free time after the last duty keeps the gate: a 03:00 bedtime after 20 h awake
+    #: sleeps Åkerstedt & Folkard 1996's 6.1 h (9.1 h with an unconditional sleep-in). [C]
     sleep_in_from_body: float = 21.0
     sleep_in_to_body: float = 4.0  # [h body] see sleep_in_from_body
     sleep_in_prev_from_body: float = 0.0  # [h body] delayed: last main onset 00:00-03:59 [C]
