@@ -72,22 +72,22 @@ def circ(k: Consts, c: Clock, t: float) -> float:
     return circadian(k, t + phi(k, c, t))
 
 
-@nb.njit(cache=True)
-def circ_gate(k: Consts, c: Clock, t: float, arrived: float) -> float:
-    """C as the sleep gates read it at ``t`` (ref §4.2, §4.3.4 recalibrated).
+@nb.njit(cache=True, inline="always")
+def local_shift(k: Consts, c: Clock, t: float, f: float, arrived: float) -> float:
+    """Shift [h] of the sleep gates' clock from body time ``t + f`` (f = φ(t)) on a layover
+    entered at ``arrived`` (ref §4.3.4 recalibrated; 0 at home, ``arrived`` NaN).
 
-    At home (``arrived`` NaN) the body clock's C. On a layover entered at ``arrived`` the
-    gates run on a sleep-timing clock between body time and local time,
+    The gates run on a sleep-timing clock between body time and local time,
     ``τ = t + φ + w·wrap(θ - φ)``, with ``w = min(1, hours since arrival / local_ramp)``
     the share of local-time sleepers (Darwent et al. 2010's mixture of domicile- and
     local-time sleepers, as its deterministic mean): sleep timing moves toward the local
     night while φ (and so alertness) still follows the body clock [C].
     """
     if math.isnan(arrived):
-        return circ(k, c, t)
-    f = phi(k, c, t)
+        return 0.0
     w = min(1.0, max(0.0, t - arrived) / k.local_ramp)
-    return circadian(k, t + f + w * wrap(theta(c, t) - f))
+    shift: float = w * wrap(theta(c, t) - f)
+    return shift
 
 
 @nb.njit(cache=True)

@@ -4,7 +4,7 @@ Onset when ``S + C <= G_on``, spontaneous waking when ``S + C >= G_wake``. Cross
 found by a safe forward scan (steps of at least 5 minutes, longer when ``S + C`` is far from
 the gate, bounded by the Lipschitz constant of ``S + C`` so no crossing is skipped), then by
 bisection to 1 minute (reference §9.2 step 3); times are rounded to the minute (§9.3).
-Away from base C is read on the layover's sleep-timing clock (:func:`._clock.circ_gate`,
+Away from base C is read on the layover's sleep-timing clock (:func:`._clock.local_shift`,
 Darwent et al. 2010; Holmes et al. 2012).
 
 References
@@ -28,8 +28,8 @@ import numba as nb
 import numpy as np
 
 from ._arrays import FloatArray, Numeric, as_float
-from ._clock import Clock, ceil_min, circ_gate, clock
-from ._kernels import Consts, s_sleep, s_wake
+from ._clock import Clock, ceil_min, clock, local_shift, phi
+from ._kernels import Consts, circadian, s_sleep, s_wake
 from .parameters import DEFAULT, Parameters
 from .sleep_parameters import DEFAULT_SLEEP, SleepParameters
 
@@ -42,12 +42,14 @@ def gate_value(
     arrived: float,
 ) -> float:  # fmt: skip
     """S + C at ``t``; S from ``s0`` at ``t_ref`` awake, or asleep with quality ``q``; C on
-    the gates' clock (:func:`._clock.circ_gate`; ``arrived`` NaN at home)."""
+    the body clock at home (``arrived`` NaN), else on the layover's sleep-timing clock
+    (:func:`._clock.local_shift`)."""
     if asleep:
         s = s_sleep(k, s0, t - t_ref, q)
     else:
         s = s_wake(k, s0, t - t_ref)
-    return s + circ_gate(k, c, t, arrived)
+    f = phi(k, c, t)
+    return s + circadian(k, t + f + local_shift(k, c, t, f, arrived))
 
 
 @nb.njit(cache=True)

@@ -126,7 +126,7 @@ def sleep_constants(p: Parameters, sp: SleepParameters) -> Consts:
     S + C [TPM/h]: |dS/dt| <= max(|d|(ha - la), |g|(ha - bl)) (§2.1), |dC/dt| <=
     Ca·2π/24·(1 + |dφ/dt|) (§2.2, §3), with a 5 % margin (used by the safe gate scan);
     ``lip_away`` the same with |dφ/dt| + 12/local_ramp, for the layover's gate clock
-    (:func:`._clock.circ_gate`), whose shift moves by up to 12 h / local_ramp per hour.
+    (:func:`._clock.local_shift`), whose shift moves by up to 12 h / local_ramp per hour.
     """
     values = p.kernel._asdict()
     values.update(scalar_fields(sp))
