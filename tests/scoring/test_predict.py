@@ -161,9 +161,11 @@ def _body_midpoints(schedule: Schedule, episodes: list[SleepEpisode]) -> np.ndar
 def test_long_haul_layover_sleep_follows_body_clock(
     dest: Airport, out_on: datetime, back_on: datetime, block: float, local_offset: float
 ) -> None:
-    """Ref §3 / §4.2: on a 2-day layover the body clock moves only 1-3 h, so the main
-    layover sleep falls in the body-clock night (not the local night); after return φ
-    re-adapts and home sleep drifts back to 22:51-06:56 within days."""
+    """Ref §3 / §4.2: on a 2-day layover the body clock moves only 1-3 h; the arrival
+    sleep falls in the body-clock night, and later layover sleep moves toward the local
+    night as the share of local-time sleepers grows (model 1.3.0, ref §4.3.4 recalibrated:
+    Darwent et al. 2010, Holmes et al. 2012); after return φ re-adapts and home sleep
+    drifts back to 22:51-06:56 within days."""
     schedule = _layover(dest, out_on, back_on, block)
     episodes = predict_sleep([schedule])[0]
     _check_invariants(schedule, episodes)
@@ -171,11 +173,13 @@ def test_long_haul_layover_sleep_follows_body_clock(
     depart = epoch_hours(schedule.duties[1].on_duty)
     layover = [e for e in _between(episodes, arrive, depart) if e.end - e.start >= 5.0]
     assert layover, "a main sleep on the layover"
-    body = _body_midpoints(schedule, layover)
-    assert np.all((body >= 0.0) & (body <= 7.0) | (body >= 22.0))  # body-clock night
+    assert len(layover) >= 2
+    body = _body_midpoints(schedule, layover[:1])
+    assert np.all((body >= 0.0) & (body <= 7.0) | (body >= 22.0))  # arrival: body-clock night
     local_mid = [((e.start + e.end) / 2 + local_offset) % 24 for e in layover]
-    # not the local night: the midpoint is >= 3 h away from the habitual 02:54 local
-    assert all(abs((m - 2.9 + 12.0) % 24.0 - 12.0) >= 3.0 for m in local_mid)
+    # distance of each sleep's midpoint from the habitual 02:54, on the local clock
+    away = [abs((m - 2.9 + 12.0) % 24.0 - 12.0) for m in local_mid]
+    assert away[-1] < away[0] - 1.0  # the last layover sleep is nearer the local night
     # φ after the layover: moved toward the destination, not arrived (EASA: no adaptation
     # within 48 h), then back home by the roster's last week (ref §3 rates)
     start = grid.warmup_start(schedule)

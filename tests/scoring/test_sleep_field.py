@@ -36,19 +36,18 @@ def test_roach_2012_every_step_gains_10_to_20_min_per_hour(runs: Runs) -> None:
     assert all(10.0 <= s <= 20.0 for s in steps), steps
 
 
-def test_arsintescu_2021_sleep_in_grows_over_a_run_of_late_finishes(runs: Runs) -> None:
+def test_arsintescu_2021_crews_sleep_in_before_late_duties(runs: Runs) -> None:
     """Arsintescu et al. 2021 (J Sleep Res 31:e13521, diaries): 8.47 h before late-finishing
-    duties. Each break of the late block holds one main sleep; the sleep-in needs a late
-    sleep the night before (behavioural delay, docs/sleep.md), so the second break's sleep
-    is longer than the first's and reaches 8 h (S back at 13.82)."""
+    duties. Each break of the late block holds one main sleep from 02:00; with no alarm
+    before the next 15:30 report it runs past the wake gate (which alone ends the first at
+    08:30, 6.5 h, as in 1.2.0) until S is back at 13.82 (sleep-in, model 1.3.0)."""
     late = runs["LATE"]
-    lengths = []
     for before, after in zip(late.duties, late.duties[1:], strict=False):
         inside = sc.sleeps_starting(late, epoch_hours(before.off_duty), epoch_hours(after.on_duty))
         assert len(inside) == 1
-        lengths.append(inside[0][1] - inside[0][0])
-    assert lengths[1] > lengths[0]
-    assert lengths[1] >= 8.0
+        start, end = inside[0]
+        assert end - start >= 7.5
+        assert end % 24.0 > 9.0  # wakes after 09:00 (ACC = UTC)
 
 
 def test_roach_2016_daytime_break_gets_a_main_sleep_and_a_nap(runs: Runs) -> None:

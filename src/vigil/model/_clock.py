@@ -72,6 +72,24 @@ def circ(k: Consts, c: Clock, t: float) -> float:
     return circadian(k, t + phi(k, c, t))
 
 
+@nb.njit(cache=True, inline="always")
+def local_shift(k: Consts, c: Clock, t: float, f: float, arrived: float) -> float:
+    """Shift [h] of the sleep gates' clock from body time ``t + f`` (f = φ(t)) on a layover
+    entered at ``arrived`` (ref §4.3.4 recalibrated; 0 at home, ``arrived`` NaN).
+
+    The gates run on a sleep-timing clock between body time and local time,
+    ``τ = t + φ + w·wrap(θ - φ)``, with ``w = min(1, hours since arrival / local_ramp)``
+    the share of local-time sleepers (Darwent et al. 2010's mixture of domicile- and
+    local-time sleepers, as its deterministic mean): sleep timing moves toward the local
+    night while φ (and so alertness) still follows the body clock [C].
+    """
+    if math.isnan(arrived):
+        return 0.0
+    w = min(1.0, max(0.0, t - arrived) / k.local_ramp)
+    shift: float = w * wrap(theta(c, t) - f)
+    return shift
+
+
 @nb.njit(cache=True)
 def theta(c: Clock, t: float) -> float:
     """Target offset θ (UTC offset of where the person is) at ``t``."""

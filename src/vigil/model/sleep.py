@@ -8,7 +8,8 @@ them, the in-duty rest windows (in-flight rest, split-duty breaks), home-standby
 and the body-clock target timeline. One Numba kernel then walks each person's windows
 forward in time, carrying the homeostat S, and places sleep. By concept:
 
-* :mod:`.sleep_gates`: the onset and wake gates (reference §4.2) and the layover pull;
+* :mod:`.sleep_gates`: the onset and wake gates (reference §4.2), on the layover's
+  sleep-timing clock when away (§4.3.4);
 * :mod:`.sleep_windows`: the windows of one person and the rules of §4.1, §4.3 and §7;
 * :mod:`.sleep_inflight`: sleep in in-flight rest windows (§5.2);
 * :mod:`.sleep_parameters`: the rule constants; :mod:`._clock`: φ(t) per person;
@@ -78,7 +79,8 @@ class PackedSleepInput:
         hours between the latest wake and ``busy_start`` (commute or hotel transfer plus
         preparation); ``lag``: hours from ``busy_end`` to the earliest sleep (commute or
         transfer plus wind-down), ref §4.1; ``away``: 1 when the person is away from base
-        after it (layover pull, §4.3.4); ``nap``: 1 when a pre-duty nap may precede it (§4.3.3).
+        after it (layover sleep timing, §4.3.4); ``nap``: 1 when a pre-duty nap may precede
+        it (§4.3.3).
     window_ptr, window_start, window_end, window_kind, window_quality : CSR
         Sleep windows inside duties: ``WINDOW_INFLIGHT`` (rest window, ref §5.2) or
         ``WINDOW_SPLIT`` (the sleepable part of a split-duty break, §7); quality q per hour.

@@ -4,6 +4,8 @@ Onset when ``S + C <= G_on``, spontaneous waking when ``S + C >= G_wake``. Cross
 found by a safe forward scan (steps of at least 5 minutes, longer when ``S + C`` is far from
 the gate, bounded by the Lipschitz constant of ``S + C`` so no crossing is skipped), then by
 bisection to 1 minute (reference §9.2 step 3); times are rounded to the minute (§9.3).
+Away from base C is read on the layover's sleep-timing clock (:func:`._clock.local_shift`,
+Darwent et al. 2010; Holmes et al. 2012).
 
 References
 ----------
@@ -11,16 +13,23 @@ References
    model of regulation of alertness. Occup Environ Med 53:136-141. doi:10.1136/oem.53.2.136
 .. [2] Åkerstedt T, Gillberg M (1981). The circadian variation of experimentally displaced
    sleep. Sleep 4:159-169. doi:10.1093/sleep/4.2.159
+.. [3] Darwent D, Dawson D, Roach GD (2010). Prediction of probabilistic sleep distributions
+   following travel across multiple time zones. Sleep 33:185-195.
+.. [4] Holmes AL, Al-Bayat S, Hilditch C, Bourgeois-Bougrine S (2012). Sleep and sleepiness
+   during an ultra long-range flight operation between the Middle East and United States.
+   Accid Anal Prev 45S:27-31. doi:10.1016/j.aap.2011.09.021
 """
 
 from __future__ import annotations
+
+import math
 
 import numba as nb
 import numpy as np
 
 from ._arrays import FloatArray, Numeric, as_float
-from ._clock import Clock, ceil_min, circ, clock, theta
-from ._kernels import Consts, s_sleep, s_wake
+from ._clock import Clock, ceil_min, clock, local_shift, phi
+from ._kernels import Consts, circadian, s_sleep, s_wake
 from .parameters import DEFAULT, Parameters
 from .sleep_parameters import DEFAULT_SLEEP, SleepParameters
 
@@ -29,25 +38,29 @@ __all__ = ["gate_onset", "spontaneous_wake"]
 
 @nb.njit(cache=True)
 def gate_value(
-    k: Consts, c: Clock, asleep: bool, s0: float, t_ref: float, q: float, t: float
-) -> float:
-    """S + C at ``t``; S from ``s0`` at ``t_ref`` awake, or asleep with quality ``q``."""
+    k: Consts, c: Clock, asleep: bool, s0: float, t_ref: float, q: float, t: float,
+    arrived: float,
+) -> float:  # fmt: skip
+    """S + C at ``t``; S from ``s0`` at ``t_ref`` awake, or asleep with quality ``q``; C on
+    the body clock at home (``arrived`` NaN), else on the layover's sleep-timing clock
+    (:func:`._clock.local_shift`)."""
     if asleep:
         s = s_sleep(k, s0, t - t_ref, q)
     else:
         s = s_wake(k, s0, t - t_ref)
-    return s + circ(k, c, t)
+    f = phi(k, c, t)
+    return s + circadian(k, t + f + local_shift(k, c, t, f, arrived))
 
 
 @nb.njit(cache=True)
 def _bisect(
     k: Consts, c: Clock, asleep: bool, s0: float, t_ref: float, q: float, threshold: float,
-    lo: float, hi: float,
+    lo: float, hi: float, arrived: float,
 ) -> float:  # fmt: skip
     sign = -1.0 if asleep else 1.0
     while hi - lo > k.tolerance:
         mid = 0.5 * (lo + hi)
-        if sign * (gate_value(k, c, asleep, s0, t_ref, q, mid) - threshold) <= 0.0:
+        if sign * (gate_value(k, c, asleep, s0, t_ref, q, mid, arrived) - threshold) <= 0.0:
             hi = mid
         else:
             lo = mid
@@ -57,90 +70,46 @@ def _bisect(
 @nb.njit(cache=True)
 def crossing(
     k: Consts, c: Clock, asleep: bool, s0: float, t_ref: float, q: float, threshold: float,
-    a: float, b: float,
+    a: float, b: float, arrived: float,
 ) -> float:  # fmt: skip
     """First t in [a, b] with S + C <= threshold (awake) or >= threshold (asleep), else inf.
 
     Safe forward scan: from a point where the gate is ``h > 0`` away, no crossing can happen
-    within ``h / Lipschitz`` hours; steps are at least ``scan_step`` (5 min, ref §9.2).
+    within ``h / Lipschitz`` hours (``lip``, or ``lip_away`` on a layover's gate clock);
+    steps are at least ``scan_step`` (5 min, ref §9.2).
     Then bisection to ``tolerance`` (1 min); returns the upper end of the bracket.
     """
     sign = -1.0 if asleep else 1.0
+    lip = k.lip if math.isnan(arrived) else k.lip_away
     x = a
-    hx = sign * (gate_value(k, c, asleep, s0, t_ref, q, x) - threshold)
+    hx = sign * (gate_value(k, c, asleep, s0, t_ref, q, x, arrived) - threshold)
     if hx <= 0.0:
         return a
     while x < b:
-        nx = min(x + max(hx / k.lip, k.scan_step), b)
-        hn = sign * (gate_value(k, c, asleep, s0, t_ref, q, nx) - threshold)
+        nx = min(x + max(hx / lip, k.scan_step), b)
+        hn = sign * (gate_value(k, c, asleep, s0, t_ref, q, nx, arrived) - threshold)
         if hn <= 0.0:
-            return _bisect(k, c, asleep, s0, t_ref, q, threshold, x, nx)
+            return _bisect(k, c, asleep, s0, t_ref, q, threshold, x, nx, arrived)
         x, hx = nx, hn
     return np.inf
 
 
 @nb.njit(cache=True)
 def first_onset(
-    k: Consts, c: Clock, s_w: float, t_wake: float, a: float, b: float, away: bool,
-    arrived: float,
-) -> float:  # fmt: skip
-    """First allowed sleep onset in [a, b] (ref §4.2; layover local-night pull §4.3.4).
-
-    Away from base (since ``arrived``) onset is also allowed 21:00-02:00 local when
-    ``S + C <= G_on + pull``, the pull growing with time on the layover (:func:`pull`).
-    """
-    on = crossing(k, c, False, s_w, t_wake, 1.0, k.gate_onset, a, b)
-    if not away:
-        return on
-    limit = min(on, b)
-    length = (k.pull_to_local - k.pull_from_local) % 24.0
-    local = a + theta(c, a)
-    night = a - ((local - k.pull_from_local) % 24.0)  # latest local 21:00 at or before a
-    while night < limit:
-        lo, hi = max(night, a), min(night + length, limit)
-        if lo < hi:
-            gate = k.gate_onset + pull(k, lo - arrived)
-            p = crossing(k, c, False, s_w, t_wake, 1.0, gate, lo, hi)
-            if p < np.inf:
-                return min(p, on)
-        night += 24.0
-    return on
-
-
-@nb.njit(cache=True, inline="always")
-def pull(k: Consts, hours_away: float) -> float:
-    """Layover local-night pull [TPM]: ``pull_extra·min(1, hours on layover / pull_ramp)``.
-
-    A deterministic stand-in for the growing share of local-time sleepers (Darwent et al.
-    2010; Holmes et al. 2012: 64 % slept in the local night on a 49.5-h layover) [C].
-    """
-    p: float = k.pull_extra * min(1.0, max(0.0, hours_away) / k.pull_ramp)
-    return p
+    k: Consts, c: Clock, s_w: float, t_wake: float, a: float, b: float, arrived: float
+) -> float:
+    """First allowed sleep onset in [a, b]: ``S + C <= G_on`` (ref §4.2), with C on the
+    layover's sleep-timing clock when away since ``arrived`` (NaN at home, §4.3.4)."""
+    return crossing(k, c, False, s_w, t_wake, 1.0, k.gate_onset, a, b, arrived)
 
 
 @nb.njit(cache=True)
-def layover_wake(
+def wake_time(
     k: Consts, c: Clock, s_on: float, on: float, q: float, cap_end: float, arrived: float
 ) -> float:
-    """Wake of a layover sleep starting in the local night (21:00-02:00 local): the wake
-    gate is raised by the pull until 07:00 local, then the usual gate (ref §4.3.4 [C])."""
-    local = on + theta(c, on)
-    since = (local - k.pull_from_local) % 24.0
-    if since >= (k.pull_to_local - k.pull_from_local) % 24.0:
-        return wake_time(k, c, s_on, on, q, cap_end)
-    t07 = min(on + (k.pull_wake_to_local - k.pull_from_local) % 24.0 - since, cap_end)
-    gate = k.gate_wake + pull(k, on - arrived)
-    w = crossing(k, c, True, s_on, on, q, gate, on, t07)
-    if w < np.inf:
-        return min(ceil_min(w), cap_end)
-    w = crossing(k, c, True, s_on, on, q, k.gate_wake, t07, cap_end)
-    return min(ceil_min(w), cap_end) if w < np.inf else cap_end
-
-
-@nb.njit(cache=True)
-def wake_time(k: Consts, c: Clock, s_on: float, on: float, q: float, cap_end: float) -> float:
-    """Spontaneous wake (S + C >= G_wake, ref §4.2) or ``cap_end``, whole minutes."""
-    wake = crossing(k, c, True, s_on, on, q, k.gate_wake, on, cap_end)
+    """Spontaneous wake (S + C >= G_wake, ref §4.2) or ``cap_end``, whole minutes; C as
+    in :func:`first_onset`."""
+    wake = crossing(k, c, True, s_on, on, q, k.gate_wake, on, cap_end, arrived)
     return min(ceil_min(wake), cap_end) if wake < np.inf else cap_end
 
 
@@ -156,7 +125,7 @@ def _onset_many(
     for i in range(t_from.shape[0]):
         c = clock(k, t_from[i], phase[i], np.full(1, t_from[i]), np.full(1, phase[i]))
         out[i] = crossing(k, c, False, s_from[i], t_from[i], 1.0, k.gate_onset, t_from[i],
-                          limit[i])  # fmt: skip
+                          limit[i], np.nan)  # fmt: skip
 
 
 @nb.njit(cache=True)
@@ -167,7 +136,7 @@ def _wake_many(
     for i in range(onset.shape[0]):
         c = clock(k, onset[i], phase[i], np.full(1, onset[i]), np.full(1, phase[i]))
         cap = min(onset[i] + k.max_sleep, limit[i])
-        w = crossing(k, c, True, s_onset[i], onset[i], q[i], k.gate_wake, onset[i], cap)
+        w = crossing(k, c, True, s_onset[i], onset[i], q[i], k.gate_wake, onset[i], cap, np.nan)
         out[i] = min(w, cap)
 
 

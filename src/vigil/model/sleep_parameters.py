@@ -50,21 +50,21 @@ class SleepParameters:
     #: of daytime breaks; Roach et al. 2016: >1 sleep in 41-50 % of daytime breaks) [C]
     nap_after_wake: float = 3.0
     nap_min: float = 0.75  # [h] at least 45 min of nap must fit, ref §4.3.3 [C]
-    #: [TPM] layover local-night pull: onset gate G_on + pull, wake gate G_wake + pull in
-    #: 21:00-07:00 local; pull = pull_extra·min(1, hours on layover / pull_ramp) (ref §4.3.4
-    #: had a constant +1.0 on onset only, which never fired; Darwent et al. 2010 local-time
-    #: sleepers grow with time in the zone; Holmes et al. 2012: 64 % in the local night) [C]
-    pull_extra: float = 3.0
-    pull_ramp: float = 36.0  # [h] time on layover to full pull [C], see pull_extra
-    pull_from_local: float = 21.0  # [h local] layover pull from 21:00 local, §4.3.4 [C]
-    pull_to_local: float = 2.0  # [h local] onset pull until 02:00 local, ref §4.3.4 [C]
-    pull_wake_to_local: float = 7.0  # [h local] raised wake gate until 07:00 local [C]
-    #: [h body] sleep-in: for a person whose last main sleep began 00:00-03:59 body time
-    #: (after a late finish: behavioural delay), a sleep starting 21:00-03:59 body time
-    #: lasts at least until S is back at its steady-state waking level (13.82, ref §9.4),
-    #: within max_sleep and the window. Arsintescu et al. 2021: 8.5 h of sleep before
-    #: late-finishing duties; without the delay condition a 03:00 bedtime after 20 h awake
-    #: slept 9.1 h, not Åkerstedt & Folkard 1996's 6.1 h. [C]
+    #: [h] layover sleep timing: the gates' clock moves from body time toward local time
+    #: with weight w = min(1, hours since arrival / local_ramp), the share of local-time
+    #: sleepers (Darwent et al. 2010 mixture, as its mean). Averaged over Holmes et al.
+    #: 2012's 49.5-h layover, w = 1 - 36/99 = 0.64, their 64 % local-night sleepers.
+    #: Replaces ref §4.3.4's onset gate G_on + 1.0 in 21:00-02:00 local (never fired) and
+    #: 1.1-1.2's pull of both gates by 3.0·min(1, h/36) (left Holmes's crew on Doha time)
+    #: [C, calibrated]
+    local_ramp: float = 36.0
+    #: [h body] sleep-in: a sleep starting 21:00-03:59 body time lasts at least until S is
+    #: back at its steady-state waking level (13.82, ref §9.4), within max_sleep and the
+    #: window, when the window ends at a report (1.3.0: no alarm before the next duty) or
+    #: the person's last main sleep began 00:00-03:59 body time (1.1.1: behavioural delay
+    #: after late finishes). Arsintescu et al. 2021: 8.47 h before late-finishing duties.
+    #: Free time after the last duty keeps the gate: a 03:00 bedtime after 20 h awake
+    #: sleeps Åkerstedt & Folkard 1996's 6.1 h (9.1 h with an unconditional sleep-in). [C]
     sleep_in_from_body: float = 21.0
     sleep_in_to_body: float = 4.0  # [h body] see sleep_in_from_body
     sleep_in_prev_from_body: float = 0.0  # [h body] delayed: last main onset 00:00-03:59 [C]
@@ -113,7 +113,7 @@ SleepConstants = namedtuple(  # type: ignore[misc]  # noqa: PYI024
     "SleepConstants",
     [
         *ModelConstants._fields,
-        *kernel_fields(SleepParameters, ("g_lo", "g_hi", "lip", "usual_onset_body")),
+        *kernel_fields(SleepParameters, ("g_lo", "g_hi", "lip", "lip_away", "usual_onset_body")),
     ],
 )
 
@@ -124,7 +124,9 @@ def sleep_constants(p: Parameters, sp: SleepParameters) -> Consts:
 
     ``g_lo``/``g_hi`` (the in-flight efficiency range) and ``lip``, a Lipschitz bound of
     S + C [TPM/h]: |dS/dt| <= max(|d|(ha - la), |g|(ha - bl)) (§2.1), |dC/dt| <=
-    Ca·2π/24·(1 + |dφ/dt|) (§2.2, §3), with a 5 % margin (used by the safe gate scan).
+    Ca·2π/24·(1 + |dφ/dt|) (§2.2, §3), with a 5 % margin (used by the safe gate scan);
+    ``lip_away`` the same with |dφ/dt| + 12/local_ramp, for the layover's gate clock
+    (:func:`._clock.local_shift`), whose shift moves by up to 12 h / local_ramp per hour.
     """
     values = p.kernel._asdict()
     values.update(scalar_fields(sp))
@@ -132,6 +134,9 @@ def sleep_constants(p: Parameters, sp: SleepParameters) -> Consts:
     ds = max(abs(p.d) * (p.ha - p.la), abs(p.g * (p.bl - p.ha)))
     dphi = max(values["rate_e"], values["rate_w"], 12.0 * values["phase_k"])
     values["lip"] = 1.05 * (ds + abs(p.ca) * 2.0 * math.pi / 24.0 * (1.0 + dphi))
+    # on a layover the gates' clock also moves by up to 12 h / local_ramp per hour
+    dphi += 12.0 / sp.local_ramp
+    values["lip_away"] = 1.05 * (ds + abs(p.ca) * 2.0 * math.pi / 24.0 * (1.0 + dphi))
     values["usual_onset_body"] = usual_onset_body(p, sp)
     return constants(values, SleepConstants)
 

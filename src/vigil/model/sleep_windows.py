@@ -4,7 +4,7 @@ Ground windows lie between merged busy blocks (duties, awake-at-work activities)
 by each block's lead and lag (ref §4.1); in-duty windows are in-flight rest (§5.2, see
 :mod:`.sleep_inflight`) and split-duty breaks (§7). :func:`person` walks the windows in time
 order carrying S and places sleep with the gates of :mod:`.sleep_gates`, plus the
-overrides of §4.3 (early-start bedtime advance, pre-duty nap, layover local-night pull).
+overrides of §4.3 (early-start bedtime advance, pre-duty nap, sleep-in, layover sleep timing).
 
 References
 ----------
@@ -24,7 +24,7 @@ import numpy as np
 from ._arrays import FloatArray, IntArray
 from ._clock import Clock, body, body_instant_before, ceil_min, clock, floor_min
 from ._kernels import Consts, s_sleep, s_wake, sleep_needed
-from .sleep_gates import first_onset, layover_wake, wake_time
+from .sleep_gates import first_onset, wake_time
 from .sleep_inflight import inflight
 from .sleep_parameters import KIND_MAIN, KIND_NAP, WINDOW_INFLIGHT
 from .sleep_windows_out import Out, State, emit, last_onset
@@ -38,6 +38,13 @@ Rest = namedtuple("Rest", ["s", "e", "kind", "q"])
 Win = namedtuple("Win", ["ws", "we", "q", "away", "report", "nap_ok", "early_ok", "kind"])
 
 _GROUND, _INFLIGHT, _SPLIT = 0, 1, 2
+
+
+@nb.njit(cache=True, inline="always")
+def arrived(w: Win) -> float:
+    """Start of a layover window (the gates' local-time weight counts from it), NaN at home."""
+    value: float = w.ws if w.away else np.nan
+    return value
 
 
 @nb.njit(cache=True)
@@ -122,17 +129,28 @@ def delayed_sleeper(k: Consts, c: Clock, out: Out, n: int) -> bool:
 
 
 @nb.njit(cache=True)
+def sleeps_in(k: Consts, c: Clock, w: Win, out: Out, n: int) -> bool:
+    """Whether a body-night sleep of window ``w`` may run on to the sleep-in level.
+
+    Either the person is a :func:`delayed_sleeper` (1.1.1), or the window ends at a report
+    (1.3.0): a crew member between duties has no reason to get up before S is restored,
+    and the forced wake (the alarm) still caps the sleep. Arsintescu et al. 2021 (diaries):
+    8.47 h before late-finishing duties, the first of a block included. Free time after the
+    last duty (no report; Åkerstedt & Folkard 1996's laboratory bedtimes) keeps the wake
+    gate, so a 03:00 bedtime there still gives 6.1 h [C].
+    """
+    return not math.isnan(w.report) or delayed_sleeper(k, c, out, n)
+
+
+@nb.njit(cache=True)
 def _natural_wake(
     k: Consts, c: Clock, w: Win, s_on: float, on: float, q: float, delayed: bool
 ) -> float:
-    """Wake of an unconstrained sleep from ``on``: the gate (raised in the local night on
-    layovers), and, for a ``delayed`` sleeper (:func:`delayed_sleeper`), no sooner than the
+    """Wake of an unconstrained sleep from ``on``: the gate (on the layover's sleep-timing
+    clock when away), and, for a ``delayed`` sleeper (:func:`delayed_sleeper`), no sooner than the
     sleep-in level for body-night onsets (Arsintescu et al. 2021), within ``max_sleep``."""
     cap_end = on + k.max_sleep
-    if w.away:
-        wake = layover_wake(k, c, s_on, on, q, cap_end, w.ws)
-    else:
-        wake = wake_time(k, c, s_on, on, q, cap_end)
+    wake = wake_time(k, c, s_on, on, q, cap_end, arrived(w))
     if delayed and ((body(k, c, on) - k.sleep_in_from_body) % 24.0
                     < (k.sleep_in_to_body - k.sleep_in_from_body) % 24.0):  # fmt: skip
         need = sleep_needed(k, s_on, k.sleep_in_level, q)
@@ -156,7 +174,7 @@ def _sleep_from(
     s_on = s_wake(k, s_w, on - t_wake)
     cap_end = min(on + k.max_sleep, w.we)
     qe = w.q
-    late = delayed_sleeper(k, c, out, n)
+    late = sleeps_in(k, c, w, out, n)
     wake = cap_end if alarm else min(_natural_wake(k, c, w, s_on, on, qe, late), cap_end)
     if standby_q(k, qe, on, wake, sb_s, sb_e) != qe:  # sleep overlapping home standby
         qe = standby_q(k, qe, on, wake, sb_s, sb_e)
@@ -182,7 +200,7 @@ def ground(
         search_end = min(lim, nap_s) if nap_pending else lim
         on = np.inf
         if t <= search_end:
-            on = first_onset(k, c, st[1], st[2], t, search_end, w.away, w.ws)
+            on = first_onset(k, c, st[1], st[2], t, search_end, arrived(w))
         if on == np.inf:
             if nap_pending:
                 nap_pending = False

@@ -102,16 +102,26 @@ def break_rows(reference: str, first_off: float, gap: float) -> tuple[SyntheticD
     return (first, second)
 
 
-def long_range_row(reference: str, flight_hours: float, departure_hour: float) -> SyntheticDuty:
+def long_range_row(
+    reference: str, flight_hours: float, departure_hour: float, sleep_order: int = 1
+) -> SyntheticDuty:
     """Gander et al. 2013: one augmented flight (4 pilots, 2 rests each, bunk), ACC based.
 
     Report 1 h before departure, off 30 min after landing (reference §5.1); the person
-    takes the first rest of each crew pair (SleepOrder 1).
+    belongs to the crew resting first (SleepOrder 1) or second (2).
     """
     on = at(3, departure_hour - 1.0)
     off = on + timedelta(hours=flight_hours + 1.5)
     return duty(
-        reference, on, off, "ACC", "JNB", "ACC", crew_composition=4, sleep_count=2, sleep_order=1
+        reference,
+        on,
+        off,
+        "ACC",
+        "JNB",
+        "ACC",
+        crew_composition=4,
+        sleep_count=2,
+        sleep_order=sleep_order,
     )
 
 

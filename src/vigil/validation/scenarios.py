@@ -23,6 +23,11 @@ REPORT_HOURS: tuple[float, ...] = tuple(4.0 + 0.5 * k for k in range(13))
 FLIGHT_HOURS: tuple[float, ...] = (12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0)
 #: Departure (local = UTC, ACC) of every sweep flight: an evening departure [C].
 DEPARTURE_HOUR = 21.0
+#: Rest orders of the sweep: each flight is flown by both crews of the 4-pilot complement,
+#: the one resting first (SleepOrder 1) and the one resting second (2). Gander et al. 2013
+#: report the mean over every pilot of the augmented crews, so each sweep value is the
+#: mean over both orders (up to 1.2.0 the sweep had the first-rest crew only).
+REST_ORDERS: tuple[int, ...] = (1, 2)
 #: Long-range and ultra-long-range flight lengths standing for Gander's two groups [h].
 LONG_RANGE, ULTRA_LONG_RANGE = 13.0, 17.0
 #: Habitual sleep before every scenario (given SleepData scenarios) [local h].
@@ -52,9 +57,9 @@ def report_schedule(hour: float) -> str:
     return f"R{hour:05.2f}"
 
 
-def flight_schedule(hours: float) -> str:
-    """Reference of the in-flight sweep schedule with a ``hours``-h flight."""
-    return f"F{hours:04.1f}"
+def flight_schedule(hours: float, order: int = 1) -> str:
+    """Reference of the in-flight sweep schedule with a ``hours``-h flight, rest ``order``."""
+    return f"F{hours:04.1f}" if order == 1 else f"F{hours:04.1f}-{order}"
 
 
 def _night_run() -> r.Scenario:
@@ -121,8 +126,12 @@ def scenarios() -> list[r.Scenario]:
         r.Scenario("NIGHTBREAK", r.break_rows("NIGHTBREAK", 17.0, 16.0)),
     ]
     out += [
-        r.Scenario(flight_schedule(f), (r.long_range_row(flight_schedule(f), f, DEPARTURE_HOUR),))
+        r.Scenario(
+            flight_schedule(f, o),
+            (r.long_range_row(flight_schedule(f, o), f, DEPARTURE_HOUR, sleep_order=o),),
+        )
         for f in FLIGHT_HOURS
+        for o in REST_ORDERS
     ]
     out += [
         # Holmes et al. 2012: Doha-Houston ULR, 49.5-h layover (HBT = UTC+3)
