@@ -17,7 +17,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
-from sqlalchemy import bindparam, select
+from sqlalchemy import Connection, bindparam, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from vigil.scoring.service import iso
@@ -80,8 +80,8 @@ def settings_for(runtime: Runtime, operator: str) -> SettingsVersion:
     )
     try:
         with runtime.engine.connect() as connection:
-            head = connection.execute(_CURRENT, {"operator": operator}).first()
-        marker = None if head is None else tuple(head)
+            head = _current_head(connection, operator)
+        marker = head
         cached = known.get(operator)
         if cached is not None and cached[0] == marker:
             return cached[1]
@@ -110,6 +110,7 @@ def settings_for(runtime: Runtime, operator: str) -> SettingsVersion:
 
 
 _VERSIONS = OperatorSettingsVersion.__table__
+_TABLE = OperatorSettingsVersion.__tablename__
 #: the current version's row ID, number and time: what identifies its (immutable) record
 _CURRENT = (
     select(_VERSIONS.c.id, _VERSIONS.c.version, _VERSIONS.c.changed_at)
@@ -117,6 +118,25 @@ _CURRENT = (
     .order_by(_VERSIONS.c.version.desc())
     .limit(1)
 )
+#: the same as driver SQL (a third of the CPU: no statement compilation or result
+#: processing; the time is only compared), by the driver's positional parameter style
+_CURRENT_SQL = {
+    style: (
+        f"SELECT id, version, changed_at FROM {_TABLE} WHERE operator = {mark} "
+        "ORDER BY version DESC LIMIT 1"
+    )
+    for style, mark in (("qmark", "?"), ("format", "%s"), ("pyformat", "%s"))
+}
+
+
+def _current_head(connection: Connection, operator: str) -> tuple[Any, ...] | None:
+    """The current version's ``(id, version, changed_at)``, or ``None`` (version 0)."""
+    sql = _CURRENT_SQL.get(connection.dialect.paramstyle)
+    if sql is None:
+        row = connection.execute(_CURRENT, {"operator": operator}).first()
+    else:
+        row = connection.exec_driver_sql(sql, (operator,)).first()
+    return None if row is None else tuple(row)
 
 
 def version_body(found: SettingsVersion, operator: str) -> dict[str, Any]:
