@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -84,3 +85,113 @@ def test_scope_table() -> None:
     assert parse_kinds("fatigue, upload") == {ScopeKind.FATIGUE, ScopeKind.UPLOAD}
     with pytest.raises(ValueError):
         parse_kinds("admin")
+
+
+# --- remembered tokens (issue 14): verified once, still checked on every call -------------
+
+#: issue instant of the tokens below; full verification reads the real clock (≈ BASE)
+BASE = float(int(time.time()))
+
+
+def remembering_verifier(published: dict[str, Any], clock: Clock, **kw: Any) -> TokenVerifier:
+    verifier = TokenVerifier(
+        lambda: published["jwks"], issuer="https://id", audience="vigil", clock=clock, **kw
+    )
+    verifier.wall_clock = lambda: BASE + clock.now
+    return verifier
+
+
+def test_remembered_token_skips_the_signature_but_not_expiry(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from vigil.auth.tokens import verify_access_token
+
+    clock = Clock()
+    verifier = remembering_verifier({"jwks": KeySet(KEY_A).jwks()}, clock)
+    good = token(KEY_A, now=BASE, lifetime=60)
+    calls: list[str] = []
+
+    def counting(tok: str, **kw: Any) -> Any:  # full verification, at the verifier's clock
+        calls.append(tok)
+        return verify_access_token(tok, now=verifier.wall_clock(), **kw)
+
+    monkeypatch.setattr("vigil.auth.verify.verify_access_token", counting)
+    first = verifier.verify(good)
+    assert verifier.verify(good) == first == verifier.verify_now(good)
+    assert calls == [good]  # verified in full once, then remembered
+    # one character of the signature changed: another token, verified in full, refused
+    forged = good[:-2] + ("A" if good[-2] != "A" else "B") + good[-1]
+    with pytest.raises(InvalidTokenError):
+        verifier.verify(forged)
+    assert calls == [good, forged]
+    clock.now = 60  # exp reached: remembered or not, it is expired
+    with pytest.raises(InvalidTokenError, match="expired"):
+        verifier.verify(good)
+    with pytest.raises(InvalidTokenError, match="expired"):
+        verifier.verify_now(good)
+
+
+def test_remembered_token_is_refused_once_its_key_leaves_the_jwks() -> None:
+    published = {"jwks": KeySet(KEY_A).jwks()}
+    clock = Clock()
+    verifier = remembering_verifier(published, clock, cache_ttl=30)
+    old = token(KEY_A, now=BASE)
+    assert verifier.verify(old).client_id == "c"
+    published["jwks"] = KeySet(KEY_B).jwks()  # KEY_A withdrawn
+    clock.now = 31  # the routine refetch
+    with pytest.raises(InvalidTokenError, match="unknown key"):
+        verifier.verify(old)
+
+
+def test_unchanged_keys_keep_remembered_tokens_across_a_refetch() -> None:
+    published = {"jwks": KeySet(KEY_A).jwks()}
+    clock = Clock()
+    verifier = remembering_verifier(published, clock, cache_ttl=30)
+    tok = token(KEY_A, now=BASE)
+    verifier.verify(tok)
+    clock.now = 31
+    assert verifier.verify(tok).operator == "acme"
+    assert verifier.fetch_count == 2
+    assert verifier._seen(tok)  # still remembered: the same key object verified it
+
+
+def test_verify_now_does_no_io() -> None:
+    published = {"jwks": KeySet(KEY_A).jwks()}
+    clock = Clock()
+    verifier = remembering_verifier(published, clock, cache_ttl=30)
+    tok = token(KEY_A, now=BASE)
+    assert verifier.verify_now(tok) is None  # no keys loaded yet: fetching is I/O
+    assert verifier.fetch_count == 0
+    assert verifier.verify(tok).client_id == "c"
+    assert verifier.verify_now(tok) is not None
+    assert verifier.verify_now(token(KEY_B, now=BASE)) is None  # unknown kid
+    with pytest.raises(InvalidTokenError, match="malformed"):
+        verifier.verify_now("not-a-token")  # refused on the loop, as verify() refuses it
+    clock.now = 30  # keys due for a refetch
+    assert verifier.verify_now(tok) is None
+    assert verifier.fetch_count == 1
+
+
+def test_remembered_token_is_checked_against_revocation_on_every_call() -> None:
+    from vigil.auth.revocation import RevocationChecker, client_key
+
+    clock = Clock()
+    document: dict[str, Any] = {"built_at": 0, "clients": {}, "kids": [KEY_A.kid]}
+    checker = RevocationChecker(lambda: document, ttl=5, clock=clock)
+    verifier = remembering_verifier(
+        {"jwks": KeySet(KEY_A).jwks()}, clock, revocations=checker, cache_ttl=300
+    )
+    tok = token(KEY_A, now=BASE)
+    assert verifier.verify(tok).client_id == "c"
+    document = {
+        "built_at": 0,
+        "clients": {client_key("c"): {"version": 0, "disabled": True}},
+        "kids": [KEY_A.kid],
+    }
+    assert verifier.verify_now(tok) is not None  # the list in force still allows it
+    clock.now = 5  # the list is refreshed: the disable applies to the remembered token
+    assert verifier.verify_now(tok) is None  # refreshing is I/O: not on the loop
+    with pytest.raises(InvalidTokenError, match="disabled"):
+        verifier.verify(tok)
+    with pytest.raises(InvalidTokenError, match="disabled"):
+        verifier.verify_now(tok)

@@ -154,6 +154,11 @@ class RevocationChecker:
                         ) from exc
             return self._list
 
+    def fresh(self) -> bool:
+        """A list is loaded and not due for a refresh: :meth:`check` does no I/O."""
+        with self._lock:
+            return self._list is not None and self._clock() - self._fetched_at < self.ttl
+
     def check(self, claims: AccessTokenClaims, kid: str) -> None:
         """Raise :class:`InvalidTokenError` when the token is revoked."""
         reason = self.current().reason(claims, kid)

@@ -11,6 +11,15 @@ are cached for ``cache_ttl`` seconds and refetched early when a token names an u
 With a :class:`~vigil.auth.revocation.RevocationChecker` every verified token is also
 checked against the revocation list (issue 13: disabled or rotated clients, withdrawn
 keys).
+
+Verified tokens are remembered (issue 14: the signature check was a fifth of the HTTP
+layer's CPU per call): a bounded table keyed by the exact token text holds the claims,
+the ``kid`` and the key that verified them. A token found there is accepted only while
+that same key is still trusted, its ``exp``/``nbf`` hold at this instant, and the
+revocation list (checked on every call, as before) does not refuse it; anything else goes
+through full verification. A token not in the table is always verified in full.
+:meth:`TokenVerifier.verify_now` does the same without any I/O (no key or revocation
+refetch), for callers on the event loop.
 """
 
 from __future__ import annotations
@@ -18,8 +27,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import httpx
 from cryptography.hazmat.primitives.asymmetric import rsa
@@ -40,6 +50,18 @@ JWKS_PATH = "/.well-known/openid-configuration/jwks"
 
 class KeySetUnavailableError(RuntimeError):
     """The JWKS could not be fetched and no cached keys exist (infrastructure, 503)."""
+
+
+#: verified tokens remembered per verifier (a token is ~1 KiB: at most a few MiB)
+VERIFIED_CACHE_SIZE = 4096
+
+
+class _Verified(NamedTuple):
+    """A token that passed full verification, and the key that verified it."""
+
+    claims: AccessTokenClaims
+    kid: str
+    key: rsa.RSAPublicKey
 
 
 def keys_from_jwks(jwks: Mapping[str, Any]) -> dict[str, rsa.RSAPublicKey]:
@@ -125,6 +147,11 @@ class TokenVerifier:
         self._fetched_at = float("-inf")
         self._lock = threading.Lock()
         self.fetch_count = 0
+        #: exact token text → its verification (see the module docstring)
+        self._verified: OrderedDict[str, _Verified] = OrderedDict()
+        self._verified_lock = threading.Lock()
+        #: wall clock for ``exp``/``nbf`` of remembered tokens (PyJWT reads the same)
+        self.wall_clock: Callable[[], float] = time.time
 
     @classmethod
     def from_url(
@@ -154,7 +181,14 @@ class TokenVerifier:
             if self._keys is None:
                 raise KeySetUnavailableError("the identity server's keys are unavailable") from exc
             return
-        self._keys = keys_from_jwks(jwks)
+        fresh = keys_from_jwks(jwks)
+        if self._keys is not None:
+            # keep the parsed key objects of unchanged keys: remembered tokens name them
+            for kid, key in fresh.items():
+                old = self._keys.get(kid)
+                if old is not None and old.public_numbers() == key.public_numbers():
+                    fresh[kid] = old
+        self._keys = fresh
 
     def keys(self, *, want_kid: str | None = None) -> dict[str, rsa.RSAPublicKey]:
         """Current trusted keys, fetching when stale or when ``want_kid`` is unknown."""
@@ -183,11 +217,80 @@ class TokenVerifier:
         """
         if not token or len(token) > 8192:
             raise InvalidTokenError("the access token is malformed")
-        kid = unverified_kid(token)
-        keys = self.keys(want_kid=kid)
+        found = self._remembered(token, self.keys()) if self._seen(token) else None
+        if found is None:
+            kid = unverified_kid(token)
+            found = self._verify_in_full(token, kid, self.keys(want_kid=kid))
+        if self.revocations is not None:
+            self.revocations.check(found.claims, found.kid)
+        return found.claims
+
+    def verify_now(self, token: str) -> AccessTokenClaims | None:
+        """:meth:`verify` without I/O, for the event loop: ``None`` when the keys or the
+        revocation list are due for a refetch, or the token names a key not loaded (then
+        call :meth:`verify` in a thread). Otherwise the same answer, or the same error.
+        """
+        if not token or len(token) > 8192:
+            raise InvalidTokenError("the access token is malformed")
+        keys = self._fresh_keys()
+        if keys is None or (self.revocations is not None and not self.revocations.fresh()):
+            return None
+        found = self._remembered(token, keys)
+        if found is None:
+            kid = unverified_kid(token)
+            if kid not in keys:
+                return None  # perhaps a key newer than ours: fetching it is I/O
+            found = self._verify_in_full(token, kid, keys)
+        if self.revocations is not None:
+            self.revocations.check(found.claims, found.kid)
+        return found.claims
+
+    def _fresh_keys(self) -> dict[str, rsa.RSAPublicKey] | None:
+        """The loaded keys when no routine refetch is due, else ``None``."""
+        with self._lock:
+            if self._keys is None or self._clock() - self._fetched_at >= self.cache_ttl:
+                return None
+            return self._keys
+
+    def _seen(self, token: str) -> bool:
+        with self._verified_lock:
+            return token in self._verified
+
+    def _verify_in_full(
+        self, token: str, kid: str, keys: Mapping[str, rsa.RSAPublicKey]
+    ) -> _Verified:
+        """Signature, header and claims (``verify_access_token``); remembered when valid."""
         claims = verify_access_token(
             token, keys=keys, issuer=self.issuer, audience=self.audience, leeway=self.leeway
         )
-        if self.revocations is not None:
-            self.revocations.check(claims, kid)
-        return claims
+        found = _Verified(claims, kid, keys[kid])
+        with self._verified_lock:
+            self._verified[token] = found
+            if len(self._verified) > VERIFIED_CACHE_SIZE:
+                self._verified.popitem(last=False)
+        return found
+
+    def _remembered(self, token: str, keys: Mapping[str, rsa.RSAPublicKey]) -> _Verified | None:
+        """A token verified before, if the key that verified it is still trusted and the
+        token is inside its validity period now; else ``None`` (verify it in full, which
+        also says why it fails)."""
+        with self._verified_lock:
+            found = self._verified.get(token)
+            if found is None:
+                return None
+            now = self.wall_clock()
+            claims = found.claims
+            if (
+                keys.get(found.kid) is not found.key
+                or claims.expires_at <= now - self.leeway
+                or claims.not_before > now + self.leeway
+            ):
+                del self._verified[token]
+                return None
+            self._verified.move_to_end(token)
+            return found
+
+    def forget_verified(self) -> None:
+        """Drop every remembered token (tests; a key change does this by itself)."""
+        with self._verified_lock:
+            self._verified.clear()

@@ -94,14 +94,17 @@ class PreAuthMiddleware:
         if kind is None:
             await self.app(scope, receive, send)
             return
-        from vigil.web.deps import authenticate  # deps imports this module's constants
+        from vigil.web.deps import authenticate, authenticate_now  # deps imports our constants
 
         request = Request(scope)
         runtime = application.state.vigil
+        needed = runtime.scopes.name(kind)
         try:
-            principal = await run_in_threadpool(
-                authenticate, request, runtime, runtime.scopes.name(kind)
-            )
+            # on the loop when no I/O is needed (a bearer token, keys and revocation list
+            # fresh); in a thread otherwise (Basic credentials, a refetch)
+            principal = authenticate_now(request, runtime, needed)
+            if principal is None:
+                principal = await run_in_threadpool(authenticate, request, runtime, needed)
         except Exception as exc:  # rendered exactly as the route would have answered
             response = await self._render(application, request, exc)
             if _has_body(scope):

@@ -26,6 +26,7 @@ from fastapi import Depends, Request
 from fastapi.openapi.models import OAuthFlowClientCredentials, OAuthFlows
 from fastapi.security import HTTPBasic, HTTPBearer, OAuth2
 from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
 
 from vigil.auth.errors import InsufficientScopeError, InvalidTokenError, MissingTokenError
 from vigil.auth.scopes import ScopeKind
@@ -39,7 +40,12 @@ def get_runtime(request: Request) -> Runtime:
     return runtime
 
 
-RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
+async def _runtime_dependency(request: Request) -> Runtime:
+    """:func:`get_runtime` as a dependency; ``async`` so FastAPI needs no thread for it."""
+    return get_runtime(request)
+
+
+RuntimeDep = Annotated[Runtime, Depends(_runtime_dependency)]
 
 
 def get_session(runtime: RuntimeDep) -> Iterator[Session]:
@@ -100,7 +106,19 @@ _basic_doc = _BasicScheme(
 
 
 def authenticate(request: Request, runtime: Runtime, needed: str) -> Principal:
-    """Authenticate the request and require scope ``needed`` (contract §2)."""
+    """Authenticate the request and require scope ``needed`` (contract §2). May do I/O
+    (Basic credentials, key and revocation refetches): call it off the event loop."""
+    return _authenticate(request, runtime, needed, io=True)  # type: ignore[return-value]
+
+
+def authenticate_now(request: Request, runtime: Runtime, needed: str) -> Principal | None:
+    """:func:`authenticate` when it needs no I/O (a bearer token, keys and revocation list
+    loaded and fresh), for the event loop; ``None`` when it does (then call
+    :func:`authenticate` in a thread). Same answers and errors."""
+    return _authenticate(request, runtime, needed, io=False)
+
+
+def _authenticate(request: Request, runtime: Runtime, needed: str, *, io: bool) -> Principal | None:
     header = request.headers.get("authorization", "").strip()
     scheme, _, credentials = header.partition(" ")
     scheme = scheme.lower()
@@ -108,9 +126,13 @@ def authenticate(request: Request, runtime: Runtime, needed: str) -> Principal:
         token = credentials.strip()
         if not token:
             raise InvalidTokenError("the access token is empty")
-        claims = runtime.verifier.verify(token)
+        claims = runtime.verifier.verify(token) if io else runtime.verifier.verify_now(token)
+        if claims is None:
+            return None
         principal = Principal(claims.client_id, claims.operator, frozenset(claims.scopes))
     elif scheme == "basic":
+        if not io:
+            return None
         who = runtime.basic(header, needed)
         principal = Principal(who.client_id, who.operator, frozenset(who.scopes), "basic")
     else:
@@ -130,7 +152,7 @@ def RequireScope(kind: ScopeKind | str) -> Any:  # noqa: N802 - reads as a marke
     """
     scope_kind = ScopeKind(kind)
 
-    def require(
+    async def require(
         request: Request,
         runtime: RuntimeDep,
         _bearer: Annotated[Any, Depends(_bearer_doc)],
@@ -142,7 +164,10 @@ def RequireScope(kind: ScopeKind | str) -> Any:  # noqa: N802 - reads as a marke
         checked = request.scope.get("state", {}).get(PRINCIPAL_STATE)
         if isinstance(checked, Principal) and needed in checked.scopes:
             return checked
-        return authenticate(request, runtime, needed)
+        principal = authenticate_now(request, runtime, needed)
+        if principal is None:
+            principal = await run_in_threadpool(authenticate, request, runtime, needed)
+        return principal
 
     require.__name__ = f"require_{scope_kind.value}_scope"
     setattr(require, SCOPE_KIND_ATTRIBUTE, scope_kind)
