@@ -63,3 +63,10 @@ def test_loop_and_thread_pool_give_the_same_answers(
     ] * 3
     assert call().status_code == 200
     assert threads == ["_score", "_score"]
+    # a few huge lines go to the thread pool too: the loop is never held by a long parse
+    request["SleepData"] = []
+    request["RosterData"] = roster + "\r\n" + "X" * (processor.INLINE_CHARS + 1)
+    assert processor.row_count(request["RosterData"]) <= processor.INLINE_ROWS
+    huge = call()  # the line is reported as a row error, in the body (contract)
+    assert huge.status_code == 200 and "Row has 1 columns" in huge.text
+    assert threads == ["_score", "_score", "_score"]

@@ -8,8 +8,9 @@ member's month is ~20) is scored on the event loop, because handing it to the th
 and back costs more CPU than scoring it (two thread switches and a loop wake-up, ~0.3 ms
 against ~1.5 ms of work, and the GIL lets only one of the two threads run anyway); the
 loop is held for a few milliseconds at most. Larger rosters, up to the synchronous limit
-of 50,000 rows, are scored in the thread pool, so the loop keeps answering other requests
-(health checks, tokens) meanwhile. So is every call on a surface whose database is not a
+of 50,000 rows, and any roster of over 64 KiB of text (a few huge lines), are scored in
+the thread pool, so the loop keeps answering other requests (health checks, tokens)
+meanwhile. So is every call on a surface whose database is not a
 local SQLite file (PostgreSQL): the operator's settings are read first, and network I/O
 never runs on the loop. (SQLite in WAL mode never makes a reader wait for a writer.)
 """
@@ -50,6 +51,8 @@ IncludeSleep = Annotated[
 
 #: rosters of at most this many physical lines are scored on the event loop (see above)
 INLINE_ROWS = 64
+#: ... and of at most this many characters, so a few huge lines never hold the loop
+INLINE_CHARS = 64 * 1024
 
 
 def row_count(roster_text: str) -> int:
@@ -70,7 +73,8 @@ async def _answer(
     """:func:`_score` on the loop for small rosters, in the thread pool for larger ones."""
     engine = runtime.engine
     local = engine is None or engine.dialect.name == "sqlite"
-    if local and row_count(body.RosterData) <= INLINE_ROWS and len(body.SleepData) <= INLINE_ROWS:
+    small = len(body.RosterData) <= INLINE_CHARS and row_count(body.RosterData) <= INLINE_ROWS
+    if local and small and len(body.SleepData) <= INLINE_ROWS:
         return _score(body, runtime, risk=risk, include_sleep=include_sleep, operator=operator)
     return await run_in_threadpool(
         _score, body, runtime, risk=risk, include_sleep=include_sleep, operator=operator
