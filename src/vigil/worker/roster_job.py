@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from vigil.domain import DateFormat
+from vigil.fleet.table import RouteFacts
 from vigil.roster import format_error, parse_request
 from vigil.scoring.service import (
     SCALE_CODES,
@@ -39,6 +40,9 @@ class ScoredRoster:
     schedule_count: int
     #: the sleep the scores rest on (:func:`vigil.worker.stored_sleep.encode_sleep`)
     sleep: bytes | None = None
+    #: route facts of the stored schedules, for the roster summary (``None``: a task gave
+    #: none, the summary parses the roster)
+    routes: RouteFacts | None = None
 
 
 def request_for(job: jobs.ClaimedJob, settings: SettingsVersion | None = None) -> ScoreRequest:
@@ -141,21 +145,25 @@ def score_roster(
     frames: list[bytes] = []
     sleep: list[bytes] = []
     found: list[tuple[int, str]] = []
+    routes: list[RouteFacts | None] = []
     done = scored = 0
     for outcome, crew in zip(scorer.map(plan.tasks), plan.crew, strict=True):
         frames.append(outcome.frame)
         sleep.append(outcome.sleep)
         found.extend(outcome.errors)
+        routes.append(outcome.routes)
         scored += outcome.schedule_count
         done += crew or outcome.schedule_count
         total = max(total, done)
         if progress is not None:
             progress(done, total)
     found.sort(key=lambda error: error[0])  # stable: a row's errors keep their order
+    parts = [r for r in routes if r is not None]
     return ScoredRoster(
         plan.errors + [text for _, text in found],
         join_frames(frames),
         params.model_version,
         scored,
         b"".join(sleep),
+        RouteFacts.join(parts) if len(parts) == len(routes) else None,
     )

@@ -15,9 +15,10 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Protocol
 
+from vigil.worker.memory import release_memory
 from vigil.worker.tasks import ChunkOutcome, ChunkTask, run_task
 
-__all__ = ["ChunkScorer", "InlineScorer", "ProcessScorer", "run_task"]
+__all__ = ["ChunkScorer", "InlineScorer", "ProcessScorer", "run_task", "run_task_then_release"]
 
 
 class ChunkScorer(Protocol):
@@ -37,6 +38,15 @@ class InlineScorer:
 
     def close(self) -> None:
         return None
+
+
+def run_task_then_release(task: ChunkTask) -> ChunkOutcome:
+    """:func:`run_task`, then the task's freed memory back to the OS
+    (:func:`vigil.worker.memory.release_memory`): a scoring process waiting for its next
+    task, or idle after the roster, holds its base, not its last task's peak."""
+    outcome = run_task(task)
+    release_memory()
+    return outcome
 
 
 class ProcessScorer:
@@ -61,7 +71,7 @@ class ProcessScorer:
         if len(tasks) <= 1:  # one task: not worth a round trip
             yield from InlineScorer().map(tasks)
             return
-        yield from self._pool().map(run_task, tasks)
+        yield from self._pool().map(run_task_then_release, tasks)
 
     def close(self) -> None:
         with self._lock:

@@ -5,8 +5,10 @@ scores (this thread, local processes, a Dask cluster). A task holds either a par
 RosterData text (:mod:`vigil.worker.split`), which it parses itself, or already parsed
 schedules (rosters with SleepData or ActivityData, which are read whole by the worker,
 as their errors need every Reference). It answers bytes ready to store: the scores frame
-(:mod:`vigil.worker.frames`), the sleep segment (:mod:`vigil.worker.stored_sleep`), and
-the data errors it found. Only small objects travel back to the worker.
+(:mod:`vigil.worker.frames`), the sleep segment (:mod:`vigil.worker.stored_sleep`), the
+data errors it found, and what the roster says about each scored duty (route, sectors,
+Fleet, Rank: :class:`vigil.fleet.table.RouteFacts`) for the roster summary. Only small
+objects travel back to the worker.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from vigil.domain import Airport, Schedule
+from vigil.fleet.table import RouteFacts, route_facts
 from vigil.model.parameters import Parameters
 from vigil.roster import format_error, parse_request
 from vigil.scoring.service import resolve_preset, score_schedules
@@ -60,6 +63,9 @@ class ChunkOutcome:
     schedule_count: int
     #: RosterData errors found here: ``(row, "row|schedule|message")``, in parser order
     errors: tuple[tuple[int, str], ...] = ()
+    #: route, sectors, Fleet, Rank of the scored schedules, for the roster summary
+    #: (:mod:`vigil.fleet.stored`), which then never parses the roster again
+    routes: RouteFacts | None = None
 
 
 def run_task(task: ChunkTask) -> ChunkOutcome:
@@ -86,4 +92,5 @@ def run_task(task: ChunkTask) -> ChunkOutcome:
         sleep=encode_sleep([sleep_columns(results)]),
         schedule_count=len(results),
         errors=errors,
+        routes=route_facts(((r.reference, len(r.duties)) for r in results), schedules),
     )
