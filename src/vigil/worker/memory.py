@@ -4,9 +4,11 @@ CPython and NumPy free their objects into the C allocator, which keeps the pages
 reuse: after a roster (or a chunk task) the process's resident size stays at its peak,
 although most of it is free. In a job that is several processes summed (the server and
 its scoring processes), memory held idle by one adds to the peak of another.
-:func:`release_memory` collects cyclic garbage and asks glibc's allocator to return free
-pages (``malloc_trim(0)``: the top of each heap and whole free pages inside it). It only
-returns what is free, so it changes no result; elsewhere than glibc it only collects.
+:func:`release_memory` asks glibc's allocator to return free pages (``malloc_trim(0)``:
+the top of each heap and whole free pages inside it), a few milliseconds. It only returns
+what is free, so it changes no result; elsewhere than glibc it does nothing. It does not
+run the cyclic garbage collector (0.1-0.15 s of CPU in a server process: serial work),
+as what the job frees is freed by reference counting.
 Measured on a scoring process after a 500-crew task: 300 → 262 MiB; on the server after
 its warm start and two 300-crew requests: 730 → 662 MiB.
 """
@@ -15,7 +17,6 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import gc
 import sys
 from collections.abc import Callable
 from functools import cache
@@ -36,8 +37,7 @@ def _malloc_trim() -> Callable[[int], int] | None:
 
 
 def release_memory() -> bool:
-    """Collect garbage and return free heap pages to the OS; ``True`` if trimmed."""
-    gc.collect()
+    """Return free heap pages to the OS; ``True`` if trimmed."""
     trim = _malloc_trim()
     if trim is None:
         return False
