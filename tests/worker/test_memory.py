@@ -137,3 +137,37 @@ def test_the_heartbeat_stops_before_the_result_is_stored(
         upload = session.get(RosterUpload, upload_id)
         assert upload is not None and upload.status == JobStatus.COMPLETED_WITH_ERRORS
         assert upload.attempts == 1 and upload.lease_owner is None
+
+
+def test_scoring_processes_end_when_no_roster_is_queued(sessions: sessionmaker[Session]) -> None:
+    """Two rosters queued back to back share the processes; after the last, they end."""
+    ids = []
+    for name in ("a", "b"):
+        with sessions.begin() as session:
+            ids.append(
+                uploads.create_upload(
+                    session=session, operator="acme", roster_name=name, roster_text=_airline(8)
+                ).id
+            )
+    pool = ProcessScorer(2)
+    alive: list[bool] = []
+    worker = Worker(
+        sessions, chunk_size=4, local=pool, on_processed=lambda job, st: alive.append(pool.running)
+    )
+    try:
+        assert worker.run_once() and worker.run_once()
+        assert alive == [True, False]  # kept while "b" was queued, ended after it
+        assert not pool.release_idle()  # nothing left to end
+        with sessions() as session:
+            from vigil.store.tables import RosterUpload
+
+            done = [session.get(RosterUpload, i) for i in ids]
+            assert all(u is not None and u.status == JobStatus.COMPLETED_WITH_ERRORS for u in done)
+        # a third roster spawns them again
+        with sessions.begin() as session:
+            uploads.create_upload(
+                session=session, operator="acme", roster_name="c", roster_text=_airline(8)
+            )
+        assert worker.run_once() and alive[-1] is False
+    finally:
+        pool.close()

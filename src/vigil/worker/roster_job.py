@@ -23,6 +23,7 @@ from vigil.scoring.service import (
 from vigil.store.operator_settings import SettingsVersion
 from vigil.worker import jobs
 from vigil.worker.frames import join_frames
+from vigil.worker.memory import release_memory
 from vigil.worker.scorers import ChunkScorer
 from vigil.worker.split import split_roster
 from vigil.worker.tasks import ChunkTask
@@ -138,6 +139,7 @@ def score_roster(
     """
     params = request.parameters or resolve_preset(request.preset)
     plan = plan_tasks(request, chunk_size)
+    release_memory()  # the split's lines and keys, before the tasks' processes grow
     scorer = remote if remote is not None and len(plan.tasks) > 1 else local
     total = sum(plan.crew)
     if progress is not None:

@@ -190,6 +190,20 @@ class Worker:
             self.on_processed(job, status)
         return status
 
+    def _release_scorers(self) -> None:
+        """End the idle scoring processes when no roster is queued: a server that waits
+        for the next upload does not hold them (issue 15's footprint), nor do they add to
+        the memory of the summary built next. Rosters queued back to back keep them."""
+        if not isinstance(self.local, ProcessScorer) or not self.local.running:
+            return
+        try:
+            with self.sessions() as session:
+                queued = jobs.queued(session=session)
+        except Exception:  # noqa: BLE001 - only an optimisation: keep the processes
+            return
+        if not queued:
+            self.local.release_idle()
+
     def _store(
         self, job: jobs.ClaimedJob, scored: ScoredRoster | str, *, lost: bool
     ) -> jobs.JobStatus | None:
@@ -210,6 +224,7 @@ class Worker:
                 model_version=scored.model_version,
                 sleep=scored.sleep,
             )
+        self._release_scorers()
         # issue 16: the dashboard's figures, once, after the results are visible (a
         # dashboard opened meanwhile builds them itself: fleet.stored.ensure)
         with self.sessions.begin() as session:
