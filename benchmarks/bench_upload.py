@@ -218,7 +218,7 @@ def run_mode(mode: str, roster: str, scheduler: str | None) -> dict[str, Any]:
         )
         try:
             with httpx.Client(base_url=base, timeout=600) as http:
-                deadline = time.monotonic() + 60
+                deadline = time.monotonic() + 600  # a cold Numba cache compiles first
                 while True:
                     try:
                         if http.get("/readyz").status_code == 200:  # warmed up
