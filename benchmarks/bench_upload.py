@@ -204,6 +204,9 @@ def run_mode(mode: str, roster: str, scheduler: str | None) -> dict[str, Any]:
             "VIGIL_SURFACE": "all",
             "VIGIL_DATABASE_URL": db_url,
             "VIGIL_DATA_DIR": str(data_dir),
+            # as `vigil serve` does before Numba is imported: the server compiles into the
+            # cache its spawned scoring processes read (else each compiles on its own)
+            "NUMBA_CACHE_DIR": str(data_dir / "numba-cache"),
             "VIGIL_PUBLIC_BASE_URL": base,
             "VIGIL_WORKER_POLL_INTERVAL": "0.2",
             "VIGIL_MAX_BODY_BYTES": str(64 * 2**20),  # a 10k-crew month is ~16 MiB of CSV
