@@ -150,6 +150,7 @@ def run(crew: int, warm_crew: int, days: int) -> dict[str, Any]:
                 memory.__exit__()
                 out["upload_status"] = status
                 out["job_peak_mib"] = round(memory.peak_mib)
+                out["job_peak_parts"] = memory.peak_parts
                 db_file = next(workdir.glob("*.db"))
                 out.update({k: round(v, 1) for k, v in month_bytes(db_file).items()})
                 plain = b""
@@ -197,7 +198,8 @@ def main() -> None:
     print(
         f"database bytes of the month: {result['rows_mb']} MB (roster text "
         f"{result['roster_mb']}, scores {result['scores_mb']}, sleep {result['sleep_mb']}; "
-        f"file {result['file_mb']} MB); job peak RSS, all processes: {result['job_peak_mib']} MiB"
+        f"file {result['file_mb']} MB); job peak RSS, all processes: {result['job_peak_mib']} MiB "
+        f"({', '.join(f'{k} {v}' for k, v in result['job_peak_parts'].items())})"
     )
     print(
         f"CSV per interval: {result['csv_rows']} rows, {result['csv_mb']} MB written in "

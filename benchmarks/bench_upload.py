@@ -65,10 +65,15 @@ def make_client(db_url: str, data_dir: Path) -> tuple[str, str]:
 
 
 class JobMemory:
-    """The peak of the summed RSS of this process's descendants, sampled in a thread."""
+    """The peak of the summed RSS of this process's descendants, sampled in a thread.
+
+    :attr:`peak_parts` is which process held what at that peak (:func:`_role` names them:
+    the server, its scoring processes, Dask's scheduler and workers), in MiB.
+    """
 
     def __init__(self, interval: float = 0.1) -> None:
         self.peak_mib = 0.0
+        self.peak_parts: dict[str, float] = {}
         self._stop = threading.Event()
         self._interval = interval
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -86,13 +91,28 @@ class JobMemory:
 
         me = psutil.Process()
         while not self._stop.wait(self._interval):
-            total = 0
+            parts: dict[str, float] = {}
             for child in me.children(recursive=True):
                 try:
-                    total += child.memory_info().rss
+                    role = _role(child)
+                    rss = child.memory_info().rss / 2**20
                 except psutil.Error:
-                    pass
-            self.peak_mib = max(self.peak_mib, total / 2**20)
+                    continue
+                parts[role] = parts.get(role, 0.0) + rss
+            total = sum(parts.values())
+            if total > self.peak_mib:
+                self.peak_mib = total
+                self.peak_parts = {k: round(v) for k, v in sorted(parts.items())}
+
+
+def _role(proc: Any) -> str:
+    """A name for a process of the job: ``server``, ``scoring 1``… (by pid order), Dask."""
+    line = " ".join(proc.cmdline())
+    if "multiprocessing" in line or "spawn_main" in line:
+        return f"scoring {proc.pid}"
+    if "distributed" in line or "dask" in line:
+        return f"dask {proc.pid}"
+    return f"server {proc.pid}" if "vigil" in line or "uvicorn" in line else f"other {proc.pid}"
 
 
 def cpu_split(server_pid: int) -> tuple[float, float]:
@@ -184,6 +204,9 @@ def run_mode(mode: str, roster: str, scheduler: str | None) -> dict[str, Any]:
             "VIGIL_SURFACE": "all",
             "VIGIL_DATABASE_URL": db_url,
             "VIGIL_DATA_DIR": str(data_dir),
+            # as `vigil serve` does before Numba is imported: the server compiles into the
+            # cache its spawned scoring processes read (else each compiles on its own)
+            "NUMBA_CACHE_DIR": str(data_dir / "numba-cache"),
             "VIGIL_PUBLIC_BASE_URL": base,
             "VIGIL_WORKER_POLL_INTERVAL": "0.2",
             "VIGIL_MAX_BODY_BYTES": str(64 * 2**20),  # a 10k-crew month is ~16 MiB of CSV
@@ -198,7 +221,7 @@ def run_mode(mode: str, roster: str, scheduler: str | None) -> dict[str, Any]:
         )
         try:
             with httpx.Client(base_url=base, timeout=600) as http:
-                deadline = time.monotonic() + 60
+                deadline = time.monotonic() + 600  # a cold Numba cache compiles first
                 while True:
                     try:
                         if http.get("/readyz").status_code == 200:  # warmed up
@@ -271,10 +294,15 @@ def run_mode(mode: str, roster: str, scheduler: str | None) -> dict[str, Any]:
         "zscores_mib": zsize / 2**20,
         "server_peak_mib": server_peak,
         "job_peak_mib": memory.peak_mib,
+        "job_peak_parts": memory.peak_parts,
         **stored,
         "server_cpu_s": cpu1[0] - cpu0[0],
         "scoring_cpu_s": cpu1[1] - cpu0[1],
     }
+
+
+def _parts(parts: dict[str, float]) -> str:
+    return ", ".join(f"{name} {mib:.0f}" for name, mib in parts.items())
 
 
 def main() -> None:
@@ -315,7 +343,8 @@ def main() -> None:
             f"database {r['rows_mb']:.1f} MB (roster {r['roster_mb']:.1f}, scores "
             f"{r['scores_mb']:.1f}, sleep {r['sleep_mb']:.1f}; file {r['file_mb']:.1f}); "
             f"job peak RSS (all processes) "
-            f"{r['job_peak_mib']:.0f} MiB; server peak {r['server_peak_mib']:.0f} MiB; "
+            f"{r['job_peak_mib']:.0f} MiB ({_parts(r['job_peak_parts'])}); server peak "
+            f"{r['server_peak_mib']:.0f} MiB; "
             f"load {os.getloadavg()[0]:.1f}",
             flush=True,
         )

@@ -88,13 +88,14 @@ def _from_frames(read: Reader, reference: str) -> OneSchedule | None:
     position = duty = 0
     for at, length in frames.frame_spans(read):
         frame = read(at, length)
-        rows = frames.frame_index(frame)["schedules"]
+        index = frames.frame_index(frame)
+        rows = index["schedules"]
         names = [row[0] for row in rows]
         if reference not in names:
             position += len(rows)
             duty += sum(len(row[2]) for row in rows)
             continue
-        scales, rows, matrix = frames.decode_frame(frame)
+        scales, rows, matrix = frames.decode_frame(frame, index)
         k = names.index(reference)
         first = sum(int(row[1]) for row in rows[:k])
         schedule = IndexedSchedule.from_json(rows[k])

@@ -1,7 +1,9 @@
 """The roster summary as stored in ``roster_result.summary_json`` (issue 16).
 
 Computed once, when a roster finishes (:func:`record_summary`, called by the worker right
-after it stores the scores), from the stored scores blob and the roster text parsed once.
+after it stores the scores), from the stored scores blob (the roster's scale only) and the
+route facts the worker's chunk tasks read from the roster (no second parse); a roster
+without them (older rosters, :func:`ensure`) has its text parsed once.
 It holds three parts:
 
 - ``summary``: the dashboard's figures on the roster's scale
@@ -27,7 +29,14 @@ from sqlalchemy.orm import Session
 
 from vigil.domain import DateFormat
 from vigil.fleet.summary import schedule_rows, summarise
-from vigil.fleet.table import DutyTable, RosterFacts, duty_table, roster_facts
+from vigil.fleet.table import (
+    DutyTable,
+    RosterFacts,
+    RouteFacts,
+    duty_table,
+    roster_facts,
+    with_offsets,
+)
 from vigil.fleet.thresholds import DEFAULT_THRESHOLDS, Thresholds
 from vigil.roster import parse_request
 from vigil.store.operator_settings import roster_settings_version, settings_at
@@ -77,23 +86,30 @@ class StoredSummary:
 def build(
     stored: StoredScores,
     *,
-    roster_text: str,
-    date_format: str,
-    sleep_json: str,
-    activity_text: str,
+    roster_text: str = "",
+    date_format: str = "dmy",
+    sleep_json: str = "",
+    activity_text: str = "",
     scale: str,
     model_version: str,
     thresholds: Thresholds = DEFAULT_THRESHOLDS,
+    facts: RosterFacts | None = None,
 ) -> bytes:
     """``summary_json`` for a finished roster (UTF-8 JSON), with the warning levels and
-    risk bands of the settings version it was scored with (``thresholds``)."""
-    parsed = parse_request(
-        roster_text,
-        DateFormat(date_format),
-        sleep_data=json.loads(sleep_json or "[]"),
-        activity_text=activity_text,
-    )
-    facts = roster_facts(stored, parsed.schedules)
+    risk bands of the settings version it was scored with (``thresholds``).
+
+    ``facts`` are the roster's facts when known (the worker's, from its chunk tasks:
+    :func:`record_summary`); otherwise the roster text is parsed for them.
+    """
+    if facts is None:
+        parsed = parse_request(
+            roster_text,
+            DateFormat(date_format),
+            sleep_data=json.loads(sleep_json or "[]"),
+            activity_text=activity_text,
+        )
+        facts = roster_facts(stored, parsed.schedules)
+        del parsed
     table = duty_table(stored, facts, scale, level=thresholds.level(scale), bands=thresholds.bands)
     rows = schedule_rows(table)
     return orjson.dumps(
@@ -162,18 +178,28 @@ def _save(session: Session, upload_id: int, text: str) -> None:
     )
 
 
-def record_summary(session: Session, job: Any, scores: bytes, status: object) -> None:
+def record_summary(
+    session: Session, job: Any, scores: bytes, status: object, routes: RouteFacts | None = None
+) -> None:
     """The worker's hook: store the summary of a roster it just completed.
 
     ``job`` is the :class:`vigil.worker.jobs.ClaimedJob`; nothing happens when ``status``
-    is ``None`` (lease lost). A failure here is logged and leaves the summary to be built
-    on first view: it never fails the roster.
+    is ``None`` (lease lost). With ``routes`` (what the chunk tasks read from the roster:
+    :attr:`vigil.worker.roster_job.ScoredRoster.routes`), the roster is not parsed again
+    and only the summary's scale is decoded from ``scores``. A failure here is logged and
+    leaves the summary to be built on first view: it never fails the roster.
     """
     if status is None:
         return
     try:
+        facts = None
+        if routes is not None:
+            stored = unpack(scores, (job.preferred_scale,))
+            facts = with_offsets(stored, routes)
+        else:
+            stored = unpack(scores)
         text = build(
-            unpack(scores),
+            stored,
             roster_text=job.roster_text,
             date_format=job.date_format,
             sleep_json=json.dumps(job.sleep_data),
@@ -181,6 +207,7 @@ def record_summary(session: Session, job: Any, scores: bytes, status: object) ->
             scale=job.preferred_scale,
             model_version=_model_version(session, job.id),
             thresholds=thresholds_for(session, job.id),
+            facts=facts,
         )
         _save(session, job.id, text.decode())
     except Exception:  # noqa: BLE001 - the summary is derived data; rebuilt on first view

@@ -16,7 +16,7 @@ into "late" (off duty after 23:00 or past midnight) and "day".
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -35,9 +35,12 @@ __all__ = [
     "Airports",
     "DutyTable",
     "RosterFacts",
+    "RouteFacts",
     "duty_table",
     "roster_facts",
+    "route_facts",
     "schedule_table",
+    "with_offsets",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -177,59 +180,141 @@ class RosterFacts:
         return cls(airports=Airports(a["code"], a["iata"], a["icao"], a["zone"]), **fields)  # type: ignore[arg-type]
 
 
-def roster_facts(stored: StoredScores, schedules: Sequence[Schedule]) -> RosterFacts:
-    """Route, sectors, Fleet, Rank and local offsets of every stored duty.
+@dataclass(frozen=True, slots=True)
+class RouteFacts:
+    """The part of :class:`RosterFacts` only the roster text holds, without local offsets.
 
+    One entry per scored schedule (``fleet``, ``rank``, ``home``, ``duties``: its number of
+    stored duties) and per stored duty (``start``, ``end``, ``sectors``; ``-1``/``0`` where
+    the roster has no such duty), airports indexing :attr:`airports`. Chunk tasks gather it
+    from the schedules they parsed anyway (:mod:`vigil.worker.tasks`), so the roster summary
+    at finish needs no second parse of the roster (issue 15's memory budget); :meth:`join`
+    merges the chunks' parts in order, :func:`with_offsets` completes it.
+    """
+
+    airports: Airports
+    fleet: list[str]
+    rank: list[str]
+    home: list[int]
+    duties: list[int]
+    start: list[int]
+    end: list[int]
+    sectors: list[int]
+
+    @classmethod
+    def join(cls, parts: Iterable[RouteFacts]) -> RouteFacts:
+        """Consecutive parts as one, airports renumbered in order of first appearance
+        (so the result equals :func:`route_facts` over all the parts' schedules)."""
+        out = cls(Airports([], [], [], []), [], [], [], [], [], [], [])
+        known: dict[str, int] = {}
+        for part in parts:
+            a = part.airports
+            remap: list[int] = []
+            for i, code in enumerate(a.code):
+                found = known.get(code)
+                if found is None:
+                    found = known[code] = len(out.airports.code)
+                    out.airports.code.append(code)
+                    out.airports.iata.append(a.iata[i])
+                    out.airports.icao.append(a.icao[i])
+                    out.airports.zone.append(a.zone[i])
+                remap.append(found)
+            out.fleet.extend(part.fleet)
+            out.rank.extend(part.rank)
+            out.duties.extend(part.duties)
+            out.sectors.extend(part.sectors)
+            for ours, theirs in (
+                (out.home, part.home),
+                (out.start, part.start),
+                (out.end, part.end),
+            ):
+                ours.extend(remap[i] if i >= 0 else -1 for i in theirs)
+        return out
+
+
+def route_facts(entries: Iterable[tuple[str, int]], schedules: Sequence[Schedule]) -> RouteFacts:
+    """Route, sectors, Fleet, Rank and home base of every stored duty.
+
+    ``entries`` are the stored schedules in order, as ``(reference, number of duties)``.
     Schedules are matched by Reference and duties by position (the worker stores one
     entry per duty of each parsed schedule, in order); a stored schedule the roster no
     longer has keeps blank route fields (airport -1).
     """
     by_ref = {s.reference: s for s in schedules}
-    airport_index: dict[str, int] = {}
-    facts = RosterFacts([], [], [], Airports([], [], [], []), [], [], [], [], [], [])
+    known: dict[str, int] = {}
+    facts = RouteFacts(Airports([], [], [], []), [], [], [], [], [], [], [])
     airports = facts.airports
 
     def place(code: str, iata: str, icao: str, zone: str) -> int:
-        found = airport_index.get(code)
+        found = known.get(code)
         if found is None:
-            found = airport_index[code] = len(airports.code)
+            found = known[code] = len(airports.code)
             airports.code.append(code)
             airports.iata.append(iata)
             airports.icao.append(icao)
             airports.zone.append(zone)
         return found
 
-    row = duty = 0
-    for entry in stored.schedules:
-        facts.row_offset.append(row)
-        facts.first_duty.append(duty)
-        row += entry.interval_count
-        duty += len(entry.duties)
-        parsed = by_ref.get(entry.reference)
+    for reference, count in entries:
+        parsed = by_ref.get(reference)
         duties: tuple[Duty, ...] = parsed.duties if parsed is not None else ()
         facts.fleet.append(next((d.fleet for d in duties if d.fleet), ""))
         facts.rank.append(next((d.rank for d in duties if d.rank), ""))
         base = duties[0].home_base[0] if duties else None
         facts.home.append(place(base.code, base.iata, base.icao, base.tz) if base else -1)
-        home_zone = base.tz if base else ""
-        for j, stored_duty in enumerate(entry.duties):
-            on, off = stored_duty.on_s, stored_duty.off_s
-            facts.home_offset.append(_offset_minutes(home_zone, on))
-            if j < len(duties):
-                d = duties[j]
-                s, e = d.start_airport, d.end_airport
-                facts.start.append(place(s.code, s.iata, s.icao, s.tz))
-                facts.end.append(place(e.code, e.iata, e.icao, e.tz))
-                facts.sectors.append(d.sectors)
-                facts.start_offset.append(_offset_minutes(s.tz, on))
-                facts.end_offset.append(_offset_minutes(e.tz, off))
-            else:
-                facts.start.append(-1)
-                facts.end.append(-1)
-                facts.sectors.append(0)
-                facts.start_offset.append(0)
-                facts.end_offset.append(0)
+        facts.duties.append(count)
+        for d in duties[:count]:
+            s, e = d.start_airport, d.end_airport
+            facts.start.append(place(s.code, s.iata, s.icao, s.tz))
+            facts.end.append(place(e.code, e.iata, e.icao, e.tz))
+            facts.sectors.append(d.sectors)
+        missing = count - min(count, len(duties))
+        facts.start.extend([-1] * missing)
+        facts.end.extend([-1] * missing)
+        facts.sectors.extend([0] * missing)
     return facts
+
+
+def with_offsets(stored: StoredScores, routes: RouteFacts) -> RosterFacts:
+    """:class:`RosterFacts` from ``routes`` of the same stored schedules: the local
+    offsets at report and off duty (start, end and home-base airports) and the rows."""
+    if len(routes.duties) != len(stored.schedules) or any(
+        n != len(entry.duties) for n, entry in zip(routes.duties, stored.schedules, strict=True)
+    ):
+        raise ValueError("route facts do not match the stored schedules")
+    zone = routes.airports.zone
+    facts = RosterFacts(
+        routes.fleet,
+        routes.rank,
+        routes.home,
+        routes.airports,
+        routes.start,
+        routes.end,
+        routes.sectors,
+        [],
+        [],
+        [],
+    )
+    row = duty = 0
+    for home, entry in zip(routes.home, stored.schedules, strict=True):
+        facts.row_offset.append(row)
+        facts.first_duty.append(duty)
+        row += entry.interval_count
+        home_zone = zone[home] if home >= 0 else ""
+        for on, off, *_ in entry.duties:
+            facts.home_offset.append(_offset_minutes(home_zone, on))
+            start, end = routes.start[duty], routes.end[duty]
+            facts.start_offset.append(_offset_minutes(zone[start], on) if start >= 0 else 0)
+            facts.end_offset.append(_offset_minutes(zone[end], off) if end >= 0 else 0)
+            duty += 1
+    return facts
+
+
+def roster_facts(stored: StoredScores, schedules: Sequence[Schedule]) -> RosterFacts:
+    """Route, sectors, Fleet, Rank and local offsets of every stored duty
+    (:func:`route_facts` of the parsed ``schedules``, then :func:`with_offsets`)."""
+    entries = ((entry.reference, len(entry.duties)) for entry in stored.schedules)
+    return with_offsets(stored, route_facts(entries, schedules))
 
 
 def _ints(values: list[int]) -> IntArray:

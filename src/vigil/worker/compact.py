@@ -211,18 +211,27 @@ class StoredScores:
         )
 
 
-def unpack(blob: bytes) -> StoredScores:
+def unpack(blob: bytes, scales: Sequence[str] | None = None) -> StoredScores:
     """Decode a stored scores blob: :func:`pack`'s ``VGS1`` or the smaller ``VGS2`` of
-    :mod:`vigil.worker.frames` (what workers store now)."""
+    :mod:`vigil.worker.frames` (what workers store now).
+
+    ``scales`` (default: all stored) keeps only those columns, in that order: a ``VGS2``
+    blob then rebuilds only the series they need (the roster summary reads one scale).
+    """
     if bytes(blob[:4]) == FRAMES_MAGIC:
-        scales, rows, matrix = decode_frames(blob)
-        return StoredScores(scales, [IndexedSchedule.from_json(r) for r in rows], matrix)
+        codes, rows, matrix = decode_frames(blob, scales)
+        return StoredScores(codes, [IndexedSchedule.from_json(r) for r in rows], matrix)
     magic, length = _HEADER.unpack_from(blob, 0)
     if magic != MAGIC:
         raise ValueError("not a Vigil scores blob")
     start = _HEADER.size
     index = json.loads(bytes(blob[start : start + length]))
-    scales = tuple(index["scales"])
-    data = np.frombuffer(blob, dtype=_DTYPE, offset=start + length)
+    stored = tuple(index["scales"])
+    data = np.frombuffer(blob, dtype=_DTYPE, offset=start + length).reshape(-1, len(stored))
     schedules = [IndexedSchedule.from_json(row) for row in index["schedules"]]
-    return StoredScores(scales, schedules, data.reshape(-1, len(scales)))
+    if scales is None or tuple(scales) == stored:
+        return StoredScores(stored, schedules, data)
+    if not set(scales) <= set(stored):
+        raise ValueError(f"scales {tuple(scales)} are not all stored ({stored})")
+    columns = [stored.index(code) for code in scales]
+    return StoredScores(tuple(scales), schedules, np.ascontiguousarray(data[:, columns]))

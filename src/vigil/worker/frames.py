@@ -175,18 +175,19 @@ def join_frames(frames: Iterable[bytes]) -> bytes:
     return b"".join(parts)
 
 
-def _frames(blob: bytes) -> Iterator[bytes]:
+def _spans(blob: bytes | memoryview) -> Iterator[tuple[int, int]]:
+    """``(offset, length)`` of every frame of a blob held in memory."""
     at = len(MAGIC)
     while at < len(blob):
         (length,) = _LENGTH.unpack_from(blob, at)
         at += _LENGTH.size
         if at + length > len(blob):
             raise ValueError("scores blob is truncated")
-        yield bytes(blob[at : at + length])
+        yield at, length
         at += length
 
 
-def frame_index(frame: bytes) -> dict[str, Any]:
+def frame_index(frame: bytes | memoryview) -> dict[str, Any]:
     """The JSON index of one compressed frame, decompressing only as far as the index."""
     inflate = zlib.decompressobj()
     head = inflate.decompress(frame, _LENGTH.size)
@@ -195,26 +196,55 @@ def frame_index(frame: bytes) -> dict[str, Any]:
     return dict(json.loads(raw))
 
 
-def decode_frame(frame: bytes) -> tuple[tuple[str, ...], list[list[Any]], npt.NDArray[np.float32]]:
-    """``(scales, index rows, float32 matrix (intervals, scales))`` of one frame."""
+def decode_frame(
+    frame: bytes | memoryview,
+    index: Mapping[str, Any] | None = None,
+    scales: Sequence[str] | None = None,
+) -> tuple[tuple[str, ...], list[list[Any]], npt.NDArray[np.float32]]:
+    """``(scales, index rows, float32 matrix (intervals, scales))`` of one frame.
+
+    ``index`` is the frame's already parsed index (:func:`frame_index`), which is then not
+    parsed again; ``scales`` a subset of the stored scales to decode (default all), in
+    that order: only the series they derive from are rebuilt.
+    """
     payload = zlib.decompress(frame)
     (length,) = _LENGTH.unpack_from(payload, 0)
-    index = json.loads(payload[_LENGTH.size : _LENGTH.size + length])
-    scales = tuple(index["scales"])
+    if index is None:
+        index = json.loads(payload[_LENGTH.size : _LENGTH.size + length])
+    stored = tuple(index["scales"])
+    wanted = stored if scales is None else tuple(scales)
+    if not set(wanted) <= set(stored):
+        raise ValueError(f"scales {wanted} are not all stored ({stored})")
     planes = np.frombuffer(payload, np.uint8, offset=_LENGTH.size + length)
     rows = planes.reshape(4, -1).T.copy().view("<i4").reshape(len(_ROWS), -1)
-    q = {"KSS": np.cumsum(rows[0], dtype=np.int64), "KP": np.cumsum(rows[1], dtype=np.int64)}
-    constants = index["derive"]
-    first = derive(q["KSS"], constants)
-    q["SP"] = first["SP"] + rows[2]
-    q["VD"] = first["VD"] + rows[3]
-    second = derive_from_vd(q["KSS"], q["VD"], constants)
-    q["CRD"] = second["CRD"] + rows[4]
-    q["PMR"] = second["PMR"] + rows[5]
-    block = np.empty((rows.shape[1], len(scales)), dtype=np.float32)
-    for column, code in enumerate(scales):
+    del payload, planes
+    q = _series(rows, index["derive"], wanted)
+    block = np.empty((rows.shape[1], len(wanted)), dtype=np.float32)
+    for column, code in enumerate(wanted):
         block[:, column] = q[code] / 1000.0
-    return scales, list(index["schedules"]), block
+    return wanted, list(index["schedules"]), block
+
+
+def _series(
+    rows: npt.NDArray[np.int32], constants: Mapping[str, float], wanted: Sequence[str]
+) -> dict[str, IntArray]:
+    """The ``wanted`` scales in thousandths, rebuilt from a frame's rows (module doc):
+    only the series they derive from are computed."""
+    need = set(wanted)
+    q: dict[str, IntArray] = {}
+    if "KP" in need:
+        q["KP"] = np.cumsum(rows[1], dtype=np.int64)
+    if need - {"KP"}:
+        q["KSS"] = np.cumsum(rows[0], dtype=np.int64)
+    if need & {"SP", "VD", "CRD", "PMR"}:
+        first = derive(q["KSS"], constants)
+        q["SP"] = first["SP"] + rows[2]
+        q["VD"] = first["VD"] + rows[3]
+    if need & {"CRD", "PMR"}:
+        second = derive_from_vd(q["KSS"], q["VD"], constants)
+        q["CRD"] = second["CRD"] + rows[4]
+        q["PMR"] = second["PMR"] + rows[5]
+    return q
 
 
 def frame_spans(read: Callable[[int, int], bytes]) -> Iterator[tuple[int, int]]:
@@ -233,25 +263,30 @@ def frame_spans(read: Callable[[int, int], bytes]) -> Iterator[tuple[int, int]]:
         at += length
 
 
-def decode_frames(blob: bytes) -> tuple[tuple[str, ...], list[list[Any]], npt.NDArray[np.float32]]:
+def decode_frames(
+    blob: bytes, scales: Sequence[str] | None = None
+) -> tuple[tuple[str, ...], list[list[Any]], npt.NDArray[np.float32]]:
     """``(scales, index rows, float32 matrix (intervals, scales))`` of a ``VGS2`` blob.
 
-    The matrix holds every scale's 3-decimal score as float32, as ``VGS1`` stored it. It is
-    allocated once, from the frames' indexes, and filled frame by frame (no second copy of
-    the roster's scores while they are joined: issue 15's memory budget).
+    The matrix holds every scale's 3-decimal score as float32, as ``VGS1`` stored it (with
+    ``scales``, only those columns, in that order). It is allocated once, from the frames'
+    indexes, and filled frame by frame (no second copy of the roster's scores while they
+    are joined: issue 15's memory budget); each index is parsed once.
     """
     if blob[: len(MAGIC)] != MAGIC:
         raise ValueError("not a Vigil VGS2 scores blob")
-    pieces = list(_frames(blob))
-    indexes = [frame_index(frame) for frame in pieces]
-    scales = tuple(indexes[-1]["scales"]) if indexes else ()
+    view = memoryview(blob)
+    spans = list(_spans(view))
+    indexes = [frame_index(view[at : at + length]) for at, length in spans]
+    stored = tuple(indexes[-1]["scales"]) if indexes else ()
+    wanted = stored if scales is None else tuple(scales)
     total = sum(int(row[1]) for index in indexes for row in index["schedules"])
-    matrix = np.empty((total, len(scales)), dtype=np.float32)
+    matrix = np.empty((total, len(wanted)), dtype=np.float32)
     schedules: list[list[Any]] = []
     at = 0
-    for frame in pieces:
-        _, rows, block = decode_frame(frame)
+    for (start, length), index in zip(spans, indexes, strict=True):
+        _, rows, block = decode_frame(view[start : start + length], index, wanted)
         schedules.extend(rows)
         matrix[at : at + block.shape[0]] = block
         at += block.shape[0]
-    return scales, schedules, matrix
+    return wanted, schedules, matrix

@@ -39,6 +39,7 @@ __all__ = [
     "claim",
     "complete",
     "record_fault",
+    "queued",
     "reap_lapsed",
     "renew",
     "report_progress",
@@ -153,6 +154,12 @@ def claim(
         date_format=claimed.date_format,
         preferred_scale=claimed.preferred_scale,
     )
+
+
+def queued(*, session: Session) -> bool:
+    """Whether any roster waits in the queue."""
+    found = select(RosterUpload.id).where(RosterUpload.status == JobStatus.QUEUED).limit(1)
+    return session.scalar(found) is not None
 
 
 def unfinished(*, session: Session) -> int:

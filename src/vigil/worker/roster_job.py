@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from vigil.domain import DateFormat
+from vigil.fleet.table import RouteFacts
 from vigil.roster import format_error, parse_request
 from vigil.scoring.service import (
     SCALE_CODES,
@@ -22,6 +23,7 @@ from vigil.scoring.service import (
 from vigil.store.operator_settings import SettingsVersion
 from vigil.worker import jobs
 from vigil.worker.frames import join_frames
+from vigil.worker.memory import release_memory
 from vigil.worker.scorers import ChunkScorer
 from vigil.worker.split import split_roster
 from vigil.worker.tasks import ChunkTask
@@ -39,6 +41,9 @@ class ScoredRoster:
     schedule_count: int
     #: the sleep the scores rest on (:func:`vigil.worker.stored_sleep.encode_sleep`)
     sleep: bytes | None = None
+    #: route facts of the stored schedules, for the roster summary (``None``: a task gave
+    #: none, the summary parses the roster)
+    routes: RouteFacts | None = None
 
 
 def request_for(job: jobs.ClaimedJob, settings: SettingsVersion | None = None) -> ScoreRequest:
@@ -134,6 +139,7 @@ def score_roster(
     """
     params = request.parameters or resolve_preset(request.preset)
     plan = plan_tasks(request, chunk_size)
+    release_memory()  # the split's lines and keys, before the tasks' processes grow
     scorer = remote if remote is not None and len(plan.tasks) > 1 else local
     total = sum(plan.crew)
     if progress is not None:
@@ -141,21 +147,25 @@ def score_roster(
     frames: list[bytes] = []
     sleep: list[bytes] = []
     found: list[tuple[int, str]] = []
+    routes: list[RouteFacts | None] = []
     done = scored = 0
     for outcome, crew in zip(scorer.map(plan.tasks), plan.crew, strict=True):
         frames.append(outcome.frame)
         sleep.append(outcome.sleep)
         found.extend(outcome.errors)
+        routes.append(outcome.routes)
         scored += outcome.schedule_count
         done += crew or outcome.schedule_count
         total = max(total, done)
         if progress is not None:
             progress(done, total)
     found.sort(key=lambda error: error[0])  # stable: a row's errors keep their order
+    parts = [r for r in routes if r is not None]
     return ScoredRoster(
         plan.errors + [text for _, text in found],
         join_frames(frames),
         params.model_version,
         scored,
         b"".join(sleep),
+        RouteFacts.join(parts) if len(parts) == len(routes) else None,
     )

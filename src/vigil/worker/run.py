@@ -38,6 +38,7 @@ from vigil.store import operator_settings as settings_store
 from vigil.store import uploads
 from vigil.store.tables import utcnow
 from vigil.worker import jobs
+from vigil.worker.memory import release_memory
 from vigil.worker.roster_job import ScoredRoster, plan_tasks, request_for, score_roster
 from vigil.worker.scorers import ChunkScorer, InlineScorer, ProcessScorer
 
@@ -158,8 +159,14 @@ class Worker:
         return True
 
     def process(self, job: jobs.ClaimedJob) -> jobs.JobStatus | None:
-        """Score a claimed roster and store the outcome (guarded by the lease)."""
-        status: jobs.JobStatus | None
+        """Score a claimed roster and store the outcome (guarded by the lease).
+
+        The heartbeat renews the lease only while the roster is scored: it stops before
+        the outcome is stored (the lease then has at least two thirds of its length left),
+        so no renewal races the commit that releases the lease.
+        """
+        release_memory()  # what the server freed before (warm-up, requests, uploads)
+        scored: ScoredRoster | str  # the result, or the fault's message
         with _Heartbeat(self.sessions, job, self.lease_seconds) as beat:
             try:
                 with self.sessions.begin() as session:  # settings recorded at upload (issue 18)
@@ -173,34 +180,55 @@ class Worker:
                 )
             except Exception as exc:  # noqa: BLE001 - any failure here is a server fault
                 logger.exception("roster %s attempt %d failed", job.id, job.attempt)
-                with self.sessions.begin() as session:
-                    status = jobs.record_fault(
-                        session=session,
-                        job=job,
-                        message=f"{type(exc).__name__}: the server failed to process the roster",
-                        max_attempts=self.max_attempts,
-                    )
-            else:
-                if beat.lost.is_set():
-                    status = None
-                else:
-                    with self.sessions.begin() as session:
-                        status = jobs.complete(
-                            session=session,
-                            job=job,
-                            errors=scored.errors,
-                            scores=scored.scores,
-                            model_version=scored.model_version,
-                            sleep=scored.sleep,
-                        )
-                    # issue 16: the dashboard's figures, once, after the results are visible
-                    # (a dashboard opened meanwhile builds them itself: fleet.stored.ensure)
-                    with self.sessions.begin() as session:
-                        record_summary(session, job, scored.scores, status)
+                scored = f"{type(exc).__name__}: the server failed to process the roster"
+        status = self._store(job, scored, lost=beat.lost.is_set())
+        del scored
+        release_memory()  # the roster's text, parts, frames and summary
         if status is None:
             logger.warning("roster %s: lease lost, result discarded", job.id)
         if self.on_processed is not None:
             self.on_processed(job, status)
+        return status
+
+    def _release_scorers(self) -> None:
+        """End the idle scoring processes when no roster is queued: a server that waits
+        for the next upload does not hold them (issue 15's footprint), nor do they add to
+        the memory of the summary built next. Rosters queued back to back keep them."""
+        if not isinstance(self.local, ProcessScorer) or not self.local.running:
+            return
+        try:
+            with self.sessions() as session:
+                queued = jobs.queued(session=session)
+        except Exception:  # noqa: BLE001 - only an optimisation: keep the processes
+            return
+        if not queued:
+            self.local.release_idle()
+
+    def _store(
+        self, job: jobs.ClaimedJob, scored: ScoredRoster | str, *, lost: bool
+    ) -> jobs.JobStatus | None:
+        """Record the fault (``scored`` is its message) or the result, then the summary."""
+        if isinstance(scored, str):
+            with self.sessions.begin() as session:
+                return jobs.record_fault(
+                    session=session, job=job, message=scored, max_attempts=self.max_attempts
+                )
+        if lost:
+            return None
+        with self.sessions.begin() as session:
+            status = jobs.complete(
+                session=session,
+                job=job,
+                errors=scored.errors,
+                scores=scored.scores,
+                model_version=scored.model_version,
+                sleep=scored.sleep,
+            )
+        self._release_scorers()
+        # issue 16: the dashboard's figures, once, after the results are visible (a
+        # dashboard opened meanwhile builds them itself: fleet.stored.ensure)
+        with self.sessions.begin() as session:
+            record_summary(session, job, scored.scores, status, routes=scored.routes)
         return status
 
     def _progress_writer(self, job: jobs.ClaimedJob) -> Callable[[int, int], None]:

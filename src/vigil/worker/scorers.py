@@ -15,9 +15,10 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Protocol
 
+from vigil.worker.memory import release_memory
 from vigil.worker.tasks import ChunkOutcome, ChunkTask, run_task
 
-__all__ = ["ChunkScorer", "InlineScorer", "ProcessScorer", "run_task"]
+__all__ = ["ChunkScorer", "InlineScorer", "ProcessScorer", "run_task", "run_task_then_release"]
 
 
 class ChunkScorer(Protocol):
@@ -39,32 +40,65 @@ class InlineScorer:
         return None
 
 
+def run_task_then_release(task: ChunkTask) -> ChunkOutcome:
+    """:func:`run_task`, then the task's freed memory back to the OS
+    (:func:`vigil.worker.memory.release_memory`): a scoring process waiting for its next
+    task, or idle after the roster, holds its base, not its last task's peak."""
+    outcome = run_task(task)
+    release_memory()
+    return outcome
+
+
 class ProcessScorer:
     """Runs tasks in a pool of local processes (spawned lazily, shared by a pool's threads).
 
-    Processes keep the server's memory and GIL free of the CPU-bound work.
+    Processes keep the server's memory and GIL free of the CPU-bound work. Between
+    rosters they hold their imports and compiled kernels (about 270 MiB each):
+    :meth:`release_idle` ends them when no roster is using them, and the next roster
+    spawns new ones (a few seconds, in parallel with its splitting).
     """
 
     def __init__(self, processes: int) -> None:
         self._processes = processes
         self._executor: Executor | None = None
         self._lock = threading.Lock()
+        self._users = 0  #: map() calls under way
 
     def _pool(self) -> Executor:
-        with self._lock:
-            if self._executor is None:
-                context = multiprocessing.get_context("spawn")
-                self._executor = ProcessPoolExecutor(self._processes, mp_context=context)
-            return self._executor
+        if self._executor is None:
+            context = multiprocessing.get_context("spawn")
+            self._executor = ProcessPoolExecutor(self._processes, mp_context=context)
+        return self._executor
 
     def map(self, tasks: Sequence[ChunkTask]) -> Iterator[ChunkOutcome]:
         if len(tasks) <= 1:  # one task: not worth a round trip
             yield from InlineScorer().map(tasks)
             return
-        yield from self._pool().map(run_task, tasks)
+        with self._lock:
+            pool = self._pool()
+            self._users += 1
+        try:
+            yield from pool.map(run_task_then_release, tasks)
+        finally:
+            with self._lock:
+                self._users -= 1
+
+    @property
+    def running(self) -> bool:
+        """Whether scoring processes are alive."""
+        return self._executor is not None
+
+    def release_idle(self) -> bool:
+        """End the processes if no roster is using them; ``True`` if they were ended."""
+        with self._lock:
+            if self._users or self._executor is None:
+                return False
+            executor, self._executor = self._executor, None
+        executor.shutdown(wait=True)
+        return True
 
     def close(self) -> None:
         with self._lock:
-            if self._executor is not None:
-                self._executor.shutdown(wait=True, cancel_futures=True)
-                self._executor = None
+            executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=True, cancel_futures=True)

@@ -5,8 +5,10 @@ scores (this thread, local processes, a Dask cluster). A task holds either a par
 RosterData text (:mod:`vigil.worker.split`), which it parses itself, or already parsed
 schedules (rosters with SleepData or ActivityData, which are read whole by the worker,
 as their errors need every Reference). It answers bytes ready to store: the scores frame
-(:mod:`vigil.worker.frames`), the sleep segment (:mod:`vigil.worker.stored_sleep`), and
-the data errors it found. Only small objects travel back to the worker.
+(:mod:`vigil.worker.frames`), the sleep segment (:mod:`vigil.worker.stored_sleep`), the
+data errors it found, and what the roster says about each scored duty (route, sectors,
+Fleet, Rank: :class:`vigil.fleet.table.RouteFacts`) for the roster summary. Only small
+objects travel back to the worker.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from vigil.domain import Airport, Schedule
+from vigil.fleet.table import RouteFacts, route_facts
 from vigil.model.parameters import Parameters
 from vigil.roster import format_error, parse_request
 from vigil.scoring.service import resolve_preset, score_schedules
@@ -23,11 +26,12 @@ from vigil.worker.stored_sleep import encode_sleep, sleep_columns
 
 __all__ = ["ChunkOutcome", "ChunkTask", "run_task"]
 
-#: crew simulated together inside a task: the per-minute arrays of 128 crew-months keep a
-#: scoring process near 335 MiB at peak, against 485 MiB with the service's 512 (measured
-#: on a 500-crew part of the airline month), at no cost in speed; scores do not depend on
-#: it (each crew member is simulated on its own)
-SCORING_BATCH = 128
+#: crew simulated together inside a task: the per-minute arrays of 64 crew-months keep a
+#: scoring process near 326 MiB at peak, against 334-341 MiB with 128 and 485 MiB with the
+#: service's 512 (measured on 500-crew parts of the airline month), at no cost in speed
+#: (CPU 1.41-1.51 s against 1.56-1.71 s with 128); scores do not depend on it (each crew
+#: member is simulated on its own)
+SCORING_BATCH = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +64,9 @@ class ChunkOutcome:
     schedule_count: int
     #: RosterData errors found here: ``(row, "row|schedule|message")``, in parser order
     errors: tuple[tuple[int, str], ...] = ()
+    #: route, sectors, Fleet, Rank of the scored schedules, for the roster summary
+    #: (:mod:`vigil.fleet.stored`), which then never parses the roster again
+    routes: RouteFacts | None = None
 
 
 def run_task(task: ChunkTask) -> ChunkOutcome:
@@ -86,4 +93,5 @@ def run_task(task: ChunkTask) -> ChunkOutcome:
         sleep=encode_sleep([sleep_columns(results)]),
         schedule_count=len(results),
         errors=errors,
+        routes=route_facts(((r.reference, len(r.duties)) for r in results), schedules),
     )
