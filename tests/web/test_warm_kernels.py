@@ -7,8 +7,12 @@ compiles nothing new, so no request after ``/readyz`` waits for the compiler.
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import numba
 import numpy as np
+import pytest
 
 import vigil.model
 from vigil.domain import DateFormat
@@ -64,3 +68,28 @@ def test_the_warm_up_month_takes_the_large_roster_paths() -> None:
     month = generate_airline_roster(WARM_CREW, 28, seed=1)
     assert month.count("\n") >= COLUMNAR_MIN_LINES
     assert WARM_CREW >= PARALLEL_MIN_CREW
+
+
+def test_a_first_start_compiles_in_a_child_and_a_warm_cache_does_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # issue 15's memory figure: the compiler's ~230 MiB stay in a short-lived child, so
+    # the server only ever loads kernels from the cache; a warm cache starts no child
+    from vigil.web import _runtime
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    assert _runtime.kernel_cache_is_cold()
+    children: list[list[str]] = []
+    real_run = _runtime.subprocess.run
+
+    def recording(args: list[str], **kwargs: Any) -> Any:
+        children.append(args)
+        # the real child, cut short: it writes one index file as a compile would
+        return real_run([args[0], "-c", f"open({str(tmp_path / 'k.nbi')!r}, 'w')"], **kwargs)
+
+    monkeypatch.setattr(_runtime.subprocess, "run", recording)
+    _runtime.compile_cold_kernels()
+    assert len(children) == 1 and "warm_kernels()" in children[0][-1]
+    assert not _runtime.kernel_cache_is_cold()
+    _runtime.compile_cold_kernels()
+    assert len(children) == 1
