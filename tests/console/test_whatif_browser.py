@@ -92,11 +92,16 @@ def test_plan_rest_drag_a_sleep_and_download_the_draft(
     # drag the main sleep before the long haul two hours later, with the mouse
     bars = page.locator(".whatif-chart rect.sleep-draft")
     titles = bars.evaluate_all("els => els.map(e => e.querySelector('title').textContent)")
-    widths = bars.evaluate_all("els => els.map(e => e.getBoundingClientRect().width)")
     before = [
         i for i, t in enumerate(titles) if t.split(" sleep ")[1][:16] < f"{ON:%Y-%m-%d %H:%M}"
     ]
-    index = max(before[-3:], key=lambda i: widths[i])  # the main sleep before it
+
+    def hours(title: str) -> float:
+        start, end = title.split(" sleep ")[1].split(" UTC")[0].split(" \u2013 ")
+        span = datetime.fromisoformat(end) - datetime.fromisoformat(start)
+        return span.total_seconds() / 3600
+
+    index = [i for i in before if hours(titles[i]) >= 4][-1]  # the main sleep before it
     target = bars.nth(index)
     target.scroll_into_view_if_needed()
     box = target.bounding_box()
