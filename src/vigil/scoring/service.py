@@ -33,7 +33,7 @@ import numpy.typing as npt
 from vigil import model
 from vigil.domain import Schedule
 from vigil.model.sleep import DEFAULT_SLEEP, predict_packed
-from vigil.roster import format_error, parse_request
+from vigil.roster import ParsedRoster, format_error, parse_request
 from vigil.scoring import grid
 from vigil.scoring.duty_risk import duty_risks
 from vigil.scoring.grid import FloatArray, IntArray, SleepEpisode
@@ -75,6 +75,7 @@ __all__ = [
     "resolve_preset",
     "resolve_scale",
     "score",
+    "plan_parsed",
     "score_plan",
     "score_schedules",
     "sleep_for",
@@ -121,11 +122,9 @@ def score(request: ScoreRequest, *, progress: ProgressCallback | None = None) ->
         airports=request.airports,
         blank_defaults=request.blank_defaults,
     )
-    if parsed.columns is not None:  # the columnar reader's duties: no Duty objects
-        plan = plan_columns(parsed.columns, params, DEFAULT_SLEEP, parsed.sleep, parsed.activities)
-    else:
-        plan = plan_schedules(parsed.schedules, params, DEFAULT_SLEEP)
-    results = score_plan(plan, params, scales, progress=progress, risk=request.risk)
+    results = score_plan(
+        plan_parsed(parsed, params), params, scales, progress=progress, risk=request.risk
+    )
     return ScoreReport(
         scale=scale,
         model_version=params.model_version,
@@ -135,6 +134,14 @@ def score(request: ScoreRequest, *, progress: ProgressCallback | None = None) ->
         include_sleep=request.include_sleep,
         settings_version=request.settings_version,
     )
+
+
+def plan_parsed(parsed: ParsedRoster, params: model.Parameters) -> CrewPlan:
+    """The plan of a parsed roster: from its duty columns when the columnar reader read
+    it (no ``Duty`` objects), from its schedules otherwise."""
+    if parsed.columns is not None:
+        return plan_columns(parsed.columns, params, DEFAULT_SLEEP, parsed.sleep, parsed.activities)
+    return plan_schedules(parsed.schedules, params, DEFAULT_SLEEP)
 
 
 def sleep_for(
