@@ -159,8 +159,8 @@ def _score(
     from vigil.roster import format_error, parse_request
     from vigil.scoring.service import (
         ScoreReport,
-        resolve_preset,
         plan_parsed,
+        resolve_preset,
         resolve_scale,
         score_plan,
     )

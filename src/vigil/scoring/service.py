@@ -42,7 +42,6 @@ from vigil.scoring.plan import (
     CrewPlan,
     SleepArrays,
     crew_zone_timelines,
-    given_sleep,
     plan_columns,
     plan_schedules,
 )
@@ -62,6 +61,7 @@ from vigil.scoring.request import (
     resolve_preset,
     resolve_scale,
 )
+from vigil.scoring.sleep_given import given_sleep
 
 __all__ = [
     "DECIMALS",
