@@ -401,3 +401,39 @@ def simulate_alertness(
     dummy_b = np.empty((0, 0), dtype=np.bool_)
     _run(timeline, samples, params, False, dummy, dummy, dummy, dummy, dummy, dummy_b, out_x)
     return out_x
+
+
+@nb.njit(cache=True, parallel=True)
+def _phase_kernel(k: Consts, inp: Inputs, out: FloatArray) -> None:
+    """φ alone: the zone walk of :func:`_crew` without the sleep/wake one."""
+    for i in nb.prange(inp.samples.shape[0]):
+        t0 = inp.start[i]
+        zi = 0
+        while zi + 1 < inp.zone_time.shape[1] and inp.zone_time[i, zi + 1] <= t0:
+            zi += 1
+        move, rate = phase_plan(k, inp.phase_start[i], inp.zone_offset[i, zi])
+        z = Zone(zi, t0, inp.phase_start[i], move, rate)
+        for c in range(inp.samples.shape[1]):
+            t = inp.samples[i, c]
+            if not (t >= t0):  # NaN or before start
+                out[i, c] = np.nan
+                continue
+            z = _carry_zone(k, inp, i, t, z)
+            out[i, c] = wrap(phase_at(k, z.phi, z.move, z.rate, t - z.t))
+
+
+def body_clock_phase(
+    timeline: CrewTimeline, sample_time: object, params: Parameters = DEFAULT
+) -> FloatArray:
+    """The body-clock offset φ of :func:`simulate` alone, ``(n, p)`` [h] (reference §3).
+
+    φ follows the zone timeline only, not sleep, so this skips S, C, U and W: the same
+    values as ``simulate(...).phase`` for a fraction of the work.
+    """
+    samples = _prepare(timeline, sample_time)
+    out = np.empty(samples.shape)
+    inp = Inputs(timeline.start, timeline.s_start, timeline.phase_start, timeline.sleep_start,
+                 timeline.sleep_end, timeline.sleep_quality, timeline.zone_time,
+                 timeline.zone_offset, samples)  # fmt: skip
+    _phase_kernel(params.kernel, inp, out)
+    return out
