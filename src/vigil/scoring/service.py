@@ -284,16 +284,19 @@ def _score_chunk(
     kss = model.final_kss(x, wl, params, out=x)
     padding = np.isnan(samples)
     count = spi - padding.sum(axis=1)
+    # risk's input, and the KSS scale's means as well: the final KSS is already in [1, 9]
+    kss_means = _interval_means(kss.copy(), padding, count)
     per_scale = {
-        code: np.round(_interval_means(model.SCALES[code](kss, params), padding, count), DECIMALS)
+        code: np.round(
+            kss_means
+            if code == "KSS"
+            else _interval_means(model.SCALES[code](kss, params), padding, count),
+            DECIMALS,
+        )
         for code in scales
     }
-    risks = (
-        duty_risks(layout, timeline, _interval_means(kss.copy(), padding, count), params)
-        if risk
-        else np.full(layout.on.size, np.nan)
-    )
-    return _results(plan, lo, hi, layout, per_scale, risks if risk else None, sleep)
+    risks = duty_risks(layout, timeline, kss_means, params) if risk else None
+    return _results(plan, lo, hi, layout, per_scale, risks, sleep)
 
 
 def _results(
