@@ -32,12 +32,13 @@ import numpy.typing as npt
 
 from vigil import model
 from vigil.domain import Schedule
+from vigil.model.simulate import simulate_alertness_flat
 from vigil.model.sleep import DEFAULT_SLEEP, predict_packed
 from vigil.roster import ParsedRoster, format_error, parse_request
 from vigil.scoring import grid
 from vigil.scoring.duty_risk import duty_risks
 from vigil.scoring.grid import FloatArray, IntArray, SleepEpisode
-from vigil.scoring.layout import Layout, build_layout, build_timeline, to_crew_rows
+from vigil.scoring.layout import Layout, build_layout, build_timeline
 from vigil.scoring.plan import (
     CrewPlan,
     SleepArrays,
@@ -276,10 +277,9 @@ def _score_chunk(
         layout.rest_end[d],
         params,
     )
-    sample_time = to_crew_rows(layout, samples, np.nan)
-    x = model.simulate_alertness(timeline, sample_time, params)
-    # back to interval rows (T, spi): no crew padding in the per-sample work below
-    x = np.take(x.reshape(-1, spi), layout.crew_slot, axis=0)
+    # each crew member's intervals are consecutive rows: samples go flat, unpadded
+    x = simulate_alertness_flat(timeline, samples, spi * layout.interval_ptr, params)
+    x = x.reshape(-1, spi)
     wl[np.isnan(wl)] = 0.0  # no workload term outside a duty's flight period
     kss = model.final_kss(x, wl, params, out=x)
     padding = np.isnan(samples)
@@ -319,8 +319,7 @@ def _results(
         DutyResult(on[d0 + k], off[d0 + k], first, n, value)
         for k, (first, n, value) in enumerate(zip(firsts.tolist(), counts, risk_list, strict=True))
     ]
-    crew_intervals = np.bincount(layout.crew, weights=layout.count, minlength=hi - lo)
-    row = np.concatenate([[0], np.cumsum(crew_intervals)]).astype(np.int64).tolist()
+    row = layout.interval_ptr.tolist()
     return [
         ScheduleResult(
             reference=plan.references[lo + i],
