@@ -284,8 +284,9 @@ def _score_chunk(
     kss = model.final_kss(x, wl, params, out=x)
     padding = np.isnan(samples)
     count = spi - padding.sum(axis=1)
-    # risk's input, and the KSS scale's means as well: the final KSS is already in [1, 9]
-    kss_means = _interval_means(kss.copy(), padding, count)
+    # risk's input, and the KSS scale's means as well: the final KSS is already in [1, 9].
+    # No copy: this zeroes kss's padding, which the per-sample scales below mask again.
+    kss_means = _interval_means(kss, padding, count)
     per_scale = {
         code: np.round(
             kss_means
