@@ -26,11 +26,11 @@ from vigil.scoring.plan import (
     VECTOR_MIN_CREW,
     CrewPlan,
     crew_zone_timelines,
-    given_sleep,
     plan_columns,
     plan_schedules,
 )
 from vigil.scoring.predict import horizons, predict_sleep
+from vigil.scoring.sleep_given import given_sleep
 
 _ARRAYS = (
     "offsets", "on", "off", "count", "sectors", "workload", "cabin", "lead", "lag", "away",

@@ -85,11 +85,12 @@ def write_report(
     report: ScoreReport,
     path: Path,
     per: str | None = None,
-    schedules: Sequence[Schedule] = (),
+    schedules: Callable[[], Sequence[Schedule]] = tuple,
 ) -> None:
     """Write ``path`` (``.json`` or ``.csv``) with one row ``per`` interval, duty or
     schedule (:mod:`vigil.cli._tables`). Defaults: per duty for CSV; for JSON the contract
-    §4 envelope (per interval, as the API answers)."""
+    §4 envelope (per interval, as the API answers). ``schedules`` gives the parsed
+    schedules, called only for the per-duty table (routes and time zones)."""
     from vigil.cli import _tables
 
     csv = path.suffix.lower() == ".csv"
@@ -97,7 +98,8 @@ def write_report(
         path.write_bytes(report.to_json())
         return
     chosen = _tables.Per(per or _tables.Per.DUTY)
-    _tables.write(_tables.table(report, chosen, schedules), str(path), csv=csv)
+    listed = schedules() if chosen is _tables.Per.DUTY else ()
+    _tables.write(_tables.table(report, chosen, listed), str(path), csv=csv)
 
 
 #: schedules listed in the end-of-run summary

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from ._arrays import BoolArray, FloatArray, as_1d, as_2d
+from ._arrays import BoolArray, FloatArray, IntArray, as_1d, as_2d
 from ._kernels import Consts, inertia_amp, phase_at, phase_plan, s_sleep, s_wake, sleep_break, wrap
 from .parameters import DEFAULT, Parameters
 
@@ -285,8 +285,11 @@ def _write_nan(out: Outputs, full: bool, i: int, c: int) -> None:
 
 
 @nb.njit(cache=True)
-def _crew(k: Consts, inp: Inputs, i: int, full: bool, out: Outputs) -> None:
-    """Walk one crew member's segments; evaluate its samples in closed form."""
+def _crew(
+    k: Consts, inp: Inputs, i: int, row: int, lo: int, hi: int, full: bool, out: Outputs
+) -> None:
+    """Walk crew member ``i``'s segments; evaluate its samples ``inp.samples[row, lo:hi]``
+    (written to the same places of ``out``) in closed form."""
     t0 = inp.start[i]
     g = Seg(t0, inp.s_start[i], False, 1.0, inertia_amp(k, np.inf), 0, 0, -np.inf, 0.0)
     zi = 0  # wakes at `start` after a full sleep; zone segment containing t0:
@@ -296,23 +299,31 @@ def _crew(k: Consts, inp: Inputs, i: int, full: bool, out: Outputs) -> None:
     z = Zone(zi, t0, inp.phase_start[i], move, rate)
     r = Rec(False, 0.0, 0.0, 0, -1, np.nan, np.nan, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0)
     u_rot = (math.cos(2.0 * _OMEGA * k.u_shift), math.sin(2.0 * _OMEGA * k.u_shift))
-    for c in range(inp.samples.shape[1]):
-        t = inp.samples[i, c]
+    for c in range(lo, hi):
+        t = inp.samples[row, c]
         if not (t >= t0):  # NaN or before start
-            _write_nan(out, full, i, c)
+            _write_nan(out, full, row, c)
             continue
         g = _carry_sleep(k, inp, i, t, g)
         z = _carry_zone(k, inp, i, t, z)
         phi = phase_at(k, z.phi, z.move, z.rate, t - z.t)
         r = _advance(k, r, g, t, t + phi)
-        _write(k, out, full, i, c, g, r, t, phi, u_rot)
+        _write(k, out, full, row, c, g, r, t, phi, u_rot)
 
 
 @nb.njit(cache=True, parallel=True)
 def _kernel(k: Consts, inp: Inputs, full: bool, out: Outputs) -> None:
     """Every crew member in a ``prange`` (``NUMBA_NUM_THREADS`` bounds the cores)."""
     for i in nb.prange(inp.samples.shape[0]):
-        _crew(k, inp, i, full, out)
+        _crew(k, inp, i, i, 0, inp.samples.shape[1], full, out)
+
+
+@nb.njit(cache=True, parallel=True)
+def _kernel_flat(k: Consts, inp: Inputs, ptr: IntArray, out: Outputs) -> None:
+    """X of crew member ``i`` at ``inp.samples[0, ptr[i]:ptr[i + 1]]``, every ``i`` in a
+    ``prange``."""
+    for i in nb.prange(ptr.size - 1):
+        _crew(k, inp, i, 0, ptr[i], ptr[i + 1], False, out)
 
 
 def _prepare(timeline: CrewTimeline, sample_time: object) -> FloatArray:
@@ -401,3 +412,66 @@ def simulate_alertness(
     dummy_b = np.empty((0, 0), dtype=np.bool_)
     _run(timeline, samples, params, False, dummy, dummy, dummy, dummy, dummy, dummy_b, out_x)
     return out_x
+
+
+def simulate_alertness_flat(
+    timeline: CrewTimeline, sample_time: FloatArray, ptr: IntArray, params: Parameters = DEFAULT
+) -> FloatArray:
+    """Alertness X at samples stored flat, ``(P,)`` [TPM units].
+
+    Crew member ``i``'s samples are ``sample_time[ptr[i]:ptr[i + 1]]`` (sorted ascending,
+    NaN allowed anywhere: those give NaN), so crews of very different lengths need no
+    padding to the longest. Same kernel and values as :func:`simulate_alertness` with each
+    crew member's samples as its row.
+    """
+    samples = np.ascontiguousarray(sample_time, dtype=np.float64).reshape(1, -1)
+    bounds = np.ascontiguousarray(ptr, dtype=np.int64)
+    if bounds.shape != (timeline.n_crew + 1,) or bounds[0] != 0 or bounds[-1] != samples.size:
+        raise ValueError(f"ptr must run from 0 to {samples.size} in {timeline.n_crew + 1} steps")
+    if np.any(np.diff(bounds) < 0):
+        raise ValueError("ptr must be non-decreasing")
+    out_x = np.empty(samples.shape)
+    dummy = np.empty((0, 0))
+    dummy_b = np.empty((0, 0), dtype=np.bool_)
+    inp = Inputs(timeline.start, timeline.s_start, timeline.phase_start, timeline.sleep_start,
+                 timeline.sleep_end, timeline.sleep_quality, timeline.zone_time,
+                 timeline.zone_offset, samples)  # fmt: skip
+    outs = Outputs(dummy, dummy, dummy, dummy, dummy, dummy_b, out_x)
+    _kernel_flat(params.kernel, inp, bounds, outs)
+    return out_x.reshape(-1)
+
+
+@nb.njit(cache=True, parallel=True)
+def _phase_kernel(k: Consts, inp: Inputs, out: FloatArray) -> None:
+    """φ alone: the zone walk of :func:`_crew` without the sleep/wake one."""
+    for i in nb.prange(inp.samples.shape[0]):
+        t0 = inp.start[i]
+        zi = 0
+        while zi + 1 < inp.zone_time.shape[1] and inp.zone_time[i, zi + 1] <= t0:
+            zi += 1
+        move, rate = phase_plan(k, inp.phase_start[i], inp.zone_offset[i, zi])
+        z = Zone(zi, t0, inp.phase_start[i], move, rate)
+        for c in range(inp.samples.shape[1]):
+            t = inp.samples[i, c]
+            if not (t >= t0):  # NaN or before start
+                out[i, c] = np.nan
+                continue
+            z = _carry_zone(k, inp, i, t, z)
+            out[i, c] = wrap(phase_at(k, z.phi, z.move, z.rate, t - z.t))
+
+
+def body_clock_phase(
+    timeline: CrewTimeline, sample_time: object, params: Parameters = DEFAULT
+) -> FloatArray:
+    """The body-clock offset φ of :func:`simulate` alone, ``(n, p)`` [h] (reference §3).
+
+    φ follows the zone timeline only, not sleep, so this skips S, C, U and W: the same
+    values as ``simulate(...).phase`` for a fraction of the work.
+    """
+    samples = _prepare(timeline, sample_time)
+    out = np.empty(samples.shape)
+    inp = Inputs(timeline.start, timeline.s_start, timeline.phase_start, timeline.sleep_start,
+                 timeline.sleep_end, timeline.sleep_quality, timeline.zone_time,
+                 timeline.zone_offset, samples)  # fmt: skip
+    _phase_kernel(params.kernel, inp, out)
+    return out

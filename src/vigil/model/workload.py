@@ -126,7 +126,7 @@ def _raw_term(
     return min(cap, b_s * (n_eq - 1.0)) * ramp
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, parallel=True)
 def _workload_rows(
     t: FloatArray,
     rep: FloatArray,
@@ -141,7 +141,7 @@ def _workload_rows(
     cap: float,
     out: FloatArray,
 ) -> None:  # pragma: no cover - compiled; tested against the NumPy form
-    for i in range(t.shape[0]):
+    for i in nb.prange(t.shape[0]):  # rows are independent: every configured thread
         f0 = rep[i] + to_takeoff
         f1 = max(f0, end[i] - to_off)
         leg = (f1 - f0) / max(n_sec[i], 1.0)

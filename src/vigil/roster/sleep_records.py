@@ -160,67 +160,109 @@ def parse_sleep_data(
     by_schedule: dict[str, list[SleepRecord]] = {}
     parsed: dict[str, datetime] = {}
     for index, record in enumerate(records):
-        if not isinstance(record, Mapping):
-            errors.append(make_error("sleep-not-object", index, source=Source.SLEEP))
-            continue
-        values = _fields(record)
-        raw_name = values.get("ScheduleName")
-        name = raw_name.strip() if isinstance(raw_name, str) else ""
-        n_errors = len(errors)
-        for field in SLEEP_FIELDS:
-            value = values.get(field)
-            if value is None:
-                errors.append(
-                    make_error("sleep-missing-field", index, name, source=Source.SLEEP, field=field)
-                )
-            elif not isinstance(value, str):
-                errors.append(
-                    make_error("sleep-bad-type", index, name, source=Source.SLEEP, field=field)
-                )
-        if len(errors) != n_errors:
-            continue
-        start_text, end_text = values["SleepStart"], values["SleepEnd"]
-        assert isinstance(start_text, str) and isinstance(end_text, str)
-        start = parsed.get(start_text) or _parse_instant(
-            index, name, "SleepStart", start_text, errors
-        )
-        end = parsed.get(end_text) or _parse_instant(index, name, "SleepEnd", end_text, errors)
-        if start is not None:  # a valid text always reads the same: read it once
-            parsed[start_text] = start
-        if end is not None:
-            parsed[end_text] = end
-        if name not in references:
-            errors.append(
-                make_error("sleep-unknown-schedule", index, name, source=Source.SLEEP, name=name)
-            )
-        if start is None or end is None:
-            continue
-        if end <= start:
-            errors.append(
-                make_error(
-                    "sleep-order",
-                    index,
-                    name,
-                    source=Source.SLEEP,
-                    start=_stamp(start),
-                    end=_stamp(end),
-                )
-            )
-        elif end - start > _MAX_SLEEP:
-            errors.append(
-                make_error(
-                    "sleep-too-long",
-                    index,
-                    name,
-                    source=Source.SLEEP,
-                    start=_stamp(start),
-                    end=_stamp(end),
-                    length=format_length(end - start),
-                )
-            )
-        elif len(errors) == n_errors:
-            by_schedule.setdefault(name, []).append(SleepRecord(name, start, end, index))
+        sleep = _plain_record(index, record, parsed, references)
+        if sleep is None:
+            sleep = _read_record(index, record, parsed, references, errors)
+        if sleep is not None:
+            by_schedule.setdefault(sleep.schedule_name, []).append(sleep)
+    _check_overlaps(by_schedule, errors)
+    errors.sort(key=lambda e: e.row)
+    return by_schedule, errors
 
+
+_PLAIN_KEYS = frozenset(SLEEP_FIELDS)
+
+
+def _plain_record(
+    index: int, record: object, parsed: Mapping[str, datetime], references: Collection[str]
+) -> SleepRecord | None:
+    """The usual record, read without error checks: a dict of the three canonical fields,
+    strings whose instants were already read, a known schedule and a sleep of (0, 24] h.
+    None for anything else, which :func:`_read_record` then reads with every check."""
+    if type(record) is not dict or record.keys() != _PLAIN_KEYS:
+        return None
+    name, start_text, end_text = record["ScheduleName"], record["SleepStart"], record["SleepEnd"]
+    if type(name) is not str or type(start_text) is not str or type(end_text) is not str:
+        return None
+    start, end, name = parsed.get(start_text), parsed.get(end_text), name.strip()
+    if start is None or end is None or name not in references:
+        return None
+    if not start < end or end - start > _MAX_SLEEP:
+        return None
+    return SleepRecord(name, start, end, index)
+
+
+def _read_record(
+    index: int,
+    record: object,
+    parsed: dict[str, datetime],
+    references: Collection[str],
+    errors: list[RowError],
+) -> SleepRecord | None:
+    """One SleepData record with every check: the record, or None with its errors added."""
+    if not isinstance(record, Mapping):
+        errors.append(make_error("sleep-not-object", index, source=Source.SLEEP))
+        return None
+    values = _fields(record)
+    raw_name = values.get("ScheduleName")
+    name = raw_name.strip() if isinstance(raw_name, str) else ""
+    n_errors = len(errors)
+    for field in SLEEP_FIELDS:
+        value = values.get(field)
+        if value is None:
+            errors.append(
+                make_error("sleep-missing-field", index, name, source=Source.SLEEP, field=field)
+            )
+        elif not isinstance(value, str):
+            errors.append(
+                make_error("sleep-bad-type", index, name, source=Source.SLEEP, field=field)
+            )
+    if len(errors) != n_errors:
+        return None
+    start_text, end_text = values["SleepStart"], values["SleepEnd"]
+    assert isinstance(start_text, str) and isinstance(end_text, str)
+    start = parsed.get(start_text) or _parse_instant(index, name, "SleepStart", start_text, errors)
+    end = parsed.get(end_text) or _parse_instant(index, name, "SleepEnd", end_text, errors)
+    if start is not None:  # a valid text always reads the same: read it once
+        parsed[start_text] = start
+    if end is not None:
+        parsed[end_text] = end
+    if name not in references:
+        errors.append(
+            make_error("sleep-unknown-schedule", index, name, source=Source.SLEEP, name=name)
+        )
+    if start is None or end is None:
+        return None
+    if end <= start:
+        errors.append(
+            make_error(
+                "sleep-order",
+                index,
+                name,
+                source=Source.SLEEP,
+                start=_stamp(start),
+                end=_stamp(end),
+            )
+        )
+    elif end - start > _MAX_SLEEP:
+        errors.append(
+            make_error(
+                "sleep-too-long",
+                index,
+                name,
+                source=Source.SLEEP,
+                start=_stamp(start),
+                end=_stamp(end),
+                length=format_length(end - start),
+            )
+        )
+    elif len(errors) == n_errors:
+        return SleepRecord(name, start, end, index)
+    return None
+
+
+def _check_overlaps(by_schedule: Mapping[str, list[SleepRecord]], errors: list[RowError]) -> None:
+    """Sort each schedule's records by start and add an error for each overlap."""
     for name, sleeps in by_schedule.items():
         sleeps.sort(key=lambda s: (s.start, s.end, s.index))
         latest: SleepRecord | None = None
@@ -241,5 +283,3 @@ def parse_sleep_data(
                 )
             if latest is None or sleep.end > latest.end:
                 latest = sleep
-    errors.sort(key=lambda e: e.row)
-    return by_schedule, errors

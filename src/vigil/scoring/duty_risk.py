@@ -16,6 +16,7 @@ import numpy.typing as npt
 
 from vigil import model
 from vigil.model import risk
+from vigil.model.simulate import body_clock_phase
 from vigil.scoring.grid import FloatArray
 from vigil.scoring.layout import Layout
 from vigil.scoring.request import DECIMALS
@@ -114,7 +115,7 @@ def duty_risks(
     points = np.full((layout.n_crew, 2 * slots), np.nan)
     points[layout.crew, 2 * layout.slot] = layout.on
     points[layout.crew, 2 * layout.slot + 1] = layout.off - 1e-6
-    phase = model.simulate(timeline, points, params).phase
+    phase = body_clock_phase(timeline, points, params)
     report_body = layout.on + phase[layout.crew, 2 * layout.slot]
     off_body = layout.off + phase[layout.crew, 2 * layout.slot + 1]
     kinds = model.classify_duty(report_body, off_body, params)

@@ -3,8 +3,9 @@
 :func:`build_layout` turns a chunk of a :class:`~vigil.scoring.plan.CrewPlan` into flat
 per-duty and per-interval arrays
 (:class:`Layout`); :func:`build_timeline` gives the model's :class:`~vigil.model.CrewTimeline`
-(warm-up start, body-clock target, sleep episodes); :func:`to_crew_rows` scatters
-per-interval rows into the model's crew-row layout (``docs/architecture.md``).
+(warm-up start, body-clock target, sleep episodes). Each crew member's intervals are
+consecutive rows (``Layout.interval_ptr``), so their samples go to the model flat
+(:func:`vigil.model.simulate.simulate_alertness_flat`, ``docs/architecture.md``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from vigil.scoring import grid
 from vigil.scoring.grid import FloatArray, IntArray
 from vigil.scoring.plan import CrewPlan, SleepArrays
 
-__all__ = ["Layout", "build_layout", "build_timeline", "pad_csr", "to_crew_rows"]
+__all__ = ["Layout", "build_layout", "build_timeline", "pad_csr"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,9 +55,12 @@ class Layout:
         return self.crew[self.duty]
 
     @property
-    def crew_slot(self) -> npt.NDArray[np.int64]:
-        """(T,) each interval's row in the ``(n_crew * width, spi)`` view of crew rows."""
-        out: npt.NDArray[np.int64] = self.interval_crew * max(self.width, 1) + self.column
+    def interval_ptr(self) -> npt.NDArray[np.int64]:
+        """(n_crew + 1,) crew member ``c``'s intervals are rows ``ptr[c]:ptr[c + 1]``
+        (crew order, then time order)."""
+        per_crew = np.bincount(self.crew, weights=self.count, minlength=self.n_crew)
+        out = np.zeros(self.n_crew + 1, dtype=np.int64)
+        np.cumsum(per_crew.astype(np.int64), out=out[1:])
         return out
 
 
@@ -132,11 +136,3 @@ def pad_csr(ptr: IntArray, values: FloatArray, fill: float = np.nan) -> FloatArr
     cols = np.arange(rows.size) - np.repeat(ptr[:-1] - ptr[0], counts)
     out[rows, cols] = values[ptr[0] : ptr[-1]]
     return out
-
-
-def to_crew_rows(layout: Layout, per_interval: FloatArray, fill: float) -> FloatArray:
-    """Scatter ``(T, spi)`` interval rows into ``(n_crew, width * spi)`` crew rows."""
-    spi = per_interval.shape[1]
-    out = np.full((layout.n_crew * max(layout.width, 1), spi), fill)
-    out[layout.crew_slot] = per_interval  # one flat index: 3x faster than (crew, column)
-    return out.reshape(layout.n_crew, -1)

@@ -40,7 +40,6 @@ __all__ = [
     "EpisodeRows",
     "SleepArrays",
     "crew_zone_timelines",
-    "given_sleep",
     "plan_columns",
     "plan_schedules",
     "zone_timelines",
@@ -456,40 +455,6 @@ def _column_rest(
     return _rest_csr(
         columns.n_duties, *(np.concatenate(parts) for parts in zip(*rows, strict=True))
     )
-
-
-def given_sleep(plan: CrewPlan, crew: IntArray, params: Parameters) -> SleepArrays:
-    """:func:`grid.given_sleep_episodes` of crew members ``crew``, from the plan's arrays.
-
-    Reference §4.4: SleepData used as given; a record lying mostly inside a duty is
-    in-flight sleep with that duty's quality (§5.2); habitual 23:00-07:00 home-base
-    nights fill the warm-up before the first record (§9.4).
-    """
-    episodes: list[list[grid.SleepEpisode]] = []
-    for i in crew.tolist():
-        d0, d1 = int(plan.offsets[i]), int(plan.offsets[i + 1])
-        records = sorted(plan.sleep[i], key=lambda r: r.start)
-        ready = timedelta(minutes=int(plan.ready_minutes[d0]))
-        limit = min(records[0].start, plan.on_instant[d0] - ready)
-        zone = plan.zones[plan.home_zone[i]]
-        out = [
-            grid.SleepEpisode(grid.epoch_hours(a), grid.epoch_hours(b), 1.0, "predicted", "main")
-            for a, b in grid.habitual_nights(zone, plan.warmup[i], limit)
-        ]
-        on, off = plan.on_instant[d0:d1], plan.off_instant[d0:d1]
-        for record in records:
-            duty = grid.containing(on, off, record.start, record.end)
-            quality, kind = (
-                (1.0, "main") if duty is None else (plan.inflight_quality[d0 + duty], "inflight")
-            )
-            out.append(
-                grid.SleepEpisode(
-                    grid.epoch_hours(record.start), grid.epoch_hours(record.end),
-                    float(quality), "given", kind,
-                )
-            )  # fmt: skip
-        episodes.append(out)
-    return SleepArrays.of(episodes)
 
 
 def _window_fields(windows: Sequence[Sequence[RestWindow]]) -> tuple[FloatArray, ...]:

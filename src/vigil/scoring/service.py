@@ -32,17 +32,17 @@ import numpy.typing as npt
 
 from vigil import model
 from vigil.domain import Schedule
+from vigil.model.simulate import simulate_alertness_flat
 from vigil.model.sleep import DEFAULT_SLEEP, predict_packed
-from vigil.roster import format_error, parse_request
+from vigil.roster import ParsedRoster, format_error, parse_request
 from vigil.scoring import grid
 from vigil.scoring.duty_risk import duty_risks
 from vigil.scoring.grid import FloatArray, IntArray, SleepEpisode
-from vigil.scoring.layout import Layout, build_layout, build_timeline, to_crew_rows
+from vigil.scoring.layout import Layout, build_layout, build_timeline
 from vigil.scoring.plan import (
     CrewPlan,
     SleepArrays,
     crew_zone_timelines,
-    given_sleep,
     plan_columns,
     plan_schedules,
 )
@@ -62,6 +62,7 @@ from vigil.scoring.request import (
     resolve_preset,
     resolve_scale,
 )
+from vigil.scoring.sleep_given import given_sleep
 
 __all__ = [
     "DECIMALS",
@@ -75,6 +76,7 @@ __all__ = [
     "resolve_preset",
     "resolve_scale",
     "score",
+    "plan_parsed",
     "score_plan",
     "score_schedules",
     "sleep_for",
@@ -121,11 +123,9 @@ def score(request: ScoreRequest, *, progress: ProgressCallback | None = None) ->
         airports=request.airports,
         blank_defaults=request.blank_defaults,
     )
-    if parsed.columns is not None:  # the columnar reader's duties: no Duty objects
-        plan = plan_columns(parsed.columns, params, DEFAULT_SLEEP, parsed.sleep, parsed.activities)
-    else:
-        plan = plan_schedules(parsed.schedules, params, DEFAULT_SLEEP)
-    results = score_plan(plan, params, scales, progress=progress, risk=request.risk)
+    results = score_plan(
+        plan_parsed(parsed, params), params, scales, progress=progress, risk=request.risk
+    )
     return ScoreReport(
         scale=scale,
         model_version=params.model_version,
@@ -135,6 +135,14 @@ def score(request: ScoreRequest, *, progress: ProgressCallback | None = None) ->
         include_sleep=request.include_sleep,
         settings_version=request.settings_version,
     )
+
+
+def plan_parsed(parsed: ParsedRoster, params: model.Parameters) -> CrewPlan:
+    """The plan of a parsed roster: from its duty columns when the columnar reader read
+    it (no ``Duty`` objects), from its schedules otherwise."""
+    if parsed.columns is not None:
+        return plan_columns(parsed.columns, params, DEFAULT_SLEEP, parsed.sleep, parsed.activities)
+    return plan_schedules(parsed.schedules, params, DEFAULT_SLEEP)
 
 
 def sleep_for(
@@ -269,24 +277,27 @@ def _score_chunk(
         layout.rest_end[d],
         params,
     )
-    sample_time = to_crew_rows(layout, samples, np.nan)
-    x = model.simulate_alertness(timeline, sample_time, params)
-    # back to interval rows (T, spi): no crew padding in the per-sample work below
-    x = np.take(x.reshape(-1, spi), layout.crew_slot, axis=0)
+    # each crew member's intervals are consecutive rows: samples go flat, unpadded
+    x = simulate_alertness_flat(timeline, samples, spi * layout.interval_ptr, params)
+    x = x.reshape(-1, spi)
     wl[np.isnan(wl)] = 0.0  # no workload term outside a duty's flight period
     kss = model.final_kss(x, wl, params, out=x)
     padding = np.isnan(samples)
     count = spi - padding.sum(axis=1)
+    # risk's input, and the KSS scale's means as well: the final KSS is already in [1, 9].
+    # No copy: this zeroes kss's padding, which the per-sample scales below mask again.
+    kss_means = _interval_means(kss, padding, count)
     per_scale = {
-        code: np.round(_interval_means(model.SCALES[code](kss, params), padding, count), DECIMALS)
+        code: np.round(
+            kss_means
+            if code == "KSS"
+            else _interval_means(model.SCALES[code](kss, params), padding, count),
+            DECIMALS,
+        )
         for code in scales
     }
-    risks = (
-        duty_risks(layout, timeline, _interval_means(kss.copy(), padding, count), params)
-        if risk
-        else np.full(layout.on.size, np.nan)
-    )
-    return _results(plan, lo, hi, layout, per_scale, risks if risk else None, sleep)
+    risks = duty_risks(layout, timeline, kss_means, params) if risk else None
+    return _results(plan, lo, hi, layout, per_scale, risks, sleep)
 
 
 def _results(
@@ -309,8 +320,7 @@ def _results(
         DutyResult(on[d0 + k], off[d0 + k], first, n, value)
         for k, (first, n, value) in enumerate(zip(firsts.tolist(), counts, risk_list, strict=True))
     ]
-    crew_intervals = np.bincount(layout.crew, weights=layout.count, minlength=hi - lo)
-    row = np.concatenate([[0], np.cumsum(crew_intervals)]).astype(np.int64).tolist()
+    row = layout.interval_ptr.tolist()
     return [
         ScheduleResult(
             reference=plan.references[lo + i],

@@ -1,0 +1,136 @@
+"""Given sleep (SleepData) of many crew members as :class:`SleepArrays`, by array passes.
+
+Reference §4.4: records are used exactly as given; a record lying mostly inside a duty
+is in-flight sleep with that duty's quality (§5.2); habitual 23:00-07:00 home-base nights
+fill the warm-up before the first record (§9.4). The result equals
+:func:`vigil.scoring.grid.given_sleep_episodes` schedule by schedule
+(``tests/scoring/test_plan.py``); instants are compared in whole microseconds, as the
+``datetime`` arithmetic of :func:`vigil.scoring.grid.containing` does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+
+import numba as nb
+import numpy as np
+
+from vigil.model.parameters import Parameters
+from vigil.scoring import grid
+from vigil.scoring.grid import FloatArray, IntArray
+from vigil.scoring.plan import KIND_NAMES, CrewPlan, SleepArrays
+
+__all__ = ["given_sleep"]
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+_MAIN, _INFLIGHT = KIND_NAMES.index("main"), KIND_NAMES.index("inflight")
+
+
+def given_sleep(plan: CrewPlan, crew: IntArray, params: Parameters) -> SleepArrays:
+    """Given sleep plus warm-up nights of crew members ``crew`` of ``plan`` (rows in
+    ``crew`` order), from the plan's arrays (module docstring)."""
+    del params  # in-flight quality is the plan's, computed with the request's preset
+    crew_list = crew.tolist()
+    records = [r for i in crew_list for r in plan.sleep[i]]
+    owner = np.repeat(np.arange(len(crew_list)), [len(plan.sleep[i]) for i in crew_list])
+    start_us = _microseconds([r.start for r in records])
+    end_us = _microseconds([r.end for r in records])
+    order = np.lexsort((start_us, owner))  # by crew, then start (stable, as sorted())
+    owner, start_us, end_us = owner[order], start_us[order], end_us[order]
+    duty_lo, duty_hi = plan.offsets[crew], plan.offsets[crew + 1]
+    duty = _containing(
+        _duty_microseconds(plan.on_instant, duty_lo, duty_hi),
+        _duty_microseconds(plan.off_instant, duty_lo, duty_hi),
+        np.concatenate([[0], np.cumsum(duty_hi - duty_lo)]).astype(np.int64),
+        owner,
+        start_us,
+        end_us,
+    )
+    inside = duty >= 0
+    global_duty = np.where(inside, duty_lo[owner] + duty, 0)
+    firsts = np.searchsorted(owner, np.arange(len(crew_list)))
+    first_start = [records[k].start for k in order[firsts].tolist()] if records else []
+    nights = _warmup_nights(plan, crew_list, first_start)
+    n_nights = np.array([len(n) for n in nights], dtype=np.int64)
+    flat = [night for per_crew in nights for night in per_crew]
+    night_owner = np.repeat(np.arange(len(crew_list)), n_nights)
+    rows = np.argsort(np.concatenate([night_owner, owner]), kind="stable")  # nights first
+    counts = n_nights + np.bincount(owner, minlength=len(crew_list))
+    return SleepArrays(
+        np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
+        np.concatenate([_hours_of([a for a, _ in flat]), _hours(start_us)])[rows],
+        np.concatenate([_hours_of([b for _, b in flat]), _hours(end_us)])[rows],
+        np.concatenate(
+            [np.ones(len(flat)), np.where(inside, plan.inflight_quality[global_duty], 1.0)]
+        )[rows],
+        np.concatenate([np.full(len(flat), _MAIN), np.where(inside, _INFLIGHT, _MAIN)]).astype(
+            np.int64
+        )[rows],
+        np.concatenate([np.zeros(len(flat), dtype=bool), np.ones(owner.size, dtype=bool)])[rows],
+    )
+
+
+def _warmup_nights(
+    plan: CrewPlan, crew: Sequence[int], first_start: Sequence[datetime]
+) -> list[list[tuple[datetime, datetime]]]:
+    """Habitual home-base nights from each warm-up start until the first record or the
+    first duty's wake-up for commute and preparation, whichever is earlier (§9.4)."""
+    out = []
+    for i, first in zip(crew, first_start, strict=True):
+        d0 = int(plan.offsets[i])
+        ready = timedelta(minutes=int(plan.ready_minutes[d0]))
+        limit = min(first, plan.on_instant[d0] - ready)
+        zone = plan.zones[plan.home_zone[i]]
+        out.append(grid.habitual_nights(zone, plan.warmup[i], limit))
+    return out
+
+
+def _microseconds(instants: Sequence[datetime]) -> IntArray:
+    """Aware datetimes → whole microseconds since the epoch."""
+    return np.array([(t - _EPOCH) // _MICROSECOND for t in instants], dtype=np.int64)
+
+
+def _duty_microseconds(instants: Sequence[datetime], lo: IntArray, hi: IntArray) -> IntArray:
+    """Microseconds of ``instants[lo[c]:hi[c]]`` for every crew member ``c``, flat."""
+    return _microseconds(
+        [t for a, b in zip(lo.tolist(), hi.tolist(), strict=True) for t in instants[a:b]]
+    )
+
+
+def _hours(microseconds: IntArray) -> FloatArray:
+    """Microseconds → epoch hours, rounded as :func:`grid.epoch_hours` (timestamp / 3600)."""
+    out: FloatArray = microseconds / 1e6 / 3600.0
+    return out
+
+
+def _hours_of(instants: Sequence[datetime]) -> FloatArray:
+    return np.array([grid.epoch_hours(t) for t in instants], dtype=np.float64)
+
+
+@nb.njit(cache=True)
+def _containing(
+    on: IntArray,
+    off: IntArray,
+    duty_ptr: IntArray,
+    owner: IntArray,
+    start: IntArray,
+    end: IntArray,
+) -> IntArray:
+    """For each record ``[start, end)`` of crew member ``owner``, the index (within that
+    crew member's duties ``duty_ptr[c]:duty_ptr[c + 1]``) of the duty holding more than
+    half of it, or -1: :func:`vigil.scoring.grid.containing` in microseconds, where
+    ``timedelta / 2`` rounds half to even."""
+    out = np.full(start.size, -1, np.int64)
+    for j in range(start.size):
+        lo, hi = duty_ptr[owner[j]], duty_ptr[owner[j] + 1]
+        i = lo + np.searchsorted(on[lo:hi], end[j]) - 1  # bisect_left
+        length = end[j] - start[j]
+        half, odd = length // 2, length % 2
+        half += odd & (half & 1)  # round half to even
+        for k in range(max(i - 1, lo), i + 1):
+            if min(end[j], off[k]) - max(start[j], on[k]) > half:
+                out[j] = k - lo
+                break
+    return out
