@@ -519,6 +519,10 @@ def kernel_cache_is_cold() -> bool:
     return folder is not None and not any(Path(folder).rglob("*.nbi"))
 
 
+#: seconds a first start's compiling child may take before the server compiles itself
+COLD_COMPILE_TIMEOUT = 1800
+
+
 def compile_cold_kernels() -> None:
     """On a first start, compile the kernels in a child process that writes the cache.
 
@@ -531,13 +535,18 @@ def compile_cold_kernels() -> None:
     if not kernel_cache_is_cold():
         return
     started = time.perf_counter()
-    child = subprocess.run(
-        [sys.executable, "-c", "from vigil.web._runtime import warm_kernels; warm_kernels()"],
-        env=os.environ.copy(),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    try:
+        child = subprocess.run(
+            [sys.executable, "-c", "from vigil.web._runtime import warm_kernels; warm_kernels()"],
+            env=os.environ.copy(),
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=COLD_COMPILE_TIMEOUT,
+        )
+    except subprocess.TimeoutExpired:  # never leave /readyz waiting on a stuck child
+        logger.warning("compiling the kernels in a child took over %d s", COLD_COMPILE_TIMEOUT)
+        return
     if child.returncode != 0:
         logger.warning("compiling the kernels in a child failed: %s", child.stderr[-2000:])
     else:
