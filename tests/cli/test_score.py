@@ -58,6 +58,8 @@ def test_json_out_is_the_contract_envelope(roster: Path, tmp_path: Path) -> None
     # 06:00-14:30 = 34 intervals, 07:10-15:05 = ceil(475/15) = 32
     assert [d["intervalCount"] for d in p1["duties"]] == [34, 32]
     assert len(p1["fatigueScores"]) == 66 and len(p1["riskScores"]) == 2
+    # the file is written in streamed pieces: the same bytes as the one-piece --json body
+    assert run("score", str(roster), "--risk", "--json")[1].encode() == out.read_bytes() + b"\n"
 
 
 def test_csv_out_has_one_row_per_interval_and_no_live_formulas(

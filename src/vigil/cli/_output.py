@@ -104,7 +104,8 @@ def write_report(
 
     csv = path.suffix.lower() == ".csv"
     if per is None and not csv:
-        path.write_bytes(report.to_json())
+        with path.open("wb") as out:
+            out.writelines(report.stream_json())
         return
     chosen = _tables.Per(per or _tables.Per.DUTY)
     listed = schedules() if chosen is _tables.Per.DUTY else ()
