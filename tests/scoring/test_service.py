@@ -11,8 +11,8 @@ from vigil.scoring.service import _interval_means
 
 def test_interval_means_match_the_model_means_of_padded_samples() -> None:
     # a day of intervals, every fourth one cut short by off duty: NaN-padded samples
-    start = 480_000.0 + 0.25 * np.arange(96)
-    off = start + np.where(np.arange(96) % 4 == 3, 0.1, 0.25)
+    start = 480_000.0 + 0.25 * np.arange(96, dtype=np.float64)
+    off = start + np.where(np.arange(96) % 4 == 3, 0.1, 0.25).astype(np.float64)
     samples = grid.interval_samples(start, off)
     values = np.sin(np.nan_to_num(samples)) + 5.0
     values[np.isnan(samples)] = np.nan
