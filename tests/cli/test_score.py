@@ -213,3 +213,27 @@ def test_plain_progress_lines_when_not_a_terminal(capsys: pytest.CaptureFixture[
         "Scoring crew: 512/2048 (25 %)",
         "Scoring crew: 2048/2048 (100 %)",
     ]
+
+
+@pytest.mark.parametrize("out", ["scores.json", "scores.txt"])
+def test_the_cycle_collector_is_paused_while_scoring_and_restored(
+    roster: Path, tmp_path: Path, out: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gc
+
+    from vigil.scoring import service
+
+    seen: list[bool] = []
+    real = service.score_plan
+
+    def spy(*args: object, **kwargs: object) -> object:
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(service, "score_plan", spy)
+    assert gc.isenabled()
+    code, _, _ = run("score", str(roster), "--risk", "--out", str(tmp_path / out))
+    refused = out.endswith(".txt")  # the --out check fails inside the paused block
+    assert code == (2 if refused else 0)
+    assert seen == ([] if refused else [False])
+    assert gc.isenabled()  # back on after a scored run and after a refused one
