@@ -58,6 +58,8 @@ def test_json_out_is_the_contract_envelope(roster: Path, tmp_path: Path) -> None
     # 06:00-14:30 = 34 intervals, 07:10-15:05 = ceil(475/15) = 32
     assert [d["intervalCount"] for d in p1["duties"]] == [34, 32]
     assert len(p1["fatigueScores"]) == 66 and len(p1["riskScores"]) == 2
+    # the file is written in streamed pieces: the same bytes as the one-piece --json body
+    assert run("score", str(roster), "--risk", "--json")[1].encode() == out.read_bytes() + b"\n"
 
 
 def test_csv_out_has_one_row_per_interval_and_no_live_formulas(
@@ -211,3 +213,27 @@ def test_plain_progress_lines_when_not_a_terminal(capsys: pytest.CaptureFixture[
         "Scoring crew: 512/2048 (25 %)",
         "Scoring crew: 2048/2048 (100 %)",
     ]
+
+
+@pytest.mark.parametrize("out", ["scores.json", "scores.txt"])
+def test_the_cycle_collector_is_paused_while_scoring_and_restored(
+    roster: Path, tmp_path: Path, out: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gc
+
+    from vigil.scoring import service
+
+    seen: list[bool] = []
+    real = service.score_plan
+
+    def spy(*args: object, **kwargs: object) -> object:
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(service, "score_plan", spy)
+    assert gc.isenabled()
+    code, _, _ = run("score", str(roster), "--risk", "--out", str(tmp_path / out))
+    refused = out.endswith(".txt")  # the --out check fails inside the paused block
+    assert code == (2 if refused else 0)
+    assert seen == ([] if refused else [False])
+    assert gc.isenabled()  # back on after a scored run and after a refused one

@@ -149,6 +149,30 @@ def test_zone_timeline_agrees_with_zoneinfo_hour_by_hour() -> None:
                 assert got == tz.utc_offset_hours(zone, grid.from_epoch_hours(t)), (zone, t)
 
 
+@pytest.mark.parametrize(
+    "zones",
+    [("Australia/Sydney", "Europe/London"), ("America/Santiago", "UTC", "America/New_York")],
+)
+def test_zone_timeline_across_years_agrees_with_zoneinfo(zones: tuple[str, ...]) -> None:
+    # stays of months to two years, crossing New Year (the per-year tables join), back-to-back
+    # spans at the same instant (skipped) and a timeline ending before its last span starts
+    t = grid.epoch_hours(datetime(2023, 11, 30, 22, tzinfo=UTC))
+    spans: list[tuple[float, str]] = []
+    for i, stay in enumerate((0.0, 24.0 * 40, 24.0 * 700.5, 5.0, 24.0 * 90)):
+        spans.append((t, zones[i % len(zones)]))
+        t += stay
+    for end in (t + 24.0 * 400, t - 1.0):
+        points = grid.zone_timeline(spans, end)
+        offsets = [p[1] for p in points]
+        assert all(a != b for a, b in zip(offsets, offsets[1:], strict=False))  # merged
+        times = np.array([p[0] for p in points])
+        for i, (t0, zone) in enumerate(spans):
+            t1 = spans[i + 1][0] if i + 1 < len(spans) else end
+            for h in np.arange(t0, t1, 6.0):
+                got = points[int(np.searchsorted(times, h, side="right")) - 1][1]
+                assert got == tz.utc_offset_hours(zone, grid.from_epoch_hours(h)), (zone, h)
+
+
 def test_duty_containing_finds_the_duty_holding_most_of_a_sleep() -> None:
     on = datetime(2026, 3, 1, 20, 0, tzinfo=UTC)
     duties = [duty(on + timedelta(days=k), on + timedelta(days=k, hours=12)) for k in range(5)]

@@ -46,3 +46,13 @@ def test_a_scale_not_computed_is_refused(report: ScoreReport) -> None:
     with pytest.raises(ScoringError, match="'KSS' was not computed"):
         narrow.to_json("KSS")
     assert json.loads(report.to_json("SP"))["scale"] == "SP"
+
+
+@pytest.mark.parametrize("include_sleep", [False, True])
+def test_the_streamed_report_is_the_report(report: ScoreReport, include_sleep: bool) -> None:
+    # the pieces `vigil score --out FILE.json` writes, against the API's one-piece body
+    again = ScoreReport("KP", "m", report.schedules * 200, ERRORS, True, include_sleep, None)
+    pieces = list(again.stream_json())
+    assert len(pieces) > 1  # several 64 KiB pieces
+    assert b"".join(pieces) == again.to_json()
+    assert b"".join(report.stream_json("SP")) == report.to_json("SP")

@@ -1,4 +1,7 @@
-"""Writers and terminal output for the CLI: JSON/CSV reports, summaries, progress, hints."""
+"""Writers and terminal output for the CLI: JSON/CSV reports, summaries, progress, hints.
+
+Rich is imported by the functions that draw with it: ``vigil score --json`` never loads it.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +10,6 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
-
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from vigil.domain import DateFormat, Schedule
 from vigil.scoring.service import ScheduleResult, ScoreReport, iso
@@ -60,10 +59,20 @@ def progress_bar(label: str) -> Iterator[Callable[[int, int], None]]:
     When stderr is not a terminal (a scheduled job, a pipe), plain lines instead
     (:func:`plain_progress`), so a log shows the run is alive.
     """
+    from rich.console import Console
+
     console = Console(stderr=True)
     if not console.is_terminal:
         yield plain_progress(label)
         return
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
     bar = Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -95,7 +104,8 @@ def write_report(
 
     csv = path.suffix.lower() == ".csv"
     if per is None and not csv:
-        path.write_bytes(report.to_json())
+        with path.open("wb") as out:
+            out.writelines(report.stream_json())
         return
     chosen = _tables.Per(per or _tables.Per.DUTY)
     listed = schedules() if chosen is _tables.Per.DUTY else ()
@@ -109,6 +119,9 @@ SUMMARY_ROWS = 50
 def print_summary(report: ScoreReport) -> None:
     """The riskiest schedules first (highest duty risk, or peak score without ``--risk``):
     duties, intervals, mean and peak score, when, and the highest risk."""
+    from rich.console import Console
+    from rich.table import Table
+
     console = Console(file=sys.stdout, width=120)
 
     def peak(result: ScheduleResult) -> float:

@@ -196,24 +196,32 @@ def zone_timeline(spans: Sequence[tuple[float, str]], end: float) -> list[tuple[
         consecutive equal offsets merged. Offsets come from per-zone-year tables of the
         IANA transitions, so 10,000 schedules need no datetime arithmetic.
     """
-    points: list[tuple[float, float]] = []
+    merged: list[tuple[float, float]] = []
     n = len(spans)
     for i, (t0, zone) in enumerate(spans):
         t1 = spans[i + 1][0] if i + 1 < n else end
         if i + 1 < n and t1 <= t0:
             continue
-        points.append((t0, zone_offset(zone, t0)))
-        for year in range(_year(t0), _year(max(t0, t1)) + 1):
+        year = _year(t0)
+        times, offsets, start_offset = year_table(zone, year)
+        j = bisect_right(times, t0)  # the changes after t0 (those up to t0 give its offset)
+        _merge(merged, t0, offsets[j - 1] if j else start_offset)
+        last_year = _year(t1) if t1 > t0 else year
+        while True:
+            for k in range(j, bisect_left(times, t1)):  # the changes inside (t0, t1)
+                _merge(merged, times[k], offsets[k])
+            if year == last_year:
+                break
+            year += 1
             times, offsets, _ = year_table(zone, year)
             j = bisect_right(times, t0)
-            j1 = bisect_left(times, t1)
-            points.extend(zip(times[j:j1], offsets[j:j1], strict=True))
-    merged: list[tuple[float, float]] = []
-    for t, off in points:
-        if merged and merged[-1][1] == off:
-            continue
-        merged.append((t, off))
     return merged
+
+
+def _merge(points: list[tuple[float, float]], t: float, offset: float) -> None:
+    """Append change point ``(t, offset)`` unless the offset is already in effect."""
+    if not points or points[-1][1] != offset:
+        points.append((t, offset))
 
 
 def location_spans(schedule: Schedule, start: datetime) -> list[tuple[float, str]]:

@@ -81,6 +81,14 @@ def build_layout(plan: CrewPlan, lo: int, hi: int) -> Layout:
     crew_first = duty_first - crew_offset[crew_a]  # first interval column of each duty
     duty_start = np.cumsum(per_duty) - per_duty
     rest = plan.rest_ptr[d0 : d1 + 1]
+    r0, r1 = int(rest[0]), int(rest[-1])
+    rest_shape, rest_cells = _csr_cells(rest)  # one scatter index for the three columns
+    rest_start = np.full(rest_shape, np.nan)
+    rest_start[rest_cells] = plan.rest_start[r0:r1]
+    rest_end = np.full(rest_shape, np.nan)
+    rest_end[rest_cells] = plan.rest_end[r0:r1]
+    inflight = np.zeros(rest_shape, dtype=bool)
+    inflight[rest_cells] = plan.rest_inflight[r0:r1]
     return Layout(
         n_crew=n_crew,
         crew=crew_a,
@@ -91,9 +99,9 @@ def build_layout(plan: CrewPlan, lo: int, hi: int) -> Layout:
         sectors=plan.sectors[d0:d1],
         workload=plan.workload[d0:d1],
         cabin=plan.cabin[d0:d1],
-        rest_start=pad_csr(rest, plan.rest_start),
-        rest_end=pad_csr(rest, plan.rest_end),
-        inflight=pad_csr(rest, plan.rest_inflight.astype(np.float64), 0.0) > 0,
+        rest_start=rest_start,
+        rest_end=rest_end,
+        inflight=inflight,
         duty=duty_idx,
         position=position,
         column=crew_first[duty_idx] + position,
@@ -129,10 +137,17 @@ def pad_csr(ptr: IntArray, values: FloatArray, fill: float = np.nan) -> FloatArr
     """Rows ``values[ptr[i]:ptr[i + 1]]`` as a right-padded ``(len(ptr) - 1, width)`` array."""
     if ptr.size == 2 and ptr[1] > ptr[0]:  # one crew member (a request): a plain copy
         return np.array(values[ptr[0] : ptr[1]], dtype=np.float64)[None, :]
+    shape, cells = _csr_cells(ptr)
+    out = np.full(shape, fill, dtype=np.float64)
+    out[cells] = values[ptr[0] : ptr[-1]]
+    return out
+
+
+def _csr_cells(ptr: IntArray) -> tuple[tuple[int, int], tuple[IntArray, IntArray]]:
+    """Shape of the right-padded array of CSR rows ``ptr`` (at least one column) and the
+    ``(row, column)`` cell of each value ``ptr[0]:ptr[-1]`` in it."""
     counts = np.diff(ptr)
     n = counts.size
-    out = np.full((n, max(int(counts.max()) if n else 0, 1)), fill, dtype=np.float64)
     rows = np.repeat(np.arange(n), counts)
     cols = np.arange(rows.size) - np.repeat(ptr[:-1] - ptr[0], counts)
-    out[rows, cols] = values[ptr[0] : ptr[-1]]
-    return out
+    return (n, max(int(counts.max()) if n else 0, 1)), (rows, cols)

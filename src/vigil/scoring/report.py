@@ -190,6 +190,19 @@ class ScoreReport:
         """The contract §4 envelope as UTF-8 JSON, encoded straight from the score arrays."""
         return orjson.dumps(self.to_envelope(scale, arrays=True), option=_NUMPY)
 
+    def stream_json(self, scale: str | None = None) -> Iterator[bytes]:
+        """:meth:`to_json` in ~64 KiB pieces (:func:`stream_envelope`): a file writer
+        never holds the whole document (46 MB for a 10,000-crew month)."""
+        return stream_envelope(
+            self.schedules,
+            scale or self.scale,
+            model_version=self.model_version,
+            errors=self.errors,
+            risk=self.risk,
+            include_sleep=self.include_sleep,
+            settings_version=self.settings_version,
+        )
+
     def to_envelope(self, scale: str | None = None, *, arrays: bool = False) -> dict[str, object]:
         """The contract §4 JSON envelope, on ``scale`` (default: the requested one).
 

@@ -273,25 +273,29 @@ def _score_chunk(
         layout.off[d],
         layout.sectors[d],
         layout.workload[d],
-        layout.rest_start[d],
-        layout.rest_end[d],
+        layout.rest_start.take(d, axis=0),  # row gathers: 10x fancy indexing's speed
+        layout.rest_end.take(d, axis=0),
         params,
     )
     # each crew member's intervals are consecutive rows: samples go flat, unpadded
     x = simulate_alertness_flat(timeline, samples, spi * layout.interval_ptr, params)
     x = x.reshape(-1, spi)
-    wl[np.isnan(wl)] = 0.0  # no workload term outside a duty's flight period
+    # NaN padding ends a duty's short last interval only: those few rows are the masked ones
+    short = np.flatnonzero(np.isnan(samples[:, -1]))
+    padding = np.isnan(samples[short])
+    wl_short = wl[short]
+    wl_short[padding] = 0.0  # no workload term outside the duty
+    wl[short] = wl_short
     kss = model.final_kss(x, wl, params, out=x)
-    padding = np.isnan(samples)
-    count = spi - padding.sum(axis=1)
-    # risk's input, and the KSS scale's means as well: the final KSS is already in [1, 9].
-    # No copy: this zeroes kss's padding, which the per-sample scales below mask again.
-    kss_means = _interval_means(kss, padding, count)
+    count = np.full(len(samples), spi, dtype=np.int64)
+    count[short] -= padding.sum(axis=1)
+    # risk's input, and the KSS scale's means as well: the final KSS is already in [1, 9]
+    kss_means = _interval_means(kss, short, padding, count)
     per_scale = {
         code: np.round(
             kss_means
             if code == "KSS"
-            else _interval_means(model.SCALES[code](kss, params), padding, count),
+            else _interval_means(model.SCALES[code](kss, params), short, padding, count),
             DECIMALS,
         )
         for code in scales
@@ -333,12 +337,19 @@ def _results(
 
 
 def _interval_means(
-    values: FloatArray, padding: npt.NDArray[np.bool_], count: npt.NDArray[np.int64]
+    values: FloatArray,
+    short: npt.NDArray[np.intp],
+    padding: npt.NDArray[np.bool_],
+    count: npt.NDArray[np.int64],
 ) -> FloatArray:
     """Mean of each ``(T, spi)`` row over its ``count`` valid samples.
 
-    ``values`` is overwritten (its ``padding`` slots set to 0): callers pass a temporary.
+    Only rows ``short`` hold padding (``padding``, one mask row each); their sums skip it.
     """
-    values[padding] = 0.0
-    means: FloatArray = values.sum(axis=1) / np.maximum(count, 1)
+    sums: FloatArray = values.sum(axis=1)
+    if short.size:
+        rows = values[short]
+        rows[padding] = 0.0
+        sums[short] = rows.sum(axis=1)
+    means: FloatArray = sums / np.maximum(count, 1)
     return means

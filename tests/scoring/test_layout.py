@@ -1,0 +1,35 @@
+"""Chunk layout of a crew plan (vigil.scoring.layout)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vigil import model
+from vigil.domain import DateFormat
+from vigil.model.sleep import DEFAULT_SLEEP
+from vigil.roster import parse_request
+from vigil.roster.synthetic import generate_airline_roster
+from vigil.scoring.grid import epoch_hours
+from vigil.scoring.layout import build_layout
+from vigil.scoring.plan import plan_schedules
+from vigil.scoring.rest import rest_windows
+
+
+def test_layout_rest_windows_are_each_duty_s_own_windows() -> None:
+    # long-haul crew have in-flight rest: compare each duty's padded rows with the
+    # per-duty reference function of scoring.rest
+    schedules = parse_request(generate_airline_roster(40, 14, seed=5), DateFormat.DMY).schedules
+    params = model.PRESETS["ingre2014_5c"]
+    plan = plan_schedules(schedules, params, DEFAULT_SLEEP)
+    layout = build_layout(plan, 3, 37)
+    duties = [d for s in schedules[3:37] for d in s.duties]
+    assert len(duties) == layout.on.size
+    assert layout.inflight.any() and layout.inflight.dtype == bool
+    for k, duty in enumerate(duties):
+        windows = rest_windows(duty, params, DEFAULT_SLEEP)
+        n = len(windows)
+        assert np.isnan(layout.rest_start[k, n:]).all() and not layout.inflight[k, n:].any()
+        for j, window in enumerate(windows):
+            assert layout.inflight[k, j] == (window.kind == "inflight")
+            assert layout.rest_start[k, j] == epoch_hours(window.start)
+            assert layout.rest_end[k, j] == epoch_hours(window.end)
