@@ -334,13 +334,14 @@ def plan_schedules(
     counts = [len(s.duties) for s in schedules]
     offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     zones = _Zones()
+    codes = _CodeCache()
     starts, ends, commute, prep = [], [], [], []
     for schedule in schedules:
-        crew_codes = _home_codes(schedule.duties[0].home_base)
+        crew_codes = codes.home(schedule.duties[0].home_base)
         for duty in schedule.duties:
-            home = _home_codes(duty.home_base) or crew_codes
-            starts.append(bool(_codes(duty.start_airport) & home))
-            ends.append(bool(_codes(duty.end_airport) & home))
+            home = codes.home(duty.home_base) or crew_codes
+            starts.append(bool(codes.airport(duty.start_airport) & home))
+            ends.append(bool(codes.airport(duty.end_airport) & home))
             commute.append(duty.commute_minutes)
             prep.append(duty.crew_prep_minutes)
     lead, lag, away = _lead_lag(
@@ -398,6 +399,29 @@ def _codes(airport: Airport) -> frozenset[str]:
 
 def _home_codes(home_base: Sequence[Airport]) -> frozenset[str]:
     return frozenset().union(*(_codes(a) for a in home_base))
+
+
+class _CodeCache:
+    """Codes of the airports and HomeBase lists met so far, by object identity (duties
+    share these objects, alive for the whole call): :func:`_codes` once per object."""
+
+    def __init__(self) -> None:
+        self._airports: dict[int, frozenset[str]] = {}
+        self._homes: dict[int | tuple[int, ...], frozenset[str]] = {}
+
+    def airport(self, airport: Airport) -> frozenset[str]:
+        found = self._airports.get(id(airport))
+        if found is None:
+            found = self._airports[id(airport)] = _codes(airport)
+        return found
+
+    def home(self, home_base: Sequence[Airport]) -> frozenset[str]:
+        """The codes of a HomeBase list (:func:`_home_codes`)."""
+        key = id(home_base[0]) if len(home_base) == 1 else tuple(map(id, home_base))
+        found = self._homes.get(key)
+        if found is None:
+            found = self._homes[key] = frozenset().union(*map(self.airport, home_base))
+        return found
 
 
 class _Zones:
