@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from tests.roster.helpers import HEADER_34, row34
 
+from vigil.domain import DutyType
 from vigil.model import PRESETS
 from vigil.model.sleep import DEFAULT_SLEEP
 from vigil.roster.parse import parse_request_columnar
@@ -30,6 +31,8 @@ from vigil.scoring.plan import (
     plan_schedules,
 )
 from vigil.scoring.predict import horizons, predict_sleep
+from vigil.scoring.rest import rest_windows
+from vigil.scoring.rest_arrays import split_breaks, split_duties
 from vigil.scoring.sleep_given import given_sleep
 
 _ARRAYS = (
@@ -215,3 +218,33 @@ def test_given_sleep_from_the_plan_matches_duty_objects() -> None:
     ]
     assert got == expected
     assert any(e.kind == "inflight" for episodes in got for e in episodes)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_split_breaks_match_rest_windows(seed: int) -> None:
+    """Every split duty's break by array passes equals :func:`rest_windows` to the µs, and
+    the drawn duties reach each quality rule of reference §7 (WOCL alone included)."""
+    parsed = parse_request_columnar(_drawn_roster(seed=seed), "dmy")
+    assert parsed.columns is not None
+    columns = parsed.columns
+    split = np.flatnonzero(split_duties(columns) & (columns.duty_type != DutyType.STANDBY))
+    breaks = split_breaks(columns, split, DEFAULT_SLEEP)
+    us = timedelta(microseconds=1)
+    rules = set()
+    for k, duty in enumerate(columns.duties(split)):
+        expected = rest_windows(duty, PRESETS["ingre2014_5c"], DEFAULT_SLEEP)
+        assert bool(breaks.present[k]) == bool(expected)
+        if not expected:
+            continue
+        (window,) = expected
+        epoch = datetime(1970, 1, 1, tzinfo=UTC)
+        got = [int(getattr(breaks, f)[k]) for f in ("start", "end", "sleep_start", "sleep_end")]
+        assert got == [
+            (window.start - epoch) // us,
+            (window.end - epoch) // us,
+            (window.sleep_start - epoch) // us,
+            (window.sleep_end - epoch) // us,
+        ]
+        assert breaks.quality[k] == window.quality
+        rules.add((window.quality, window.hours >= DEFAULT_SLEEP.split_accommodation_hours))
+    assert {(0.9, True), (0.9, False), (0.75, False), (0.0, False)} <= rules

@@ -35,7 +35,12 @@ from vigil.scoring import grid
 from vigil.scoring.grid import FloatArray, IntArray
 from vigil.scoring.rest import RestWindow, rest_windows
 from vigil.scoring.rest import inflight_quality as duty_quality
-from vigil.scoring.rest_arrays import inflight_quality, inflight_rest, split_duties
+from vigil.scoring.rest_arrays import (
+    inflight_quality,
+    inflight_rest,
+    split_breaks,
+    split_duties,
+)
 
 __all__ = [
     "KIND_NAMES",
@@ -464,21 +469,34 @@ def _column_rest(
 ) -> _RestFields:
     """Every duty's own rest windows as the ``rest_*`` CSR fields (reference §5.1, §7).
 
-    In-flight rest by array passes (:mod:`vigil.scoring.rest_arrays`); split-duty breaks
-    by :func:`rest_windows` on the few split duties.
+    Array passes (:mod:`vigil.scoring.rest_arrays`): in-flight rest, then split-duty breaks.
     """
+
+    def hours(us: IntArray) -> FloatArray:
+        out: FloatArray = us / 1e6 / 3600.0  # µs -> epoch h, as timestamp()/3600
+        return out
+
     inflight = inflight_rest(columns, params)
     duty, slot = np.nonzero(inflight.present)  # duty order, then window order
-    start = inflight.start[duty, slot] / 1e6 / 3600.0  # µs -> epoch h, as timestamp()/3600
-    end = inflight.end[duty, slot] / 1e6 / 3600.0
+    start, end = hours(inflight.start[duty, slot]), hours(inflight.end[duty, slot])
     quality = inflight_quality(columns, params)[duty]
     rows: list[tuple[npt.NDArray[Any], ...]] = [
         (duty, start, end, start, end, quality, np.ones(duty.size, dtype=bool))
     ]
     split = np.flatnonzero(split_duties(columns) & (columns.duty_type != DutyType.STANDBY))
-    if split.size:
-        per_duty = [rest_windows(d, params, sleep_params) for d in columns.duties(split)]
-        rows.append((np.repeat(split, [len(w) for w in per_duty]), *_window_fields(per_duty)))
+    breaks = split_breaks(columns, split, sleep_params)
+    has = breaks.present
+    rows.append(
+        (
+            split[has],
+            hours(breaks.start[has]),
+            hours(breaks.end[has]),
+            hours(breaks.sleep_start[has]),
+            hours(breaks.sleep_end[has]),
+            breaks.quality[has],
+            np.zeros(int(has.sum()), dtype=bool),
+        )
+    )
     return _rest_csr(
         columns.n_duties, *(np.concatenate(parts) for parts in zip(*rows, strict=True))
     )
