@@ -394,8 +394,18 @@ def _schedule_rest(
     duties: Sequence[Duty], params: Parameters, sleep_params: SleepParameters
 ) -> _RestFields:
     per_duty = [rest_windows(d, params, sleep_params) for d in duties]
-    owner = np.repeat(np.arange(len(duties)), [len(w) for w in per_duty]).astype(np.int64)
-    return _rest_csr(len(duties), owner, *_window_fields(per_duty))
+    ptr = np.zeros(len(duties) + 1, dtype=np.int64)
+    np.cumsum([len(w) for w in per_duty], out=ptr[1:])
+    start, end, sleep_start, sleep_end, quality, inflight = _window_fields(per_duty)
+    return _RestFields(  # already grouped by duty, in duty order
+        rest_ptr=ptr,
+        rest_start=start,
+        rest_end=end,
+        rest_sleep_start=sleep_start,
+        rest_sleep_end=sleep_end,
+        rest_quality=quality,
+        rest_inflight=inflight.astype(bool),
+    )
 
 
 def _codes(airport: Airport) -> frozenset[str]:
