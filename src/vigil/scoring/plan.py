@@ -8,10 +8,10 @@ with the request's preset), and per crew member the warm-up start (§9.4) and th
 body-clock target timeline θ(t) (§3, :func:`zone_timelines`).
 
 Two builders give the same plan: :func:`plan_columns` from the columnar reader's
-:class:`~vigil.roster.arrays.DutyColumns` (array passes over all crew; only duties with
-own rest become :class:`~vigil.domain.Duty` objects, for :func:`rest_windows`), and
+:class:`~vigil.roster.arrays.DutyColumns` (array passes over all crew, rest windows by
+:mod:`vigil.scoring.rest_arrays`: no :class:`~vigil.domain.Duty` objects), and
 :func:`plan_schedules` from :class:`~vigil.domain.Schedule` objects (the row reader's
-small rosters, the worker and the planner).
+small rosters, the worker and the planner; :func:`rest_windows` per duty).
 """
 
 from __future__ import annotations
