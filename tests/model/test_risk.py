@@ -224,3 +224,21 @@ def test_fatigue_factor_is_bit_equal_to_its_vectorised_form() -> None:
                 total > 0, np.sum(np.where(weight > 0, term, 0.0) * weight, axis=1) / total, np.nan
             )
         np.testing.assert_array_equal(fatigue_factor(kss, included, hours), expected)
+
+
+def test_interval_geometry_is_bit_equal_to_its_array_statement() -> None:
+    """The kernel equals the formula of contract §4 written with NumPy (NaN off included)."""
+    rng = np.random.default_rng(5)
+    d, width = 400, 70
+    report = 20_000 * 24.0 + rng.uniform(0.0, 500.0, d)
+    count = rng.integers(0, width + 3, d)
+    off = report + count * 0.25 - rng.uniform(0.0, 0.25, d)
+    off[::37] = np.nan
+    hours, length = interval_geometry(report, off, count, width)
+    k = np.arange(width)
+    start = report[:, None] + 0.25 * k
+    valid = k < count[:, None]
+    np.testing.assert_array_equal(hours, np.where(valid, start - report[:, None], 0.0))
+    expected = np.where(valid, np.minimum(start + 0.25, off[:, None]) - start, 0.0)
+    np.testing.assert_array_equal(length, expected)
+    assert np.isnan(length).any() and (length[valid] < 0.25).any()

@@ -286,3 +286,73 @@ def test_inertia_off_switch() -> None:
     no_w = replace(DEFAULT, inertia=False)
     st_ = simulate(one_person([]), np.array([[DAY0 + 7.0]]), no_w)
     assert st_.inertia[0, 0] == 0.0
+
+
+def _numpy_rule(start: np.ndarray, t: CrewTimeline) -> str | None:
+    """The first broken sleep or zone rule of ``t``, by whole-array NumPy tests (the
+    statement the Numba checks replaced), in the order :class:`CrewTimeline` checks them."""
+    s, e, q = t.sleep_start, t.sleep_end, t.sleep_quality
+    zt, zo = t.zone_time, t.zone_offset
+    given, zone = np.isfinite(s), np.isfinite(zt)
+    rules = [
+        (given != np.isfinite(e), "sleep_start and sleep_end must be NaN in the same places"),
+        (given[:, 1:] & ~given[:, :-1], "sleep episodes must be NaN-padded on the right only"),
+        (given & ~((q > 0.0) & (q <= 1.0)), "sleep_quality must be in (0, 1] for every episode"),
+        (given & ~(e > s), "every sleep must end after it starts"),
+        (given & (s < start[:, None]), "sleep episodes must start at or after `start`"),
+        (
+            given[:, 1:] & (s[:, 1:] < e[:, :-1]),
+            "sleep episodes must be sorted and non-overlapping",
+        ),
+        (zone != np.isfinite(zo), "zone_time and zone_offset must be NaN in the same places"),
+        (~zone[:, 0] | (zt[:, 0] > start), "zone_time[:, 0] must be finite and <= start"),
+        (zone[:, 1:] & ~zone[:, :-1], "zones must be NaN-padded on the right only"),
+        (zone[:, 1:] & (zt[:, 1:] < zt[:, :-1]), "zone_time must be sorted"),
+    ]
+    return next((message for broken, message in rules if broken.any()), None)
+
+
+def test_timeline_checks_give_the_first_broken_rule() -> None:
+    """Each of 3,000 timelines with random faults gets the error of the first rule it
+    breaks (the same text as the array statement), or none; every rule is reached."""
+    rng = np.random.default_rng(3)
+    seen = set()
+    for _ in range(3000):
+        n, m, z = rng.integers(1, 4), rng.integers(0, 5), rng.integers(1, 4)
+        start = DAY0 + rng.uniform(0.0, 2.0, n)
+        s = DAY0 + 3.0 + np.cumsum(rng.uniform(4.0, 20.0, (n, m)), axis=1)
+        e = s + rng.uniform(0.5, 9.0, (n, m))
+        q = rng.uniform(0.5, 1.0, (n, m))
+        zt = DAY0 - 1.0 + np.cumsum(rng.uniform(0.0, 30.0, (n, z)), axis=1)
+        zt[:, 0] = DAY0 - 1.0
+        zo = rng.uniform(-5.0, 5.0, (n, z))
+        for a in (s, e, q, zt, zo):  # a fault here and there: NaN, moved or scaled
+            if a.size and rng.random() < 0.35:
+                i, j = rng.integers(0, a.shape[0]), rng.integers(0, a.shape[1])
+                a[i, j] = rng.choice([np.nan, a[i, j] - 30.0, a[i, j] * 2.0, 0.0])
+        for group in ((s, e, q), (zt, zo)):  # a hole: one whole entry NaN
+            if group[0].size and rng.random() < 0.1:
+                i, j = rng.integers(0, group[0].shape[0]), rng.integers(0, group[0].shape[1])
+                for a in group:
+                    a[i, j] = np.nan
+        pad, zone_pad = rng.integers(0, m + 1), rng.integers(0, z)  # NaN padding, right
+        if pad:
+            s[:, -pad:], e[:, -pad:], q[:, -pad:] = np.nan, np.nan, np.nan
+        if zone_pad:
+            zt[:, -zone_pad:], zo[:, -zone_pad:] = np.nan, np.nan
+        fields = dict(
+            start=start, s_start=np.full(n, 13.8), phase_start=np.zeros(n),
+            sleep_start=s, sleep_end=e, sleep_quality=q, zone_time=zt, zone_offset=zo,
+        )  # fmt: skip
+        probe = object.__new__(CrewTimeline)
+        for name, value in fields.items():
+            object.__setattr__(probe, name, value)
+        expected = _numpy_rule(start, probe)
+        try:
+            CrewTimeline(**fields)
+            got = None
+        except ValueError as error:
+            got = str(error)
+        assert got == expected
+        seen.add(expected)
+    assert len(seen) == 11  # no error, and each of the ten rules

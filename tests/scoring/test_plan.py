@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from tests.roster.helpers import HEADER_34, row34
 
+from vigil.domain import DutyType
 from vigil.model import PRESETS
 from vigil.model.sleep import DEFAULT_SLEEP
 from vigil.roster.parse import parse_request_columnar
@@ -30,6 +31,8 @@ from vigil.scoring.plan import (
     plan_schedules,
 )
 from vigil.scoring.predict import horizons, predict_sleep
+from vigil.scoring.rest import rest_windows
+from vigil.scoring.rest_arrays import split_breaks, split_duties
 from vigil.scoring.sleep_given import given_sleep
 
 _ARRAYS = (
@@ -44,12 +47,14 @@ def _stamp(t: datetime) -> tuple[str, str]:
     return t.strftime("%d/%m/%Y"), t.strftime("%H:%M")
 
 
-def _drawn_roster(seed: int, crew: int = 120) -> str:
+def _drawn_roster(
+    seed: int, crew: int = 120, start: datetime = datetime(2026, 3, 1, tzinfo=UTC)
+) -> str:
     """Duties in UTC drawn to exercise every rest rule; the reader drops invalid ones."""
     rng = random.Random(seed)
     rows = [HEADER_34]
     for c in range(crew):
-        t = datetime(2026, 3, 1, tzinfo=UTC) + timedelta(minutes=rng.randrange(0, 2000))
+        t = start + timedelta(minutes=rng.randrange(0, 2000))
         home = rng.choice(_AIRPORTS)
         for _ in range(10):
             on = t
@@ -131,7 +136,7 @@ def test_plan_of_drawn_rosters_matches_duty_objects(preset: str) -> None:
 
 def test_zone_timelines_of_a_few_crew_equal_those_of_many() -> None:
     """Below :data:`VECTOR_MIN_CREW` the per-crew loop builds the same arrays."""
-    parsed = parse_request_columnar(generate_airline_roster(40, 28, seed=2), "dmy")
+    parsed = parse_request_columnar(generate_airline_roster(VECTOR_MIN_CREW + 2, 28, seed=2), "dmy")
     assert parsed.columns is not None
     plan = plan_columns(parsed.columns, PRESETS["ingre2014_5c"], DEFAULT_SLEEP)
     start = np.array([grid.epoch_hours(w) for w in plan.warmup])
@@ -145,6 +150,34 @@ def test_zone_timelines_of_a_few_crew_equal_those_of_many() -> None:
         np.testing.assert_array_equal(time, many[1][lo:hi])
         np.testing.assert_array_equal(offset, many[2][lo:hi])
         assert ptr.tolist() == [0, hi - lo]
+
+
+@pytest.mark.parametrize(
+    ("start", "years", "dst"),
+    [(datetime(2026, 3, 20, tzinfo=UTC), 1, True), (datetime(2026, 12, 24, tzinfo=UTC), 2, False)],
+    ids=["spring-dst", "new-year"],
+)
+def test_zone_timelines_of_a_request_match_the_reference(
+    start: datetime, years: int, dst: bool
+) -> None:
+    """Below :data:`VECTOR_MIN_CREW` (a request's path) each crew member's timeline equals
+    :func:`grid.zone_timeline` of its location spans, across DST changes and a New Year."""
+    parsed = parse_request_columnar(_drawn_roster(seed=5, crew=12, start=start), "dmy")
+    plan = plan_schedules(parsed.schedules, PRESETS["ingre2014_5c"], DEFAULT_SLEEP)
+    assert 0 < plan.n_crew < VECTOR_MIN_CREW
+    begin = np.array([grid.epoch_hours(w) for w in plan.warmup])
+    end = horizons(plan)
+    ptr, time, offset = crew_zone_timelines(plan, begin, end)
+    dst_changes = 0
+    for i, schedule in enumerate(parsed.schedules):
+        spans = grid.location_spans(schedule, plan.warmup[i])
+        expected = grid.zone_timeline(spans, float(end[i]))
+        rows = slice(ptr[i], ptr[i + 1])
+        got = list(zip(time[rows].tolist(), offset[rows].tolist(), strict=True))
+        assert got == expected
+        dst_changes += len(set(expected) - {(t, grid.zone_offset(z, t)) for t, z in spans})
+    assert (dst_changes > 0) == dst  # some timelines change offset inside a span
+    assert grid.year_of(float(end.max())) - grid.year_of(float(begin.min())) + 1 == years
 
 
 def test_plan_of_an_airline_month_matches_duty_objects() -> None:
@@ -185,3 +218,33 @@ def test_given_sleep_from_the_plan_matches_duty_objects() -> None:
     ]
     assert got == expected
     assert any(e.kind == "inflight" for episodes in got for e in episodes)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_split_breaks_match_rest_windows(seed: int) -> None:
+    """Every split duty's break by array passes equals :func:`rest_windows` to the µs, and
+    the drawn duties reach each quality rule of reference §7 (WOCL alone included)."""
+    parsed = parse_request_columnar(_drawn_roster(seed=seed), "dmy")
+    assert parsed.columns is not None
+    columns = parsed.columns
+    split = np.flatnonzero(split_duties(columns) & (columns.duty_type != DutyType.STANDBY))
+    breaks = split_breaks(columns, split, DEFAULT_SLEEP)
+    us = timedelta(microseconds=1)
+    rules = set()
+    for k, duty in enumerate(columns.duties(split)):
+        expected = rest_windows(duty, PRESETS["ingre2014_5c"], DEFAULT_SLEEP)
+        assert bool(breaks.present[k]) == bool(expected)
+        if not expected:
+            continue
+        (window,) = expected
+        epoch = datetime(1970, 1, 1, tzinfo=UTC)
+        got = [int(getattr(breaks, f)[k]) for f in ("start", "end", "sleep_start", "sleep_end")]
+        assert got == [
+            (window.start - epoch) // us,
+            (window.end - epoch) // us,
+            (window.sleep_start - epoch) // us,
+            (window.sleep_end - epoch) // us,
+        ]
+        assert breaks.quality[k] == window.quality
+        rules.add((window.quality, window.hours >= DEFAULT_SLEEP.split_accommodation_hours))
+    assert {(0.9, True), (0.9, False), (0.75, False), (0.0, False)} <= rules

@@ -398,15 +398,35 @@ def interval_geometry(
     Point k of a duty is ``report + 15k min``; interval k ends at the next point or at
     off duty, whichever is first. Both arrays are ``(d, width)``, 0 past a duty's end. [h]
     """
-    rep = as_float(report)[:, None]
-    k = np.arange(width)
-    start = rep + INTERVAL_HOURS * k
-    valid = k < np.asarray(n_intervals, dtype=np.int64)[:, None]
-    hours = np.where(valid, start - rep, 0.0)
-    length = np.where(
-        valid, np.minimum(start + INTERVAL_HOURS, as_float(off)[:, None]) - start, 0.0
+    rep = np.ascontiguousarray(as_float(report).reshape(-1))
+    d = rep.shape[0]
+    hours, length = np.empty((d, width)), np.empty((d, width))
+    _interval_geometry(
+        rep,
+        np.ascontiguousarray(np.broadcast_to(as_float(off), (d,))),
+        np.ascontiguousarray(np.broadcast_to(np.asarray(n_intervals, dtype=np.int64), (d,))),
+        hours,
+        length,
     )
     return hours, length
+
+
+@nb.njit(cache=True)
+def _interval_geometry(
+    report: FloatArray, off: FloatArray, count: IntArray, hours: FloatArray, length: FloatArray
+) -> None:
+    """:func:`interval_geometry` per duty: ``start = report + 0.25·k``, ``hours = start -
+    report``, ``length = min(start + 0.25, off) - start`` (NaN-propagating, as NumPy's)."""
+    for d in range(hours.shape[0]):
+        rep, end = report[d], off[d]
+        for j in range(hours.shape[1]):
+            if j < count[d]:
+                start = rep + INTERVAL_HOURS * j
+                hours[d, j] = start - rep
+                length[d, j] = -_fmax_nan(-(start + INTERVAL_HOURS), -end) - start
+            else:
+                hours[d, j] = 0.0
+                length[d, j] = 0.0
 
 
 def duties_hazard(

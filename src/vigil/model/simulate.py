@@ -85,37 +85,84 @@ class CrewTimeline:
         self._check_zones()
 
     def _check_sleep(self) -> None:
-        s, e, q = self.sleep_start, self.sleep_end, self.sleep_quality
-        given = np.isfinite(s)
-        if np.any(given != np.isfinite(e)):
-            raise ValueError("sleep_start and sleep_end must be NaN in the same places")
-        if np.any(given[:, 1:] & ~given[:, :-1]):
-            raise ValueError("sleep episodes must be NaN-padded on the right only")
-        if np.any(given & ~((q > 0.0) & (q <= 1.0))):
-            raise ValueError("sleep_quality must be in (0, 1] for every episode")
-        if np.any(given & ~(e > s)):
-            raise ValueError("every sleep must end after it starts")
-        if np.any(given & (s < self.start[:, None])):
-            raise ValueError("sleep episodes must start at or after `start`")
-        if np.any(given[:, 1:] & (s[:, 1:] < e[:, :-1])):
-            raise ValueError("sleep episodes must be sorted and non-overlapping")
+        rule = _first_sleep_error(self.start, self.sleep_start, self.sleep_end, self.sleep_quality)
+        if rule >= 0:
+            raise ValueError(_SLEEP_RULES[rule])
 
     def _check_zones(self) -> None:
-        zt, zo = self.zone_time, self.zone_offset
-        given = np.isfinite(zt)
-        if np.any(given != np.isfinite(zo)):
-            raise ValueError("zone_time and zone_offset must be NaN in the same places")
-        if not np.all(given[:, 0]) or np.any(zt[:, 0] > self.start):
-            raise ValueError("zone_time[:, 0] must be finite and <= start")
-        if np.any(given[:, 1:] & ~given[:, :-1]):
-            raise ValueError("zones must be NaN-padded on the right only")
-        if np.any(given[:, 1:] & (zt[:, 1:] < zt[:, :-1])):
-            raise ValueError("zone_time must be sorted")
+        rule = _first_zone_error(self.start, self.zone_time, self.zone_offset)
+        if rule >= 0:
+            raise ValueError(_ZONE_RULES[rule])
 
     @property
     def n_crew(self) -> int:
         """Number of crew members (rows)."""
         return int(self.start.shape[0])
+
+
+#: The rules of :class:`CrewTimeline`'s sleep episodes, in the order they are checked.
+_SLEEP_RULES = (
+    "sleep_start and sleep_end must be NaN in the same places",
+    "sleep episodes must be NaN-padded on the right only",
+    "sleep_quality must be in (0, 1] for every episode",
+    "every sleep must end after it starts",
+    "sleep episodes must start at or after `start`",
+    "sleep episodes must be sorted and non-overlapping",
+)
+#: The rules of :class:`CrewTimeline`'s zone timeline, in the order they are checked.
+_ZONE_RULES = (
+    "zone_time and zone_offset must be NaN in the same places",
+    "zone_time[:, 0] must be finite and <= start",
+    "zones must be NaN-padded on the right only",
+    "zone_time must be sorted",
+)
+
+
+@nb.njit(cache=True)
+def _first_sleep_error(start: FloatArray, s: FloatArray, e: FloatArray, q: FloatArray) -> int:
+    """Index of the first rule of :data:`_SLEEP_RULES` some episode breaks, else -1."""
+    first = len(_SLEEP_RULES)
+    for i in range(s.shape[0]):
+        for j in range(s.shape[1]):
+            given = np.isfinite(s[i, j])
+            before = j > 0 and np.isfinite(s[i, j - 1])
+            if given != np.isfinite(e[i, j]):
+                rule = 0
+            elif given and j > 0 and not before:
+                rule = 1
+            elif given and not (q[i, j] > 0.0 and q[i, j] <= 1.0):
+                rule = 2
+            elif given and not e[i, j] > s[i, j]:
+                rule = 3
+            elif given and s[i, j] < start[i]:
+                rule = 4
+            elif given and j > 0 and s[i, j] < e[i, j - 1]:
+                rule = 5
+            else:
+                continue
+            first = min(first, rule)
+    return first if first < len(_SLEEP_RULES) else -1
+
+
+@nb.njit(cache=True)
+def _first_zone_error(start: FloatArray, zt: FloatArray, zo: FloatArray) -> int:
+    """Index of the first rule of :data:`_ZONE_RULES` some zone entry breaks, else -1."""
+    first = len(_ZONE_RULES)
+    for i in range(zt.shape[0]):
+        for j in range(zt.shape[1]):
+            given = np.isfinite(zt[i, j])
+            if given != np.isfinite(zo[i, j]):
+                rule = 0
+            elif j == 0 and (not given or zt[i, 0] > start[i]):
+                rule = 1
+            elif given and j > 0 and not np.isfinite(zt[i, j - 1]):
+                rule = 2
+            elif given and j > 0 and zt[i, j] < zt[i, j - 1]:
+                rule = 3
+            else:
+                continue
+            first = min(first, rule)
+    return first if first < len(_ZONE_RULES) else -1
 
 
 @dataclass(frozen=True, slots=True)

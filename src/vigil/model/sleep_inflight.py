@@ -39,27 +39,40 @@ def efficiency_g(k: Consts, x: float) -> float:
 
 
 @nb.njit(cache=True)
-def propensity(k: Consts, c: Clock, ws: float, we: float, s_w: float, t_wake: float) -> FloatArray:
-    """Per-minute sleep propensity ``e(t) = e_max·g(S + C)`` over [ws, we) (ref §5.2).
+def circ_minutes(k: Consts, c: Clock, a0: float, n: int) -> FloatArray:
+    """C at the middle of each of the ``n`` minutes from ``a0`` (ref §2.2, body clock §3).
 
-    S is the wake pressure from the last wake, C follows the body clock minute by minute,
-    so a rest window in the wake-maintenance zone (C near its evening peak) scores low.
+    Computed once per rest window and read by both :func:`propensity` and
+    :func:`asleep_minutes`, which see the same minutes.
     """
-    n = max(0, int(math.floor((we - ws) * 60.0 + 1e-6)))
+    out = np.empty(n)
+    for i in range(n):
+        out[i] = circ(k, c, a0 + (i + 0.5) / 60.0)
+    return out
+
+
+@nb.njit(cache=True)
+def propensity(k: Consts, ws: float, c_min: FloatArray, s_w: float, t_wake: float) -> FloatArray:
+    """Per-minute sleep propensity ``e(t) = e_max·g(S + C)`` over the minutes of ``c_min``
+    from ``ws`` (ref §5.2).
+
+    S is the wake pressure from the last wake, C (``c_min``, :func:`circ_minutes`) follows
+    the body clock minute by minute, so a rest window in the wake-maintenance zone (C near
+    its evening peak) scores low.
+    """
+    n = c_min.shape[0]
     e = np.empty(n)
     for i in range(n):
         t = ws + (i + 0.5) / 60.0
-        e[i] = k.inflight_efficiency_max * efficiency_g(
-            k, s_wake(k, s_w, t - t_wake) + circ(k, c, t)
-        )
+        e[i] = k.inflight_efficiency_max * efficiency_g(k, s_wake(k, s_w, t - t_wake) + c_min[i])
     return e
 
 
 @nb.njit(cache=True)
 def asleep_minutes(
-    k: Consts, c: Clock, a0: float, n: int, s_w: float, t_wake: float, q: float
+    k: Consts, a0: float, c_min: FloatArray, s_w: float, t_wake: float, q: float
 ) -> float:
-    """Expected minutes asleep in ``n`` minutes from ``a0``: Σ e(t), with S fed back.
+    """Expected minutes asleep in the minutes of ``c_min`` from ``a0``: Σ e(t), S fed back.
 
     Each minute the person is asleep with probability e = e_max·g(S + C), so S recovers
     by that share (quality ``q``) and decays by the rest: propensity falls as the sleep
@@ -68,9 +81,8 @@ def asleep_minutes(
     s = s_wake(k, s_w, a0 - t_wake)
     total = 0.0
     dt = 1.0 / 60.0
-    for i in range(n):
-        t = a0 + (i + 0.5) / 60.0
-        e = k.inflight_efficiency_max * efficiency_g(k, s + circ(k, c, t))
+    for i in range(c_min.shape[0]):
+        e = k.inflight_efficiency_max * efficiency_g(k, s + c_min[i])
         s = e * s_sleep(k, s, dt, q) + (1.0 - e) * s_wake(k, s, dt)
         total += e
     return total
@@ -106,8 +118,9 @@ def inflight(k: Consts, c: Clock, ws: float, we: float, q: float, st: State, out
     lat = min(k.latency_max, k.latency_fraction * big_d)
     buf = min(k.buffer_max, k.buffer_fraction * big_d)
     a0 = ceil_min(ws + lat)
-    e = propensity(k, c, a0, we - buf, s_w, t_wake)
-    m = int(math.floor(asleep_minutes(k, c, a0, e.shape[0], s_w, t_wake, q) + 1e-6))
+    c_min = circ_minutes(k, c, a0, max(0, int(math.floor((we - buf - a0) * 60.0 + 1e-6))))
+    e = propensity(k, a0, c_min, s_w, t_wake)
+    m = int(math.floor(asleep_minutes(k, a0, c_min, s_w, t_wake, q) + 1e-6))
     if m / 60.0 < k.inflight_min_sleep - 1e-9:
         return st
     a = a0 + best_block(e, m) / 60.0

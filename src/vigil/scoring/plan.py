@@ -8,14 +8,17 @@ with the request's preset), and per crew member the warm-up start (§9.4) and th
 body-clock target timeline θ(t) (§3, :func:`zone_timelines`).
 
 Two builders give the same plan: :func:`plan_columns` from the columnar reader's
-:class:`~vigil.roster.arrays.DutyColumns` (array passes over all crew; only duties with
-own rest become :class:`~vigil.domain.Duty` objects, for :func:`rest_windows`), and
+:class:`~vigil.roster.arrays.DutyColumns` (array passes over all crew, rest windows by
+:mod:`vigil.scoring.rest_arrays`: no :class:`~vigil.domain.Duty` objects), and
 :func:`plan_schedules` from :class:`~vigil.domain.Schedule` objects (the row reader's
-small rosters, the worker and the planner).
+small rosters, the worker and the planner; :func:`rest_windows` per duty).
 """
 
 from __future__ import annotations
 
+import functools
+import math
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -32,7 +35,12 @@ from vigil.scoring import grid
 from vigil.scoring.grid import FloatArray, IntArray
 from vigil.scoring.rest import RestWindow, rest_windows
 from vigil.scoring.rest import inflight_quality as duty_quality
-from vigil.scoring.rest_arrays import inflight_quality, inflight_rest, split_duties
+from vigil.scoring.rest_arrays import (
+    inflight_quality,
+    inflight_rest,
+    split_breaks,
+    split_duties,
+)
 
 __all__ = [
     "KIND_NAMES",
@@ -331,13 +339,14 @@ def plan_schedules(
     counts = [len(s.duties) for s in schedules]
     offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     zones = _Zones()
+    codes = _CodeCache()
     starts, ends, commute, prep = [], [], [], []
     for schedule in schedules:
-        crew_codes = _home_codes(schedule.duties[0].home_base)
+        crew_codes = codes.home(schedule.duties[0].home_base)
         for duty in schedule.duties:
-            home = _home_codes(duty.home_base) or crew_codes
-            starts.append(bool(_codes(duty.start_airport) & home))
-            ends.append(bool(_codes(duty.end_airport) & home))
+            home = codes.home(duty.home_base) or crew_codes
+            starts.append(bool(codes.airport(duty.start_airport) & home))
+            ends.append(bool(codes.airport(duty.end_airport) & home))
             commute.append(duty.commute_minutes)
             prep.append(duty.crew_prep_minutes)
     lead, lag, away = _lead_lag(
@@ -385,8 +394,18 @@ def _schedule_rest(
     duties: Sequence[Duty], params: Parameters, sleep_params: SleepParameters
 ) -> _RestFields:
     per_duty = [rest_windows(d, params, sleep_params) for d in duties]
-    owner = np.repeat(np.arange(len(duties)), [len(w) for w in per_duty]).astype(np.int64)
-    return _rest_csr(len(duties), owner, *_window_fields(per_duty))
+    ptr = np.zeros(len(duties) + 1, dtype=np.int64)
+    np.cumsum([len(w) for w in per_duty], out=ptr[1:])
+    start, end, sleep_start, sleep_end, quality, inflight = _window_fields(per_duty)
+    return _RestFields(  # already grouped by duty, in duty order
+        rest_ptr=ptr,
+        rest_start=start,
+        rest_end=end,
+        rest_sleep_start=sleep_start,
+        rest_sleep_end=sleep_end,
+        rest_quality=quality,
+        rest_inflight=inflight.astype(bool),
+    )
 
 
 def _codes(airport: Airport) -> frozenset[str]:
@@ -395,6 +414,29 @@ def _codes(airport: Airport) -> frozenset[str]:
 
 def _home_codes(home_base: Sequence[Airport]) -> frozenset[str]:
     return frozenset().union(*(_codes(a) for a in home_base))
+
+
+class _CodeCache:
+    """Codes of the airports and HomeBase lists met so far, by object identity (duties
+    share these objects, alive for the whole call): :func:`_codes` once per object."""
+
+    def __init__(self) -> None:
+        self._airports: dict[int, frozenset[str]] = {}
+        self._homes: dict[int | tuple[int, ...], frozenset[str]] = {}
+
+    def airport(self, airport: Airport) -> frozenset[str]:
+        found = self._airports.get(id(airport))
+        if found is None:
+            found = self._airports[id(airport)] = _codes(airport)
+        return found
+
+    def home(self, home_base: Sequence[Airport]) -> frozenset[str]:
+        """The codes of a HomeBase list (:func:`_home_codes`)."""
+        key = id(home_base[0]) if len(home_base) == 1 else tuple(map(id, home_base))
+        found = self._homes.get(key)
+        if found is None:
+            found = self._homes[key] = frozenset().union(*map(self.airport, home_base))
+        return found
 
 
 class _Zones:
@@ -437,21 +479,34 @@ def _column_rest(
 ) -> _RestFields:
     """Every duty's own rest windows as the ``rest_*`` CSR fields (reference §5.1, §7).
 
-    In-flight rest by array passes (:mod:`vigil.scoring.rest_arrays`); split-duty breaks
-    by :func:`rest_windows` on the few split duties.
+    Array passes (:mod:`vigil.scoring.rest_arrays`): in-flight rest, then split-duty breaks.
     """
+
+    def hours(us: IntArray) -> FloatArray:
+        out: FloatArray = us / 1e6 / 3600.0  # µs -> epoch h, as timestamp()/3600
+        return out
+
     inflight = inflight_rest(columns, params)
     duty, slot = np.nonzero(inflight.present)  # duty order, then window order
-    start = inflight.start[duty, slot] / 1e6 / 3600.0  # µs -> epoch h, as timestamp()/3600
-    end = inflight.end[duty, slot] / 1e6 / 3600.0
+    start, end = hours(inflight.start[duty, slot]), hours(inflight.end[duty, slot])
     quality = inflight_quality(columns, params)[duty]
     rows: list[tuple[npt.NDArray[Any], ...]] = [
         (duty, start, end, start, end, quality, np.ones(duty.size, dtype=bool))
     ]
     split = np.flatnonzero(split_duties(columns) & (columns.duty_type != DutyType.STANDBY))
-    if split.size:
-        per_duty = [rest_windows(d, params, sleep_params) for d in columns.duties(split)]
-        rows.append((np.repeat(split, [len(w) for w in per_duty]), *_window_fields(per_duty)))
+    breaks = split_breaks(columns, split, sleep_params)
+    has = breaks.present
+    rows.append(
+        (
+            split[has],
+            hours(breaks.start[has]),
+            hours(breaks.end[has]),
+            hours(breaks.sleep_start[has]),
+            hours(breaks.sleep_end[has]),
+            breaks.quality[has],
+            np.zeros(int(has.sum()), dtype=bool),
+        )
+    )
     return _rest_csr(
         columns.n_duties, *(np.concatenate(parts) for parts in zip(*rows, strict=True))
     )
@@ -537,8 +592,9 @@ def _warmups(
 
 
 #: From this many crew members on, zone timelines are built by array passes
-#: (:func:`zone_timelines`); below, NumPy's per-call cost exceeds the per-crew loop.
-VECTOR_MIN_CREW = 8
+#: (:func:`zone_timelines`); below, NumPy's per-call cost exceeds the per-crew loop
+#: (measured: equal near 50 crew members of an airline month, 0.55 ms).
+VECTOR_MIN_CREW = 48
 
 
 def crew_zone_timelines(
@@ -559,18 +615,62 @@ def crew_zone_timelines(
     span_time[duty], span_zone[duty] = plan.on, plan.start_zone
     span_time[duty + 1], span_zone[duty + 1] = plan.off, plan.end_zone
     if n < VECTOR_MIN_CREW:  # a request's one crew member: the per-crew loop is cheaper
-        names = [plan.zones[z] for z in span_zone.tolist()]
-        times = span_time.tolist()
+        times, zone_ids, ends = span_time.tolist(), span_zone.tolist(), end.tolist()
         bounds = np.append(first, span_time.size).tolist()
-        points = [
-            grid.zone_timeline(list(zip(times[a:b], names[a:b], strict=True)), float(end[i]))
-            for i, (a, b) in enumerate(zip(bounds[:-1], bounds[1:], strict=True))
-        ]
-        ptr = np.concatenate([[0], np.cumsum([len(p) for p in points])]).astype(np.int64)
-        flat = np.array([q for p in points for q in p], dtype=np.float64).reshape(-1, 2)
-        return ptr, flat[:, 0].copy(), flat[:, 1].copy()
+        years = _year_range(span_time, np.append(span_time, end))
+        tables = {z: _zone_lists(plan.zones[z], years.start, years.stop) for z in set(zone_ids)}
+        counts: list[int] = []
+        time: list[float] = []
+        offset: list[float] = []
+        for i, (a, b) in enumerate(zip(bounds[:-1], bounds[1:], strict=True)):
+            before = len(time)
+            _crew_timeline(times[a:b], zone_ids[a:b], ends[i], tables, time, offset)
+            counts.append(len(time) - before)
+        ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        return ptr, np.array(time, dtype=np.float64), np.array(offset, dtype=np.float64)
     span_crew = np.repeat(np.arange(n), 2 * np.diff(plan.offsets) + 1)
     return zone_timelines(span_crew, span_time, span_zone, n, end, plan.zones)
+
+
+def _crew_timeline(
+    times: list[float],
+    zone_ids: list[int],
+    end: float,
+    tables: Mapping[int, tuple[list[float], list[float]]],
+    time: list[float],
+    offset: list[float],
+) -> None:
+    """Append one crew member's :func:`grid.zone_timeline` points to ``time``/``offset``.
+
+    As :func:`zone_timelines` for one crew member, by ``bisect`` on the zone tables of
+    :func:`_zone_lists` (a request's 30-odd spans cost less than the array passes' setup).
+    """
+    n = len(times)
+    last = math.nan  # the offset of the latest point (NaN: none yet)
+    for i in range(n):
+        t0 = times[i]
+        t1 = times[i + 1] if i + 1 < n else end
+        if t1 <= t0 and i + 1 < n:
+            continue  # a span ending before it starts adds nothing
+        changes, offsets = tables[zone_ids[i]]  # offsets[k + 1] holds from changes[k] on
+        k = bisect_right(changes, t0)
+        points = [(t0, offsets[k])]
+        if k < len(changes) and changes[k] < t1:  # changes inside the span
+            j = bisect_left(changes, t1)
+            points += zip(changes[k:j], offsets[k + 1 : j + 1], strict=True)
+        for t, value in points:
+            if value != last:  # consecutive equal offsets merge
+                time.append(t)
+                offset.append(value)
+                last = value
+
+
+@functools.lru_cache(maxsize=1024)
+def _zone_lists(zone: str, first_year: int, stop_year: int) -> tuple[list[float], list[float]]:
+    """:func:`_zone_table` as lists: change instants, and the offset before the first
+    change followed by the offset from each change on."""
+    times, offsets, start_offset = _zone_table(zone, range(first_year, stop_year))
+    return times.tolist(), [start_offset, *offsets.tolist()]
 
 
 def zone_timelines(

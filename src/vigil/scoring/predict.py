@@ -54,6 +54,9 @@ __all__ = [
     "prediction_horizon",
 ]
 
+#: Rows of a table: indices, or every row as it stands.
+Rows = IntArray | slice
+
 _KIND_NAMES = {KIND_MAIN: "main", KIND_NAP: "nap", KIND_INFLIGHT: "inflight"}
 
 
@@ -211,16 +214,13 @@ def pack_plan(
     sb = np.array(standby, dtype=np.float64).reshape(-1, 3)
     s_ptr, s_rows = _rows_of(sb[:, 0], pick, chosen.size)
     z_ptr, z_time, z_offset = zones
-    z_count = np.diff(z_ptr)[chosen]
-    z_rows = np.repeat(z_ptr[chosen] - np.cumsum(z_count) + z_count, z_count) + np.arange(
-        int(z_count.sum())
-    )
+    z_ptr_chosen, z_rows = _csr_rows(z_ptr, chosen)
     return PackedSleepInput(
         start=start[chosen],
         end=end[chosen],
         s_start=np.full(chosen.size, S_AT_WAKING),
         phase_start=z_offset[z_ptr[chosen]],
-        zone_ptr=np.concatenate([[0], np.cumsum(z_count)]).astype(np.int64),
+        zone_ptr=z_ptr_chosen,
         zone_time=z_time[z_rows],
         zone_offset=z_offset[z_rows],
         busy_ptr=b_ptr,
@@ -241,14 +241,28 @@ def pack_plan(
     )
 
 
-def _rows_of(row_crew: FloatArray, pick: IntArray, n: int) -> tuple[IntArray, IntArray]:
-    """CSR pointer and row order of the rows of picked crew, by pick order then row order."""
+def _rows_of(row_crew: FloatArray, pick: IntArray, n: int) -> tuple[IntArray, Rows]:
+    """CSR pointer and row order of the rows of picked crew, by pick order then row order
+    (every row, as they stand, when all are picked and already in pick order)."""
     owner = pick[row_crew.astype(np.int64)] if row_crew.size else np.zeros(0, np.int64)
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    if owner.size == 0 or (owner[0] >= 0 and bool((owner[1:] >= owner[:-1]).all())):
+        np.cumsum(np.bincount(owner, minlength=n), out=ptr[1:])
+        return ptr, slice(None)
     rows = np.flatnonzero(owner >= 0)
     rows = rows[np.argsort(owner[rows], kind="stable")]
-    ptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(owner[rows], minlength=n), out=ptr[1:])
     return ptr, rows
+
+
+def _csr_rows(ptr: IntArray, chosen: IntArray) -> tuple[IntArray, Rows]:
+    """CSR pointer and rows of the groups ``chosen`` of CSR ``ptr``, in that order."""
+    if chosen.size == ptr.size - 1 and bool((chosen == np.arange(chosen.size)).all()):
+        return ptr.astype(np.int64), slice(None)  # every group, in order
+    count = np.diff(ptr)[chosen]
+    first = np.repeat(ptr[chosen] - np.cumsum(count) + count, count)
+    rows: IntArray = first + np.arange(int(count.sum()))
+    return np.concatenate([[0], np.cumsum(count)]).astype(np.int64), rows
 
 
 def _add_activities(

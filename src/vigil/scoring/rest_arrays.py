@@ -5,28 +5,34 @@ to whole columns: given FirstRest/SecondRest periods clipped to the duty, or slo
 from the crew complement. Arithmetic is in whole microseconds with the rounding of
 :class:`datetime.timedelta` (half to even on division; ``float * timedelta`` rounded
 once), so every window is the instant the per-duty function gives, to the microsecond.
-Split-duty breaks (§7, rare, and touching local time for the WOCL test) stay with the
-per-duty function. ``tests/scoring/test_rest_arrays.py`` checks both agree.
+Split-duty breaks (§7, :func:`split_breaks`) likewise; their WOCL test reads the home
+base's UTC offset once per distinct (zone, instant). ``tests/scoring/test_plan.py``
+checks both agree with the per-duty function.
 """
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import numpy as np
 import numpy.typing as npt
 
+from vigil import tz
 from vigil.domain import CrewComposition, DutyType
 from vigil.model.parameters import Parameters
+from vigil.model.sleep import SleepParameters
 from vigil.roster.arrays import NO_TIME, DutyColumns
 from vigil.scoring.grid import FloatArray, IntArray
 from vigil.scoring.rest import _CABIN_ZONES
 
-__all__ = ["InflightRest", "inflight_rest", "split_duties"]
+__all__ = ["InflightRest", "SplitBreaks", "inflight_rest", "split_breaks", "split_duties"]
 
 BoolArray = npt.NDArray[np.bool_]
 _US_PER_MIN = 60_000_000
+_US_PER_DAY = 86_400_000_000
 _HOUR = timedelta(hours=1)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_NAIVE_EPOCH = datetime(1970, 1, 1)
 
 
 def _us(hours: float) -> int:
@@ -142,4 +148,92 @@ def inflight_quality(columns: DutyColumns, params: Parameters) -> FloatArray:
     """``q_k = q_bunk·r_k`` of each duty (reference §5.2)."""
     factor = np.asarray(params.facility_factor, dtype=np.float64)
     out: FloatArray = params.inflight_quality * factor[columns.sleep_class - 1]
+    return out
+
+
+class SplitBreaks:
+    """The ground break of each of some split duties (reference §7), in µs since the epoch.
+
+    ``present`` is False where the duty has no break; ``sleep_start``/``sleep_end`` bound
+    where sleep may happen (both ``start`` when ``quality`` is 0).
+    """
+
+    def __init__(
+        self,
+        start: IntArray,
+        end: IntArray,
+        sleep_start: IntArray,
+        sleep_end: IntArray,
+        quality: FloatArray,
+    ) -> None:
+        self.start, self.end = start, end
+        self.sleep_start, self.sleep_end = sleep_start, sleep_end
+        self.quality = quality
+
+    @property
+    def present(self) -> BoolArray:
+        out: BoolArray = self.end > self.start
+        return out
+
+
+def split_breaks(columns: DutyColumns, index: IntArray, sp: SleepParameters) -> SplitBreaks:
+    """The break of split duties ``index`` as :func:`vigil.scoring.rest.rest_windows` gives it.
+
+    FirstRest when given (clipped to the duty), else ``max(0, duty - 8 h)`` centred in the
+    duty; accommodation quality for breaks >= 6 h or touching 02:00-04:59 home-base local
+    time, rest-room quality for 3-6 h, no sleep below; sleep from 30 min after the start
+    to 45 min before the end (reference §7).
+    """
+    on = columns.on_duty[index] * _US_PER_MIN
+    off = columns.off_duty[index] * _US_PER_MIN
+    given = columns.period_start[1, index] != NO_TIME  # FirstRest
+    rest_start = np.where(given, columns.period_start[1, index], 0) * _US_PER_MIN
+    rest_end = np.where(given, columns.period_end[1, index], 0) * _US_PER_MIN
+    duration = off - on
+    mid = on + _div(duration, 2)
+    half = _div(np.maximum(duration - _us(sp.split_free_hours), 0), 2)
+    start = np.where(given, np.maximum(rest_start, on), mid - half)
+    end = np.where(given, np.minimum(rest_end, off), mid + half)
+    hours = (end - start) / (_HOUR // timedelta(microseconds=1))
+    zones = [columns.home_bases[h][0].tz for h in columns.home_base[index].tolist()]
+    roomy = (hours >= sp.split_accommodation_hours) | _touches_wocl(start, end, zones, sp)
+    quality = np.where(
+        roomy,
+        sp.split_accommodation_quality,
+        np.where(hours >= sp.split_rest_room_hours, sp.split_rest_room_quality, 0.0),
+    )
+    a = start + _us(sp.split_settle_hours)
+    b = end - _us(sp.split_rise_hours)
+    none = (quality == 0.0) | (b <= a)
+    return SplitBreaks(
+        start,
+        end,
+        np.where(none, start, a),
+        np.where(none, start, b),
+        np.where(none, 0.0, quality),
+    )
+
+
+def _touches_wocl(
+    start: IntArray, end: IntArray, zones: list[str], sp: SleepParameters
+) -> BoolArray:
+    """Whether each ``[start, end)`` [µs] touches the WOCL in home-base local time, as
+    :func:`vigil.scoring.rest._touches_wocl` (local wall clock fixed at the start's offset).
+
+    Its day loop, closed: the first day ``D`` (from the day before the start's local day)
+    with ``local < D + hi`` touches iff ``D < local_end`` and ``D + lo < local_end``.
+    """
+    offsets: dict[tuple[str, int], int] = {}
+    local = np.empty(start.size, dtype=np.int64)
+    for k, (zone, us) in enumerate(zip(zones, start.tolist(), strict=True)):
+        found = offsets.get((zone, us))
+        if found is None:
+            wall = tz.utc_to_local(_EPOCH + timedelta(microseconds=us), zone)
+            found = offsets[(zone, us)] = (wall - _NAIVE_EPOCH) // timedelta(microseconds=1)
+        local[k] = found
+    local_end = local + (end - start)
+    lo, hi = (_us(h) for h in sp.split_wocl)
+    first_day = (local // _US_PER_DAY - 1) * _US_PER_DAY
+    day = first_day + np.maximum((local - hi - first_day) // _US_PER_DAY + 1, 0) * _US_PER_DAY
+    out: BoolArray = (day < local_end) & (day + lo < local_end)
     return out
