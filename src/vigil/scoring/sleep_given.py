@@ -11,20 +11,19 @@ fill the warm-up before the first record (§9.4). The result equals
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 import numba as nb
 import numpy as np
 
 from vigil.model.parameters import Parameters
+from vigil.roster.sleep_columns import instant_of, microseconds_of, record_arrays
 from vigil.scoring import grid
 from vigil.scoring.grid import FloatArray, IntArray
 from vigil.scoring.plan import KIND_NAMES, CrewPlan, SleepArrays
 
 __all__ = ["given_sleep"]
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_MICROSECOND = timedelta(microseconds=1)
 _MAIN, _INFLIGHT = KIND_NAMES.index("main"), KIND_NAMES.index("inflight")
 
 
@@ -33,10 +32,8 @@ def given_sleep(plan: CrewPlan, crew: IntArray, params: Parameters) -> SleepArra
     ``crew`` order), from the plan's arrays (module docstring)."""
     del params  # in-flight quality is the plan's, computed with the request's preset
     crew_list = crew.tolist()
-    records = [r for i in crew_list for r in plan.sleep[i]]
-    owner = np.repeat(np.arange(len(crew_list)), [len(plan.sleep[i]) for i in crew_list])
-    start_us = _microseconds([r.start for r in records])
-    end_us = _microseconds([r.end for r in records])
+    counts, start_us, end_us = record_arrays([plan.sleep[i] for i in crew_list])
+    owner = np.repeat(np.arange(len(crew_list)), counts)
     order = np.lexsort((start_us, owner))  # by crew, then start (stable, as sorted())
     owner, start_us, end_us = owner[order], start_us[order], end_us[order]
     duty_lo, duty_hi = plan.offsets[crew], plan.offsets[crew + 1]
@@ -51,7 +48,7 @@ def given_sleep(plan: CrewPlan, crew: IntArray, params: Parameters) -> SleepArra
     inside = duty >= 0
     global_duty = np.where(inside, duty_lo[owner] + duty, 0)
     firsts = np.searchsorted(owner, np.arange(len(crew_list)))
-    first_start = [records[k].start for k in order[firsts].tolist()] if records else []
+    first_start = [instant_of(t) for t in start_us[firsts].tolist()] if start_us.size else []
     nights = _warmup_nights(plan, crew_list, first_start)
     n_nights = np.array([len(n) for n in nights], dtype=np.int64)
     flat = [night for per_crew in nights for night in per_crew]
@@ -89,7 +86,7 @@ def _warmup_nights(
 
 def _microseconds(instants: Sequence[datetime]) -> IntArray:
     """Aware datetimes → whole microseconds since the epoch."""
-    return np.array([(t - _EPOCH) // _MICROSECOND for t in instants], dtype=np.int64)
+    return np.array([microseconds_of(t) for t in instants], dtype=np.int64)
 
 
 def _duty_microseconds(instants: Sequence[datetime], lo: IntArray, hi: IntArray) -> IntArray:
