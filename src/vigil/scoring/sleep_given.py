@@ -25,6 +25,7 @@ from vigil.scoring.plan import KIND_NAMES, CrewPlan, SleepArrays
 __all__ = ["given_sleep"]
 
 _MAIN, _INFLIGHT = KIND_NAMES.index("main"), KIND_NAMES.index("inflight")
+_MIN_PIECE = timedelta(minutes=30)  # as grid.habitual_nights (reference §4.2)
 
 
 def given_sleep(plan: CrewPlan, crew: IntArray, params: Parameters) -> SleepArrays:
@@ -73,20 +74,49 @@ def _warmup_nights(
     plan: CrewPlan, crew: Sequence[int], first_start: Sequence[datetime]
 ) -> list[list[tuple[datetime, datetime]]]:
     """Habitual home-base nights from each warm-up start until the first record or the
-    first duty's wake-up for commute and preparation, whichever is earlier (§9.4)."""
-    out = []
+    first duty's wake-up for commute and preparation, whichever is earlier (§9.4).
+
+    Crew members of one home zone and warm-up start share their nights: they are found
+    once (:func:`grid.habitual_nights`), up to a day past the latest of their limits so
+    that none is cut, and then cut at each member's own limit (:func:`_until`).
+    """
+    keys, limits = [], []
     for i, first in zip(crew, first_start, strict=True):
         d0 = int(plan.offsets[i])
         ready = timedelta(minutes=int(plan.ready_minutes[d0]))
-        limit = min(first, plan.on_instant[d0] - ready)
-        zone = plan.zones[plan.home_zone[i]]
-        out.append(grid.habitual_nights(zone, plan.warmup[i], limit))
+        limits.append(min(first, plan.on_instant[d0] - ready))
+        keys.append((plan.zones[plan.home_zone[i]], plan.warmup[i]))
+    latest: dict[tuple[str, datetime], datetime] = {}
+    for key, limit in zip(keys, limits, strict=True):
+        latest[key] = max(latest.get(key, limit), limit)
+    nights = {
+        (zone, start): grid.habitual_nights(zone, start, limit + timedelta(days=1))
+        for (zone, start), limit in latest.items()
+    }
+    return [_until(nights[key], limit) for key, limit in zip(keys, limits, strict=True)]
+
+
+def _until(
+    nights: Sequence[tuple[datetime, datetime]], limit: datetime
+) -> list[tuple[datetime, datetime]]:
+    """:func:`grid.habitual_nights` up to ``limit`` from the uncut nights of the same zone
+    and start (each under a day long): those starting before ``limit``, cut at it, and
+    pieces shorter than 30 min dropped (reference §4.2 minimum episode)."""
+    out = []
+    for bed, wake in nights:
+        if bed >= limit:
+            break
+        end = min(wake, limit)
+        if end - bed >= _MIN_PIECE:
+            out.append((bed, end))
     return out
 
 
 def _microseconds(instants: Sequence[datetime]) -> IntArray:
-    """Aware datetimes → whole microseconds since the epoch."""
-    return np.array([microseconds_of(t) for t in instants], dtype=np.int64)
+    """Aware datetimes → whole microseconds since the epoch (each distinct instant
+    converted once: a plan shares a few thousand among its duties)."""
+    distinct = {t: microseconds_of(t) for t in set(instants)}
+    return np.fromiter(map(distinct.__getitem__, instants), np.int64, len(instants))
 
 
 def _duty_microseconds(instants: Sequence[datetime], lo: IntArray, hi: IntArray) -> IntArray:
