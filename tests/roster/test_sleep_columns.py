@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import pickle
 import random
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
+import polars as pl
 import pytest
 
 from vigil.domain import SleepRecord
@@ -18,7 +20,14 @@ from vigil.roster.sleep_columns import (
     last_end,
     record_arrays,
 )
-from vigil.roster.sleep_records import _check_overlaps, _read_record, parse_sleep_data
+from vigil.roster.sleep_records import (
+    _BAD,
+    _check_overlaps,
+    _instant,
+    _microseconds,
+    _read_record,
+    parse_sleep_data,
+)
 
 REFERENCES = dict.fromkeys(["P1", "P2", "P3", "Crew, 4"])
 
@@ -54,6 +63,10 @@ def _text(rng: random.Random, at: datetime) -> object:
             "1/3/2026 05:00",
             "0999-03-01T05:00:00Z",  # out of range
             "2026-02-30T05:00:00Z",
+            "2026-03-01T24:00:00Z",
+            "2026-03-01T23:59:60Z",
+            "2028-02-29T05:00:00Z",
+            "2101-01-01T05:00:00Z",
             "2026-3-1T05:00:00Z",
             17,
             None,
@@ -200,3 +213,34 @@ def test_columns_are_a_mapping_of_schedule_to_records() -> None:
     columns = _month()
     assert isinstance(columns, Mapping)
     assert dict(columns) == {name: columns[name] for name in columns.names}
+
+
+def test_columns_and_slices_survive_pickling() -> None:
+    """Parsed requests travel to Dask workers as pickles (``vigil.worker.dask``)."""
+    columns = _month()
+    name = columns.names[0]
+    copy, piece = pickle.loads(pickle.dumps(columns)), pickle.loads(pickle.dumps(columns[name]))
+    assert {k: tuple(v) for k, v in copy.items()} == {k: tuple(v) for k, v in columns.items()}
+    assert piece == columns[name]
+
+
+def test_instants_read_by_polars_equal_those_read_by_fromisoformat() -> None:
+    """The usual spelling read by Polars gives :func:`_instant`'s instant, and every text
+    it must not read (impossible dates, hour 24, a leap second, years out of range)
+    falls to :func:`_instant`."""
+    texts = [
+        f"{y:04d}-{m:02d}-{d:02d}T{h:02d}:{mi:02d}:{s:02d}Z"
+        for y in (999, 1000, 1900, 1969, 1970, 2026, 2028, 2100, 2101, 9999)
+        for m, d in ((1, 1), (2, 28), (2, 29), (2, 30), (4, 31), (12, 31), (13, 1), (0, 1))
+        for h, mi, s in ((0, 0, 0), (23, 59, 59), (24, 0, 0), (23, 59, 60), (12, 60, 0))
+    ] + ["2026-03-01T22:00:00+01:00", "2026-3-01T22:00:00Z", "2026-03-01 22:00:00Z"]
+    epoch = datetime(1970, 1, 1, tzinfo=UTC)
+    expected = []
+    for text in texts:
+        value = _instant(text)
+        expected.append(
+            (value - epoch) // timedelta(microseconds=1) if isinstance(value, datetime) else _BAD
+        )
+    got = _microseconds(pl.Series(texts, dtype=pl.String))
+    assert got == expected
+    assert 0 < expected.count(_BAD) < len(texts)

@@ -222,9 +222,8 @@ def _usual_columns(
     usual = np.array([type(r) is dict and r.keys() == _PLAIN_KEYS for r in records], dtype=bool)
     rows = records if usual.all() else [records[i] for i in np.flatnonzero(usual).tolist()]
     name, start, end = (_text_column([r[f] for r in rows]) for f in SLEEP_FIELDS)
-    texts = pl.concat([start, end]).unique().drop_nulls().to_list()
-    instants = [_instant(t) for t in texts]
-    microseconds = [microseconds_of(t) if isinstance(t, datetime) else _BAD for t in instants]
+    texts = pl.concat([start, end]).unique().drop_nulls()
+    microseconds = _microseconds(texts)
 
     def instant_column(texts_of: pl.Series) -> IntArray:
         mapped = texts_of.replace_strict(texts, microseconds, default=_BAD, return_dtype=pl.Int64)
@@ -251,6 +250,34 @@ def _usual_columns(
         _spread(a, usual, _BAD),
         _spread(b, usual, _BAD),
     )
+
+
+#: The usual spelling of an instant, read by Polars; every other spelling by :func:`_instant`.
+_USUAL_INSTANT = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]Z$"
+_USUAL_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+
+
+def _microseconds(texts: pl.Series) -> list[int]:
+    """Distinct SleepStart/SleepEnd texts → microseconds since the epoch, ``_BAD`` where
+    :func:`_instant` finds an error.
+
+    Texts of the usual spelling (``2026-03-01T22:00:00Z``) that Polars reads as a date
+    of the allowed years are read by Polars; the others (other spellings, offsets,
+    fractions, impossible dates) one by one by :func:`_instant`.
+    """
+    text = pl.col("text")
+    at = text.str.strptime(pl.Datetime("us", "UTC"), _USUAL_FORMAT, strict=False)
+    usual = text.str.contains(_USUAL_INSTANT) & at.dt.year().is_between(MIN_YEAR, MAX_YEAR)
+    fast = pl.DataFrame({"text": texts}).select(pl.when(usual).then(at.dt.epoch("us")))
+    return [
+        _microseconds_or_bad(t) if value is None else value
+        for t, value in zip(texts.to_list(), fast.to_series().to_list(), strict=True)
+    ]
+
+
+def _microseconds_or_bad(text: str) -> int:
+    value = _instant(text)
+    return microseconds_of(value) if isinstance(value, datetime) else _BAD
 
 
 def _text_column(values: list[object]) -> pl.Series:
