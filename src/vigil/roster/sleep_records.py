@@ -308,7 +308,8 @@ def _group(
     group_of = np.zeros(len(names), dtype=np.int64)
     group_of[ranked] = np.arange(ranked.size)
     group = group_of[code]
-    order = np.lexsort((index, end, start, group))
+    by = {"group": group, "start": start, "end": end, "index": index}
+    order = pl.DataFrame(by).select(pl.arg_sort_by(list(by))).to_series().to_numpy()
     return SleepColumns(
         tuple(names[k] for k in ranked.tolist()),
         np.concatenate([[0], np.cumsum(np.bincount(group))]).astype(np.int64),
