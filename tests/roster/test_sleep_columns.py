@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pickle
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
@@ -22,9 +22,12 @@ from vigil.roster.sleep_columns import (
 )
 from vigil.roster.sleep_records import (
     _BAD,
+    COLUMNAR_MIN_RECORDS,
     _check_overlaps,
     _instant,
     _microseconds,
+    _parse_by_column,
+    _parse_by_record,
     _read_record,
     parse_sleep_data,
 )
@@ -97,15 +100,32 @@ def _records(rng: random.Random, n: int) -> list[object]:
     return out
 
 
+@pytest.mark.parametrize("reader", [_parse_by_column, _parse_by_record])
 @pytest.mark.parametrize("seed", range(12))
-def test_columns_give_the_records_and_errors_of_the_one_by_one_reader(seed: int) -> None:
+def test_columns_give_the_records_and_errors_of_the_one_by_one_reader(
+    seed: int, reader: Callable[..., tuple[Mapping[str, Sequence[SleepRecord]], list[RowError]]]
+) -> None:
+    """Both readers against :func:`_read_record` on every record (the former reader)."""
     records = _records(random.Random(seed), 400)
-    columns, errors = parse_sleep_data(records, references=REFERENCES)  # type: ignore[arg-type]
+    columns, errors = reader(records, REFERENCES)
     expected, expected_errors = _one_by_one(records)
     assert [format_error(e) for e in errors] == [format_error(e) for e in expected_errors]
     assert errors == expected_errors
     assert list(columns) == list(expected)  # schedules in order of their first record
     assert {k: list(v) for k, v in columns.items()} == expected
+
+
+def test_large_sleep_data_is_read_by_column_small_by_record() -> None:
+    record = {
+        "ScheduleName": "P1",
+        "SleepStart": "2026-03-01T22:00:00Z",
+        "SleepEnd": "2026-03-02T06:00:00Z",
+    }
+    for n, kind in ((COLUMNAR_MIN_RECORDS - 1, dict), (COLUMNAR_MIN_RECORDS, SleepColumns)):
+        found, errors = parse_sleep_data([record] * n, references=REFERENCES)
+        assert isinstance(found, kind)
+        assert len(errors) == n - 1  # each copy overlaps the first
+        assert [len(v) for v in found.values()] == [n]
 
 
 def test_usual_records_without_errors_are_read_by_column_alone() -> None:
@@ -126,7 +146,7 @@ def test_usual_records_without_errors_are_read_by_column_alone() -> None:
             "SleepEnd": "2026-03-02T22:00:00Z",
         },
     ]
-    columns, errors = parse_sleep_data(records, references=REFERENCES)
+    columns, errors = _parse_by_column(records, REFERENCES)
     assert errors == []
     assert columns.names == ("P1", "P2")
     assert columns.offsets.tolist() == [0, 2, 3]
@@ -159,21 +179,22 @@ def test_overlap_with_an_earlier_longer_record_names_that_record() -> None:
             "SleepEnd": "2026-03-02T12:00:00Z",
         },
     ]
-    _, errors = parse_sleep_data(records, references=REFERENCES)
+    _, errors = _parse_by_column(records, REFERENCES)
     assert [(e.row, e.reference) for e in errors] == [(1, "P1"), (2, "P1")]
     assert errors == _one_by_one(records)[1]
     assert "SleepData[0]" in errors[1].message
 
 
 def test_empty_sleep_data() -> None:
-    columns, errors = parse_sleep_data([], references=REFERENCES)
-    assert (len(columns), errors, columns.get("P1")) == (0, [], None)
+    for reader in (_parse_by_column, _parse_by_record):
+        columns, errors = reader([], REFERENCES)
+        assert (len(columns), errors, columns.get("P1")) == (0, [], None)
 
 
 def _month() -> SleepColumns:
     rng = random.Random(3)
     records = [r for r in _records(rng, 300) if isinstance(r, dict)]
-    columns, _ = parse_sleep_data(records, references=REFERENCES)
+    columns, _ = _parse_by_column(records, REFERENCES)  # type: ignore[arg-type]
     return columns
 
 

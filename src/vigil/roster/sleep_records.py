@@ -32,7 +32,13 @@ from vigil.roster.columns import MAX_YEAR, MIN_YEAR
 from vigil.roster.errors import RowError, Source, make_error
 from vigil.roster.sleep_columns import SleepColumns, microseconds_of
 
-__all__ = ["SLEEP_FIELDS", "SleepDataShapeError", "check_sleep_data_shape", "parse_sleep_data"]
+__all__ = [
+    "COLUMNAR_MIN_RECORDS",
+    "SLEEP_FIELDS",
+    "SleepDataShapeError",
+    "check_sleep_data_shape",
+    "parse_sleep_data",
+]
 
 #: The fields of a sleep record (seed §2.3), in their canonical spelling.
 SLEEP_FIELDS: tuple[str, ...] = ("ScheduleName", "SleepStart", "SleepEnd")
@@ -145,16 +151,16 @@ def _stamp(value: datetime) -> str:
     return value.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+#: From this many records on, SleepData is read by column (:func:`_parse_by_column`);
+#: below, Polars' per-call cost exceeds the record reader's (32 records: 0.18 ms by
+#: record, 1.9 ms by column; 366,054 records: 1.1 s by record, 0.4 s by column).
+COLUMNAR_MIN_RECORDS = 1000
+
+
 def parse_sleep_data(
     records: Sequence[Mapping[str, object]], *, references: Collection[str]
-) -> tuple[SleepColumns, list[RowError]]:
+) -> tuple[Mapping[str, Sequence[SleepRecord]], list[RowError]]:
     """Read SleepData (contract §3.2).
-
-    The usual records (dicts of the three canonical fields, holding strings) are read
-    by column: each distinct text is parsed once and the checks are array passes. Any
-    record that is not usual or fails a check is read again by :func:`_read_record`,
-    which writes its errors; overlaps are looked for by array pass and written, for
-    the schedules that have one, by :func:`_check_overlaps`.
 
     Parameters
     ----------
@@ -165,8 +171,45 @@ def parse_sleep_data(
 
     Returns
     -------
-    SleepColumns, list of RowError
-        Valid records by schedule, sorted by start; and the errors in index order.
+    mapping of str to sequence of SleepRecord, list of RowError
+        Valid records by schedule (in order of their first record), each sorted by
+        start; and the errors in index order. From :data:`COLUMNAR_MIN_RECORDS`
+        records on, the mapping is a :class:`SleepColumns`.
+    """
+    if len(records) < COLUMNAR_MIN_RECORDS:
+        return _parse_by_record(records, references)
+    return _parse_by_column(records, references)
+
+
+def _parse_by_record(
+    records: Sequence[Mapping[str, object]], references: Collection[str]
+) -> tuple[dict[str, list[SleepRecord]], list[RowError]]:
+    """SleepData read record by record: the usual record by :func:`_plain_record`, any
+    other (or one failing a check) by :func:`_read_record`, which writes its errors."""
+    errors: list[RowError] = []
+    by_schedule: dict[str, list[SleepRecord]] = {}
+    parsed: dict[str, datetime] = {}
+    for index, record in enumerate(records):
+        sleep = _plain_record(index, record, parsed, references)
+        if sleep is None:
+            sleep = _read_record(index, record, parsed, references, errors)
+        if sleep is not None:
+            by_schedule.setdefault(sleep.schedule_name, []).append(sleep)
+    _check_overlaps(by_schedule, errors)
+    errors.sort(key=lambda e: e.row)
+    return by_schedule, errors
+
+
+def _parse_by_column(
+    records: Sequence[Mapping[str, object]], references: Collection[str]
+) -> tuple[SleepColumns, list[RowError]]:
+    """SleepData read by column.
+
+    The usual records (dicts of the three canonical fields, holding strings) are read
+    by column: each distinct text is parsed once and the checks are array passes. Any
+    record that is not usual or fails a check is read again by :func:`_read_record`,
+    which writes its errors; overlaps are looked for by array pass and written, for
+    the schedules that have one, by :func:`_check_overlaps`.
     """
     errors: list[RowError] = []
     if not records:
@@ -200,6 +243,27 @@ def parse_sleep_data(
 
 
 _PLAIN_KEYS = frozenset(SLEEP_FIELDS)
+
+
+def _plain_record(
+    index: int, record: object, parsed: Mapping[str, datetime], references: Collection[str]
+) -> SleepRecord | None:
+    """The usual record, read without error checks: a dict of the three canonical fields,
+    strings whose instants were already read, a known schedule and a sleep of (0, 24] h.
+    None for anything else, which :func:`_read_record` then reads with every check."""
+    if type(record) is not dict or record.keys() != _PLAIN_KEYS:
+        return None
+    name, start_text, end_text = record["ScheduleName"], record["SleepStart"], record["SleepEnd"]
+    if type(name) is not str or type(start_text) is not str or type(end_text) is not str:
+        return None
+    start, end, name = parsed.get(start_text), parsed.get(end_text), name.strip()
+    if start is None or end is None or name not in references:
+        return None
+    if not start < end or end - start > _MAX_SLEEP:
+        return None
+    return SleepRecord(name, start, end, index)
+
+
 _MAX_SLEEP_US = _MAX_SLEEP // timedelta(microseconds=1)
 _BAD = np.iinfo(np.int64).min  # an instant that did not parse
 
