@@ -64,3 +64,5 @@ def test_microseconds_of_shared_and_distinct_instants() -> None:
         datetime(2026, 3, 1, 5, 30, tzinfo=offset),
     ]
     assert _microseconds(instants).tolist() == [_T0.timestamp() * 10**6 + k for k in (0, 1, 0, 0)]
+    many = instants * 300  # from 1,000 instants on, each distinct one is converted once
+    assert _microseconds(many).tolist() == _microseconds(instants).tolist() * 300
