@@ -265,3 +265,21 @@ def test_instants_read_by_polars_equal_those_read_by_fromisoformat() -> None:
     got = _microseconds(pl.Series(texts, dtype=pl.String))
     assert got == expected
     assert 0 < expected.count(_BAD) < len(texts)
+
+
+@pytest.mark.parametrize("field", ["ScheduleName", "SleepEnd"])
+def test_a_lone_surrogate_sends_large_sleep_data_to_the_record_reader(field: str) -> None:
+    """Polars holds UTF-8 only; ``json.loads`` lets ``"\\ud800"`` through."""
+    records: list[dict[str, object]] = [
+        {
+            "ScheduleName": "P1",
+            "SleepStart": f"2026-03-01T{h:02d}:00:00Z",
+            "SleepEnd": f"2026-03-01T{h:02d}:30:00Z",
+        }
+        for h in range(24)
+    ] * (COLUMNAR_MIN_RECORDS // 24 + 1)
+    records[5] = dict(records[5], **{field: "P1\ud800"})
+    found, errors = parse_sleep_data(records, references=REFERENCES)  # type: ignore[arg-type]
+    expected, expected_errors = _one_by_one(records)
+    assert isinstance(found, dict) and found == expected
+    assert [format_error(e) for e in errors] == [format_error(e) for e in expected_errors]

@@ -1,4 +1,4 @@
-"""SleepData records → valid records by schedule (:class:`SleepColumns`), or errors (contract §3.2).
+"""SleepData records → valid records by schedule, or errors (contract §3.2).
 
 Two layers of problems:
 
@@ -176,9 +176,12 @@ def parse_sleep_data(
         start; and the errors in index order. From :data:`COLUMNAR_MIN_RECORDS`
         records on, the mapping is a :class:`SleepColumns`.
     """
-    if len(records) < COLUMNAR_MIN_RECORDS:
-        return _parse_by_record(records, references)
-    return _parse_by_column(records, references)
+    if len(records) >= COLUMNAR_MIN_RECORDS:
+        try:
+            return _parse_by_column(records, references)
+        except UnicodeEncodeError:  # a lone surrogate: Polars holds UTF-8 only
+            pass
+    return _parse_by_record(records, references)
 
 
 def _parse_by_record(
@@ -222,13 +225,11 @@ def _parse_by_column(
         sleep = _read_record(index, records[index], parsed, references, errors)
         if sleep is not None:
             extra.append(sleep)
-    names = list(usual.names)
-    code = {name: k for k, name in enumerate(names)}
+    code = {name: k for k, name in enumerate(usual.names)}
     for record in extra:
         code.setdefault(record.schedule_name, len(code))
-    names = list(code)
     columns = _group(
-        names,
+        list(code),
         np.concatenate([usual.name_code[ok], [code[r.schedule_name] for r in extra]]),
         np.concatenate([usual.start[ok], [microseconds_of(r.start) for r in extra]]),
         np.concatenate([usual.end[ok], [microseconds_of(r.end) for r in extra]]),
@@ -283,6 +284,8 @@ class _UsualColumns:
 def _usual_columns(
     records: Sequence[Mapping[str, object]], references: Collection[str]
 ) -> _UsualColumns:
+    """The usual records read by column, each distinct text once; every check of
+    :func:`_read_record` made as an array pass (a record failing one is not ``ok``)."""
     usual = np.array([type(r) is dict and r.keys() == _PLAIN_KEYS for r in records], dtype=bool)
     rows = records if usual.all() else [records[i] for i in np.flatnonzero(usual).tolist()]
     name, start, end = (_text_column([r[f] for r in rows]) for f in SLEEP_FIELDS)
@@ -290,6 +293,7 @@ def _usual_columns(
     microseconds = _microseconds(texts)
 
     def instant_column(texts_of: pl.Series) -> IntArray:
+        # a text not in ``texts`` is a null (a value that is not a string): _BAD too
         mapped = texts_of.replace_strict(texts, microseconds, default=_BAD, return_dtype=pl.Int64)
         out: IntArray = mapped.to_numpy().astype(np.int64)
         return out
