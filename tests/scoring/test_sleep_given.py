@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 
 import numpy as np
+import pytest
 
 from vigil.scoring import grid
-from vigil.scoring.sleep_given import _containing, _microseconds
+from vigil.scoring.sleep_given import _containing, _microseconds, _until
 
 _T0 = datetime(2026, 3, 1, tzinfo=UTC)
 
@@ -37,3 +38,31 @@ def test_containing_matches_datetime_arithmetic_to_the_microsecond() -> None:
     )
     assert [None if k < 0 else k for k in got.tolist()] == expected
     assert {None, 0, 5} <= set(expected)
+
+
+@pytest.mark.parametrize("zone", ["Europe/London", "America/New_York", "Australia/Sydney", "UTC"])
+def test_nights_cut_from_a_later_limit_equal_the_nights_up_to_each_limit(zone: str) -> None:
+    """:func:`_until` over the nights up to a day past the latest limit gives exactly
+    :func:`grid.habitual_nights` up to each limit, across the DST changes of 2026 and
+    with limits inside a night, at its edges and under 30 min after a bedtime."""
+    rng = np.random.default_rng(11)
+    for start in [datetime(2026, m, d, 6, 0, tzinfo=UTC) for m, d in ((3, 25), (4, 1), (10, 22))]:
+        limits = [start + timedelta(minutes=int(m)) for m in rng.integers(-60, 8 * 1440, 300)]
+        bedtimes = [a for a, _ in grid.habitual_nights(zone, start, max(limits))]
+        limits += [b + timedelta(minutes=m) for b in bedtimes for m in (0, 1, 29, 30, 31)]
+        nights = grid.habitual_nights(zone, start, max(limits) + timedelta(days=1))
+        for limit in limits:
+            assert _until(nights, limit) == grid.habitual_nights(zone, start, limit)
+
+
+def test_microseconds_of_shared_and_distinct_instants() -> None:
+    offset = timezone(timedelta(hours=5, minutes=30))
+    instants = [
+        _T0,
+        _T0 + timedelta(microseconds=1),
+        _T0,
+        datetime(2026, 3, 1, 5, 30, tzinfo=offset),
+    ]
+    assert _microseconds(instants).tolist() == [_T0.timestamp() * 10**6 + k for k in (0, 1, 0, 0)]
+    many = instants * 300  # from 1,000 instants on, each distinct one is converted once
+    assert _microseconds(many).tolist() == _microseconds(instants).tolist() * 300

@@ -133,18 +133,22 @@ def _cells(
     table = pl.DataFrame({"line": lines}).with_row_index("row", offset=1)
     if skip >= 0:
         table = table.filter(pl.col("row") != skip + 1)
+    widths = {len(mapping): mapping} if mapping else {FULL_WIDTH: None, SHORT_WIDTH: None}
     simple = pl.col("line").str.contains(_SIMPLE_LINE)
     width = pl.col("line").str.count_matches(",", literal=True) + 1
-    widths = {len(mapping): mapping} if mapping else {FULL_WIDTH: None, SHORT_WIDTH: None}
+    # the width of a simple line of an expected width, else 0 (split by the row reader)
+    table = table.with_columns(
+        width=pl.when(simple & width.is_in(list(widths))).then(width).otherwise(0)
+    )
     parts: list[pl.DataFrame] = []
     for n, positions in widths.items():
         if positions is None:
             positions = list(range(FULL_WIDTH)) if n == FULL_WIDTH else _REQUIRED_POSITIONS
-        chunk = table.filter(simple & (width == n))
+        chunk = table.filter(pl.col("width") == n)
         split = chunk["line"].str.split_exact(",", n - 1).struct.unnest()
         split.columns = [f"c{p}" for p in positions]
         parts.append(pl.concat([chunk.select("row"), split], how="horizontal"))
-    others = table.filter(~(simple & width.is_in(list(widths))))
+    others = table.filter(pl.col("width") == 0)
     n_rows = table.height - others.height
     odd_rows: list[list[str]] = []
     odd_numbers: list[int] = []

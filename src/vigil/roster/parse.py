@@ -11,9 +11,7 @@ a :class:`~vigil.roster.errors.RowError`, and a schedule with any error is left 
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from functools import cached_property
@@ -37,6 +35,7 @@ from vigil.domain import (
     TimeReference,
 )
 from vigil.roster import checks, columnar
+from vigil.roster._gc import cyclic_gc_paused
 from vigil.roster._text import (
     DATE_PATTERN,
     CsvSyntaxError,
@@ -689,7 +688,7 @@ def parse_request_columnar(
     """
     fmt = as_date_format(date_format)
     blank = _blank_positions(blank_defaults)
-    with _cyclic_gc_paused(), tz.operator_airports(airports):
+    with cyclic_gc_paused(), tz.operator_airports(airports):
         reader = _Reader(fmt, blank=blank)
         read = columnar.read_columns(roster_text, reader, _looks_like_header)
         if read is None:  # the readers disagree on a row: the row reader is the judge
@@ -713,7 +712,7 @@ def parse_request_rows(
     """
     fmt = as_date_format(date_format)
     blank = _blank_positions(blank_defaults)
-    with _cyclic_gc_paused(), tz.operator_airports(airports):
+    with cyclic_gc_paused(), tz.operator_airports(airports):
         return _parse_request(fmt, roster_text, sleep_data, activity_text, blank)
 
 
@@ -760,7 +759,9 @@ def _extras(
     sleep_data: Sequence[Mapping[str, object]],
     home_bases: Mapping[str, Airport],
     references: Sequence[str],
-) -> tuple[dict[str, list[Activity]], list[RowError], dict[str, list[SleepRecord]], list[RowError]]:
+) -> tuple[
+    dict[str, list[Activity]], list[RowError], Mapping[str, Sequence[SleepRecord]], list[RowError]
+]:
     """ActivityData and SleepData, read against the roster's References."""
     activities: dict[str, list[Activity]] = {}
     activity_errors: list[RowError] = []
@@ -769,29 +770,11 @@ def _extras(
         activities, activity_errors = parse_activities(
             activity_text, fmt, home_bases=home_bases, references=known
         )
-    sleep: dict[str, list[SleepRecord]] = {}
+    sleep: Mapping[str, Sequence[SleepRecord]] = {}
     sleep_errors: list[RowError] = []
     if sleep_data:
         sleep, sleep_errors = parse_sleep_data(sleep_data, references=known)
     return activities, activity_errors, sleep, sleep_errors
-
-
-@contextmanager
-def _cyclic_gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a roster is read.
-
-    Reading 150,000 rows allocates about a million small objects, none in reference
-    cycles; the collector's repeated scans of them took longer than the reading itself
-    (benchmarks/bench_roster.py: 4-5 s with, 2.7 s without). Reference counting still
-    frees everything; the collector is switched back on afterwards if it was on.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _parse_request(

@@ -1,4 +1,4 @@
-"""SleepData records → :class:`~vigil.domain.SleepRecord` objects, or errors (contract §3.2).
+"""SleepData records → valid records by schedule, or errors (contract §3.2).
 
 Two layers of problems:
 
@@ -22,16 +22,30 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+
 from vigil.domain import SleepRecord
 from vigil.roster.checks import format_length
 from vigil.roster.columns import MAX_YEAR, MIN_YEAR
 from vigil.roster.errors import RowError, Source, make_error
+from vigil.roster.sleep_columns import SleepColumns, microseconds_of
 
-__all__ = ["SLEEP_FIELDS", "SleepDataShapeError", "check_sleep_data_shape", "parse_sleep_data"]
+__all__ = [
+    "COLUMNAR_MIN_RECORDS",
+    "SLEEP_FIELDS",
+    "SleepDataShapeError",
+    "check_sleep_data_shape",
+    "parse_sleep_data",
+]
 
 #: The fields of a sleep record (seed §2.3), in their canonical spelling.
 SLEEP_FIELDS: tuple[str, ...] = ("ScheduleName", "SleepStart", "SleepEnd")
 _MAX_SLEEP = timedelta(hours=24)
+
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,38 +114,36 @@ def check_sleep_data_shape(records: object) -> tuple[SleepDataShapeError, ...]:
     return tuple(problems)
 
 
-def _parse_instant(
-    index: int, name: str, field: str, text: str, errors: list[RowError]
-) -> datetime | None:
+def _instant(text: str) -> datetime | str:
+    """A SleepStart/SleepEnd text → the UTC instant, or the error code (contract §3.2)."""
     text = text.strip()
     try:
         value = datetime.fromisoformat(text)
     except ValueError:
-        code = "sleep-bad-datetime"
-    else:
-        if len(text) <= 10 or not any(c in text for c in "Tt "):
-            code = "sleep-no-time"  # a date alone: fromisoformat reads it as midnight
-        elif value.utcoffset() is None:
-            code = "sleep-no-zone"
-        elif not MIN_YEAR <= value.year <= MAX_YEAR:
-            # as RosterData dates; year 1 or 9999 also overflowed datetime arithmetic
-            # (OverflowError, a 500) once converted or padded
-            errors.append(
-                make_error(
-                    "sleep-out-of-range",
-                    index,
-                    name,
-                    source=Source.SLEEP,
-                    field=field,
-                    value=text,
-                    min_year=MIN_YEAR,
-                    max_year=MAX_YEAR,
-                )
-            )
-            return None
-        else:
-            return value.astimezone(UTC)
-    errors.append(make_error(code, index, name, source=Source.SLEEP, field=field, value=text))
+        return "sleep-bad-datetime"
+    if len(text) <= 10 or not any(c in text for c in "Tt "):
+        return "sleep-no-time"  # a date alone: fromisoformat reads it as midnight
+    if value.utcoffset() is None:
+        return "sleep-no-zone"
+    if not MIN_YEAR <= value.year <= MAX_YEAR:
+        # as RosterData dates; year 1 or 9999 also overflowed datetime arithmetic
+        # (OverflowError, a 500) once converted or padded
+        return "sleep-out-of-range"
+    return value.astimezone(UTC)
+
+
+def _parse_instant(
+    index: int, name: str, field: str, text: str, errors: list[RowError]
+) -> datetime | None:
+    value = _instant(text)
+    if isinstance(value, datetime):
+        return value
+    years = {"min_year": MIN_YEAR, "max_year": MAX_YEAR} if value == "sleep-out-of-range" else {}
+    errors.append(
+        make_error(
+            value, index, name, source=Source.SLEEP, field=field, value=text.strip(), **years
+        )
+    )
     return None
 
 
@@ -139,9 +151,15 @@ def _stamp(value: datetime) -> str:
     return value.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+#: From this many records on, SleepData is read by column (:func:`_parse_by_column`);
+#: below, Polars' per-call cost exceeds the record reader's (32 records: 0.18 ms by
+#: record, 1.9 ms by column; 366,054 records: 1.1 s by record, 0.4 s by column).
+COLUMNAR_MIN_RECORDS = 1000
+
+
 def parse_sleep_data(
     records: Sequence[Mapping[str, object]], *, references: Collection[str]
-) -> tuple[dict[str, list[SleepRecord]], list[RowError]]:
+) -> tuple[Mapping[str, Sequence[SleepRecord]], list[RowError]]:
     """Read SleepData (contract §3.2).
 
     Parameters
@@ -153,9 +171,24 @@ def parse_sleep_data(
 
     Returns
     -------
-    dict of str to list of SleepRecord, list of RowError
-        Valid records by schedule, sorted by start; and the errors in index order.
+    mapping of str to sequence of SleepRecord, list of RowError
+        Valid records by schedule (in order of their first record), each sorted by
+        start; and the errors in index order. From :data:`COLUMNAR_MIN_RECORDS`
+        records on, the mapping is a :class:`SleepColumns`.
     """
+    if len(records) >= COLUMNAR_MIN_RECORDS:
+        try:
+            return _parse_by_column(records, references)
+        except UnicodeEncodeError:  # a lone surrogate: Polars holds UTF-8 only
+            pass
+    return _parse_by_record(records, references)
+
+
+def _parse_by_record(
+    records: Sequence[Mapping[str, object]], references: Collection[str]
+) -> tuple[dict[str, list[SleepRecord]], list[RowError]]:
+    """SleepData read record by record: the usual record by :func:`_plain_record`, any
+    other (or one failing a check) by :func:`_read_record`, which writes its errors."""
     errors: list[RowError] = []
     by_schedule: dict[str, list[SleepRecord]] = {}
     parsed: dict[str, datetime] = {}
@@ -168,6 +201,46 @@ def parse_sleep_data(
     _check_overlaps(by_schedule, errors)
     errors.sort(key=lambda e: e.row)
     return by_schedule, errors
+
+
+def _parse_by_column(
+    records: Sequence[Mapping[str, object]], references: Collection[str]
+) -> tuple[SleepColumns, list[RowError]]:
+    """SleepData read by column.
+
+    The usual records (dicts of the three canonical fields, holding strings) are read
+    by column: each distinct text is parsed once and the checks are array passes. Any
+    record that is not usual or fails a check is read again by :func:`_read_record`,
+    which writes its errors; overlaps are looked for by array pass and written, for
+    the schedules that have one, by :func:`_check_overlaps`.
+    """
+    errors: list[RowError] = []
+    if not records:
+        return SleepColumns.empty(), errors
+    usual = _usual_columns(records, references)
+    ok = usual.ok
+    parsed: dict[str, datetime] = {}
+    extra: list[SleepRecord] = []
+    for index in np.flatnonzero(~ok).tolist():
+        sleep = _read_record(index, records[index], parsed, references, errors)
+        if sleep is not None:
+            extra.append(sleep)
+    code = {name: k for k, name in enumerate(usual.names)}
+    for record in extra:
+        code.setdefault(record.schedule_name, len(code))
+    columns = _group(
+        list(code),
+        np.concatenate([usual.name_code[ok], [code[r.schedule_name] for r in extra]]),
+        np.concatenate([usual.start[ok], [microseconds_of(r.start) for r in extra]]),
+        np.concatenate([usual.end[ok], [microseconds_of(r.end) for r in extra]]),
+        np.concatenate([np.flatnonzero(ok), [r.index for r in extra]]),
+    )
+    overlapping = _overlapping_groups(columns)
+    _check_overlaps(
+        {columns.names[g]: list(columns[columns.names[g]]) for g in overlapping}, errors
+    )
+    errors.sort(key=lambda e: e.row)
+    return columns, errors
 
 
 _PLAIN_KEYS = frozenset(SLEEP_FIELDS)
@@ -190,6 +263,147 @@ def _plain_record(
     if not start < end or end - start > _MAX_SLEEP:
         return None
     return SleepRecord(name, start, end, index)
+
+
+_MAX_SLEEP_US = _MAX_SLEEP // timedelta(microseconds=1)
+_BAD = np.iinfo(np.int64).min  # an instant that did not parse
+
+
+@dataclass(frozen=True)
+class _UsualColumns:
+    """The usual records of SleepData by column; ``ok`` is False where a record must be
+    read again one by one (not usual, a bad text, an unknown schedule, a bad length)."""
+
+    ok: BoolArray
+    names: list[str]  #: distinct stripped ScheduleName values
+    name_code: IntArray  #: index into ``names`` per record
+    start: IntArray  #: [microseconds since the epoch]
+    end: IntArray
+
+
+def _usual_columns(
+    records: Sequence[Mapping[str, object]], references: Collection[str]
+) -> _UsualColumns:
+    """The usual records read by column, each distinct text once; every check of
+    :func:`_read_record` made as an array pass (a record failing one is not ``ok``)."""
+    usual = np.array([type(r) is dict and r.keys() == _PLAIN_KEYS for r in records], dtype=bool)
+    rows = records if usual.all() else [records[i] for i in np.flatnonzero(usual).tolist()]
+    name, start, end = (_text_column([r[f] for r in rows]) for f in SLEEP_FIELDS)
+    texts = pl.concat([start, end]).unique().drop_nulls()
+    microseconds = _microseconds(texts)
+
+    def instant_column(texts_of: pl.Series) -> IntArray:
+        # a text not in ``texts`` is a null (a value that is not a string): _BAD too
+        mapped = texts_of.replace_strict(texts, microseconds, default=_BAD, return_dtype=pl.Int64)
+        out: IntArray = mapped.to_numpy().astype(np.int64)
+        return out
+
+    raw_names = name.unique().drop_nulls().to_list()
+    stripped = [n.strip() for n in raw_names]
+    distinct = list(dict.fromkeys(stripped))
+    code = {n: k for k, n in enumerate(distinct)}
+    known = np.array([n in references for n in distinct] or [False], dtype=bool)
+    name_code = name.replace_strict(
+        raw_names, [code[n] for n in stripped], default=-1, return_dtype=pl.Int64
+    ).to_numpy()
+    a, b = instant_column(start), instant_column(end)
+    good = (name_code >= 0) & (a != _BAD) & (b != _BAD)
+    good &= known[np.maximum(name_code, 0)] & (a < b) & (b - a <= _MAX_SLEEP_US)
+    ok = usual.copy()
+    ok[usual] = good
+    return _UsualColumns(
+        ok,
+        distinct,
+        _spread(name_code, usual, 0),
+        _spread(a, usual, _BAD),
+        _spread(b, usual, _BAD),
+    )
+
+
+#: The usual spelling of an instant, read by Polars; every other spelling by :func:`_instant`.
+_USUAL_INSTANT = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]Z$"
+_USUAL_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+
+
+def _microseconds(texts: pl.Series) -> list[int]:
+    """Distinct SleepStart/SleepEnd texts → microseconds since the epoch, ``_BAD`` where
+    :func:`_instant` finds an error.
+
+    Texts of the usual spelling (``2026-03-01T22:00:00Z``) that Polars reads as a date
+    of the allowed years are read by Polars; the others (other spellings, offsets,
+    fractions, impossible dates) one by one by :func:`_instant`.
+    """
+    text = pl.col("text")
+    at = text.str.strptime(pl.Datetime("us", "UTC"), _USUAL_FORMAT, strict=False)
+    usual = text.str.contains(_USUAL_INSTANT) & at.dt.year().is_between(MIN_YEAR, MAX_YEAR)
+    fast = pl.DataFrame({"text": texts}).select(pl.when(usual).then(at.dt.epoch("us")))
+    return [
+        _microseconds_or_bad(t) if value is None else value
+        for t, value in zip(texts.to_list(), fast.to_series().to_list(), strict=True)
+    ]
+
+
+def _microseconds_or_bad(text: str) -> int:
+    value = _instant(text)
+    return microseconds_of(value) if isinstance(value, datetime) else _BAD
+
+
+def _text_column(values: list[object]) -> pl.Series:
+    """One field of the usual records as strings; a value that is not a string is null."""
+    try:
+        return pl.Series(values, dtype=pl.String, strict=True)
+    except (TypeError, pl.exceptions.PolarsError):
+        return pl.Series([v if type(v) is str else None for v in values], dtype=pl.String)
+
+
+def _spread(values: IntArray, where: BoolArray, fill: int) -> IntArray:
+    """``values`` at the True positions of ``where``, ``fill`` elsewhere."""
+    out = np.full(where.size, fill, dtype=np.int64)
+    out[where] = values
+    return out
+
+
+def _group(
+    names: list[str], code: IntArray, start: IntArray, end: IntArray, index: IntArray
+) -> SleepColumns:
+    """Records (schedule ``names[code]``) as :class:`SleepColumns`: schedules in order of
+    their first record in SleepData, each sorted by start, end and index."""
+    if not code.size:
+        return SleepColumns.empty()
+    code = code.astype(np.int64)
+    used, first = np.unique(code[np.argsort(index, kind="stable")], return_index=True)
+    ranked = used[np.argsort(first)]  # codes in order of their first record
+    group_of = np.zeros(len(names), dtype=np.int64)
+    group_of[ranked] = np.arange(ranked.size)
+    group = group_of[code]
+    by = {"group": group, "start": start, "end": end, "index": index}
+    order = pl.DataFrame(by).select(pl.arg_sort_by(list(by))).to_series().to_numpy()
+    return SleepColumns(
+        tuple(names[k] for k in ranked.tolist()),
+        np.concatenate([[0], np.cumsum(np.bincount(group))]).astype(np.int64),
+        start[order].astype(np.int64),
+        end[order].astype(np.int64),
+        index[order].astype(np.int64),
+    )
+
+
+def _overlapping_groups(columns: SleepColumns) -> list[int]:
+    """Schedules (group numbers) with a record starting before an earlier one ends."""
+    n = columns.start.size
+    if n == 0:
+        return []
+    group = np.repeat(np.arange(len(columns.names)), np.diff(columns.offsets))
+    # the latest end among each record's predecessors in its schedule
+    latest_end = (
+        pl.DataFrame({"group": group, "end": columns.end})
+        .select(pl.col("end").cum_max().shift(1).over("group"))
+        .to_series()
+        .fill_null(_BAD)
+        .to_numpy()
+    )
+    overlap = columns.start < latest_end
+    found: list[int] = np.unique(group[overlap]).tolist()
+    return found
 
 
 def _read_record(

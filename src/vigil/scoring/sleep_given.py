@@ -11,21 +11,21 @@ fill the warm-up before the first record (§9.4). The result equals
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 import numba as nb
 import numpy as np
 
 from vigil.model.parameters import Parameters
+from vigil.roster.sleep_columns import instant_of, microseconds_of, record_arrays
 from vigil.scoring import grid
 from vigil.scoring.grid import FloatArray, IntArray
 from vigil.scoring.plan import KIND_NAMES, CrewPlan, SleepArrays
 
 __all__ = ["given_sleep"]
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_MICROSECOND = timedelta(microseconds=1)
 _MAIN, _INFLIGHT = KIND_NAMES.index("main"), KIND_NAMES.index("inflight")
+_MIN_PIECE = timedelta(minutes=30)  # as grid.habitual_nights (reference §4.2)
 
 
 def given_sleep(plan: CrewPlan, crew: IntArray, params: Parameters) -> SleepArrays:
@@ -33,10 +33,8 @@ def given_sleep(plan: CrewPlan, crew: IntArray, params: Parameters) -> SleepArra
     ``crew`` order), from the plan's arrays (module docstring)."""
     del params  # in-flight quality is the plan's, computed with the request's preset
     crew_list = crew.tolist()
-    records = [r for i in crew_list for r in plan.sleep[i]]
-    owner = np.repeat(np.arange(len(crew_list)), [len(plan.sleep[i]) for i in crew_list])
-    start_us = _microseconds([r.start for r in records])
-    end_us = _microseconds([r.end for r in records])
+    counts, start_us, end_us = record_arrays([plan.sleep[i] for i in crew_list])
+    owner = np.repeat(np.arange(len(crew_list)), counts)
     order = np.lexsort((start_us, owner))  # by crew, then start (stable, as sorted())
     owner, start_us, end_us = owner[order], start_us[order], end_us[order]
     duty_lo, duty_hi = plan.offsets[crew], plan.offsets[crew + 1]
@@ -51,7 +49,7 @@ def given_sleep(plan: CrewPlan, crew: IntArray, params: Parameters) -> SleepArra
     inside = duty >= 0
     global_duty = np.where(inside, duty_lo[owner] + duty, 0)
     firsts = np.searchsorted(owner, np.arange(len(crew_list)))
-    first_start = [records[k].start for k in order[firsts].tolist()] if records else []
+    first_start = [instant_of(t) for t in start_us[firsts].tolist()] if start_us.size else []
     nights = _warmup_nights(plan, crew_list, first_start)
     n_nights = np.array([len(n) for n in nights], dtype=np.int64)
     flat = [night for per_crew in nights for night in per_crew]
@@ -76,20 +74,54 @@ def _warmup_nights(
     plan: CrewPlan, crew: Sequence[int], first_start: Sequence[datetime]
 ) -> list[list[tuple[datetime, datetime]]]:
     """Habitual home-base nights from each warm-up start until the first record or the
-    first duty's wake-up for commute and preparation, whichever is earlier (§9.4)."""
-    out = []
+    first duty's wake-up for commute and preparation, whichever is earlier (§9.4).
+
+    Crew members of one home zone and warm-up start share their nights: they are found
+    once (:func:`grid.habitual_nights`), up to a day past the latest of their limits so
+    that none is cut, and then cut at each member's own limit (:func:`_until`).
+    """
+    keys, limits = [], []
     for i, first in zip(crew, first_start, strict=True):
         d0 = int(plan.offsets[i])
         ready = timedelta(minutes=int(plan.ready_minutes[d0]))
-        limit = min(first, plan.on_instant[d0] - ready)
-        zone = plan.zones[plan.home_zone[i]]
-        out.append(grid.habitual_nights(zone, plan.warmup[i], limit))
+        limits.append(min(first, plan.on_instant[d0] - ready))
+        keys.append((plan.zones[plan.home_zone[i]], plan.warmup[i]))
+    latest: dict[tuple[str, datetime], datetime] = {}
+    for key, limit in zip(keys, limits, strict=True):
+        latest[key] = max(latest.get(key, limit), limit)
+    nights = {
+        (zone, start): grid.habitual_nights(zone, start, limit + timedelta(days=1))
+        for (zone, start), limit in latest.items()
+    }
+    return [_until(nights[key], limit) for key, limit in zip(keys, limits, strict=True)]
+
+
+def _until(
+    nights: Sequence[tuple[datetime, datetime]], limit: datetime
+) -> list[tuple[datetime, datetime]]:
+    """:func:`grid.habitual_nights` up to ``limit`` from the uncut nights of the same zone
+    and start (each under a day long): those starting before ``limit``, cut at it, and
+    pieces shorter than 30 min dropped (reference §4.2 minimum episode)."""
+    out = []
+    for bed, wake in nights:
+        if bed >= limit:
+            break
+        end = min(wake, limit)
+        if end - bed >= _MIN_PIECE:
+            out.append((bed, end))
     return out
 
 
 def _microseconds(instants: Sequence[datetime]) -> IntArray:
-    """Aware datetimes → whole microseconds since the epoch."""
-    return np.array([(t - _EPOCH) // _MICROSECOND for t in instants], dtype=np.int64)
+    """Aware datetimes → whole microseconds since the epoch.
+
+    A month's plan shares a few thousand distinct instants among its 280,000 duty
+    reports and ends: from 1,000 instants on, each distinct one is converted once.
+    """
+    if len(instants) < 1000:
+        return np.array([microseconds_of(t) for t in instants], dtype=np.int64)
+    distinct = {t: microseconds_of(t) for t in set(instants)}
+    return np.fromiter(map(distinct.__getitem__, instants), np.int64, len(instants))
 
 
 def _duty_microseconds(instants: Sequence[datetime], lo: IntArray, hi: IntArray) -> IntArray:
