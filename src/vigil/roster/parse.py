@@ -34,8 +34,8 @@ from vigil.domain import (
     SleepRecord,
     TimeReference,
 )
+from vigil.gc_pause import cyclic_gc_paused
 from vigil.roster import checks, columnar
-from vigil.roster._gc import cyclic_gc_paused
 from vigil.roster._text import (
     DATE_PATTERN,
     CsvSyntaxError,

@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vigil.domain import SleepRecord
-from vigil.roster._gc import cyclic_gc_paused
+from vigil.gc_pause import cyclic_gc_paused
 
 __all__ = [
     "SleepColumns",

@@ -31,6 +31,7 @@ from vigil.domain import Activity, Airport, CrewComposition, Duty, DutyType, Sch
 from vigil.model.parameters import Parameters
 from vigil.model.sleep import KIND_INFLIGHT, KIND_MAIN, KIND_NAP, SleepParameters
 from vigil.roster.arrays import DutyColumns
+from vigil.roster.sleep_columns import first_start, last_end
 from vigil.scoring import grid
 from vigil.scoring.grid import FloatArray, IntArray
 from vigil.scoring.rest import RestWindow, rest_windows
@@ -95,7 +96,7 @@ class CrewPlan:
     home_base: tuple[tuple[Airport, ...], ...]  #: (n,) HomeBase list of the first duty
     warmup: tuple[datetime, ...]  #: (n,) warm-up start, reference §9.4
     activities: tuple[tuple[Activity, ...], ...]  #: (n,)
-    sleep: tuple[tuple[SleepRecord, ...], ...]  #: (n,) given SleepData
+    sleep: tuple[Sequence[SleepRecord], ...]  #: (n,) given SleepData
     schedules: Callable[[IntArray], Sequence[Schedule]]  #: crew members as domain objects
 
     @property
@@ -112,7 +113,7 @@ class CrewPlan:
         """(n,) latest instant of duties, given sleep and activities [epoch h]."""
         last = np.maximum.reduceat(self.off, self.offsets[:-1]) if self.on.size else np.zeros(0)
         extra = [
-            (i, max([r.end for r in sleep] + [a.end for a in acts]))
+            (i, max(filter(None, (last_end(sleep), *(a.end for a in acts)))))
             for i, (sleep, acts) in enumerate(zip(self.sleep, self.activities, strict=True))
             if sleep or acts
         ]
@@ -286,7 +287,7 @@ def plan_columns(
         params,
     )
     rest = _column_rest(columns, params, sleep_params)
-    crew_sleep = tuple(tuple(sleep.get(r, ())) for r in refs)
+    crew_sleep = tuple(sleep.get(r, ()) for r in refs)
     crew_acts = tuple(tuple(activities.get(r, ())) for r in refs)
     home_zone = base_zone[columns.home_base[firsts]] if n_duty else np.zeros(0, np.int64)
     warmup = _warmups(
@@ -582,7 +583,7 @@ def _warmups(
     out = []
     for zone, first, records, acts in zip(zones, first_duty, sleep, activities, strict=True):
         if records or acts:
-            first = min([first] + [r.start for r in records] + [a.start for a in acts])
+            first = min(filter(None, (first, first_start(records), *(a.start for a in acts))))
         key = (zone, first)
         start = found.get(key)
         if start is None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from vigil.domain import Airport, Schedule
 from vigil.fleet.table import RouteFacts, route_facts
+from vigil.gc_pause import cyclic_gc_paused
 from vigil.model.parameters import Parameters
 from vigil.roster import format_error, parse_request
 from vigil.scoring.service import resolve_preset, score_schedules
@@ -70,7 +71,13 @@ class ChunkOutcome:
 
 
 def run_task(task: ChunkTask) -> ChunkOutcome:
-    """Parse (if text), score with risk, encode (runs in any process or on Dask)."""
+    """Parse (if text), score with risk, encode (runs in any process or on Dask), with the
+    cyclic garbage collector paused (:mod:`vigil.gc_pause`)."""
+    with cyclic_gc_paused():
+        return _run_task(task)
+
+
+def _run_task(task: ChunkTask) -> ChunkOutcome:
     params = task.parameters or resolve_preset(task.preset)
     errors: tuple[tuple[int, str], ...] = ()
     schedules = task.schedules
