@@ -85,3 +85,11 @@ def test_non_ascii_text_passes_and_a_lone_surrogate_is_refused() -> None:
             "Value error, text is not valid Unicode (lone surrogate)",
         )
     ]
+
+
+def test_record_is_the_dumped_model() -> None:
+    spellings = [RECORD, {k.lower(): v for k, v in RECORD.items()}, {**RECORD, "Extra": "x"}]
+    for given in spellings:
+        record = SleepRecordIn.model_validate(given)
+        assert record.record() == record.model_dump() == RECORD
+        assert list(record.record()) == list(record.model_dump())  # same key order

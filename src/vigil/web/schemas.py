@@ -83,6 +83,15 @@ class SleepRecordIn(_Wire):
     SleepStart: str = Field(description="UTC date-time, ISO 8601 Zulu form.")
     SleepEnd: str = Field(description="UTC date-time, ISO 8601 Zulu form.")
 
+    def record(self) -> dict[str, str]:
+        """The record as the service reads SleepData: ``model_dump()``'s dict, built
+        directly (a quarter of its CPU, issue 14; a test pins the two equal)."""
+        return {
+            "ScheduleName": self.ScheduleName,
+            "SleepStart": self.SleepStart,
+            "SleepEnd": self.SleepEnd,
+        }
+
 
 ScaleCode = Literal["SP", "KSS", "KP", "VD", "CRD", "PMR"]
 
