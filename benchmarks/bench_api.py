@@ -17,15 +17,25 @@ system) of the ``vigil serve`` process and all its workers over the run, from
 ``/proc`` via psutil, divided by the requests answered. Issue 14's goals: p99 <= 50 ms
 at 200 req/s with ``--workers 2``, and <= 1 ms of server CPU per request.
 
+``--asgi N`` instead calls the embedded app in this process, through its lifespan and
+every middleware but without sockets or uvicorn, N times, and prints the CPU per call
+(``time.process_time``) twice: with the real scoring, and with ``score`` answering a
+stored report (the HTTP layer's own share: routing, authentication, body validation,
+settings lookup, compression, access log; the report is still serialised). Both are far
+less noisy than the open loop on a shared machine.
+
 Run: ``.venv/bin/python benchmarks/bench_api.py [--seconds 10] [--rate 200] [--json]``
+or ``.venv/bin/python benchmarks/bench_api.py --asgi 2000``
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import contextlib
 import json
+import logging
 import math
 import multiprocessing
 import os
@@ -33,6 +43,8 @@ import signal
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
+from unittest import mock
 
 import httpx
 import numpy as np
@@ -182,17 +194,149 @@ def run_rate(
     }
 
 
+async def _asgi_call(
+    app: Any, method: str, path: str, headers: list[tuple[bytes, bytes]], body: bytes
+) -> list[dict[str, Any]]:
+    """One HTTP request through ``app`` (ASGI, no sockets); the messages it sent."""
+    sent: list[dict[str, Any]] = []
+    delivered = False
+
+    async def receive() -> dict[str, Any]:
+        nonlocal delivered
+        if not delivered:
+            delivered = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        await asyncio.Event().wait()  # no disconnect while the app answers
+        raise AssertionError("unreachable")
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": [(b"host", b"127.0.0.1"), *headers, (b"content-length", b"%d" % len(body))],
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 8000),
+    }
+    await app(scope, receive, send)
+    return sent
+
+
+async def _asgi_run(workdir: Path, body: bytes, calls: int) -> dict[str, float]:
+    """CPU per ProcessFatigue call through the embedded app: real and stored scoring."""
+    from vigil.datadir import use_numba_cache
+
+    use_numba_cache()  # as `vigil` does: $NUMBA_CACHE_DIR, else the default data directory's
+    from vigil.cli.serve import _bootstrap
+    from vigil.web.app import create_app
+    from vigil.web.settings import Settings
+
+    settings = Settings.from_mapping({"data_dir": str(workdir)})  # no VIGIL_* from outside
+    settings.ensure_data_dir()
+    created = _bootstrap(settings, "default")
+    assert created is not None
+    app = create_app(settings)
+    # the service's loggers at INFO as `vigil serve` has them (the access log line is part
+    # of each call's cost), written nowhere
+    log = logging.getLogger("vigil")
+    sink = logging.StreamHandler(open(os.devnull, "w"))  # noqa: SIM115 - closed below
+    log.addHandler(sink)
+    log.setLevel(logging.INFO)
+    log.propagate = False
+    try:
+        return await _asgi_measure(app, created, body, calls)
+    finally:
+        log.removeHandler(sink)
+        sink.stream.close()
+
+
+async def _asgi_measure(
+    app: Any, client: tuple[str, str], body: bytes, calls: int
+) -> dict[str, float]:
+    """Run ``app``'s lifespan, take a token with ``client``, then time ``calls`` calls twice."""
+    from vigil.web.routes import processor
+
+    async with app.router.lifespan_context(app):
+        runtime = app.state.vigil
+        while not runtime.warm.is_set():  # kernels loaded, as /readyz waits for
+            await asyncio.sleep(0.2)
+        basic = base64.b64encode(":".join(client).encode())
+        form = b"grant_type=client_credentials&scope=svc_fast_safe_api"
+        answer = await _asgi_call(
+            app,
+            "POST",
+            "/connect/token",
+            [
+                (b"authorization", b"Basic " + basic),
+                (b"content-type", b"application/x-www-form-urlencoded"),
+            ],
+            form,
+        )
+        token = json.loads(answer[1]["body"])["access_token"]
+        headers = [
+            (b"accept-encoding", b"gzip, deflate, br, zstd"),  # what httpx sends
+            (b"authorization", b"Bearer " + token.encode()),
+            (b"content-type", b"application/json"),
+        ]
+        path = "/api/Processor/ProcessFatigue"
+
+        async def cpu_per_call() -> float:
+            for _ in range(50):  # warm: caches, verified token, settings
+                answer = await _asgi_call(app, "POST", path, headers, body)
+                assert answer[0]["status"] == 200, answer
+            began = time.process_time()
+            for _ in range(calls):
+                await _asgi_call(app, "POST", path, headers, body)
+            return 1000 * (time.process_time() - began) / calls
+
+        scored = await cpu_per_call()
+        real_score = processor.score
+        stored: list[Any] = []
+
+        def stored_score(request: Any) -> Any:
+            if not stored:
+                stored.append(real_score(request))
+            return stored[0]
+
+        with mock.patch.object(processor, "score", stored_score):
+            http_layer = await cpu_per_call()
+    return {"cpu_ms_per_call": scored, "cpu_ms_per_call_scoring_stored": http_layer}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=10.0, help="duration of each level")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--rate", type=float, help="open loop at this many req/s instead")
+    parser.add_argument("--asgi", type=int, metavar="N", help="N in-process calls instead")
     args = parser.parse_args()
     roster = generate_roster(1, 28, seed=3)
     body = json.dumps(
         {"RosterData": roster, "SleepData": [], "DateFormat": "dmy", "PreferredScale": "KSS"}
     ).encode()
+    if args.asgi:
+        with tempfile.TemporaryDirectory() as tmp:
+            figures = asyncio.run(_asgi_run(Path(tmp), body, args.asgi))
+        figures |= {"name": "api-asgi", "calls": args.asgi, "load_avg": os.getloadavg()[0]}
+        if args.json:
+            print(json.dumps(figures))
+            return
+        print(
+            f"ProcessFatigue, 28-day single crew, in process (ASGI, no sockets), "
+            f"{args.asgi} calls: {figures['cpu_ms_per_call']:.3f} ms CPU per call; with "
+            f"scoring stored (the HTTP layer): {figures['cpu_ms_per_call_scoring_stored']:.3f} "
+            f"ms; load {figures['load_avg']:.1f}"
+        )
+        return
     with tempfile.TemporaryDirectory() as tmp:
         port = free_port()
         process, client_id, secret = start_server(Path(tmp), port, args.workers)

@@ -7,9 +7,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fastapi import APIRouter, Depends
+from fastapi.openapi.utils import get_openapi
+from pydantic import BaseModel
 
 from vigil.web.app import create_app
-from vigil.web.openapi_doc import user_text
+from vigil.web.deps import SECURITY_SCHEMES
+from vigil.web.openapi_doc import add_security, user_text
 from vigil.web.settings import Settings
 
 
@@ -92,3 +96,56 @@ def test_console_templates_cite_no_internal_document() -> None:
     templates = Path(__file__).parents[2] / "src" / "vigil" / "web" / "console" / "templates"
     for page in templates.glob("*.html"):
         assert "§" not in page.read_text(encoding="utf-8"), page.name
+
+
+class _Body(BaseModel):
+    text: str
+
+
+def _with_query(limit: int = 0) -> dict[str, int]:
+    return {"limit": limit}
+
+
+def _with_body(body: _Body) -> dict[str, str]:
+    return {"text": body.text}
+
+
+def _plain() -> dict[str, str]:
+    return {}
+
+
+def test_security_is_written_where_fastapi_writes_it() -> None:
+    """``add_security`` (the schemes are not dependencies, issue 14) gives the bytes FastAPI
+    gives when they are: operations with and without parameters, and an open one."""
+
+    def document(secured_by: list[Any]) -> dict[str, Any]:
+        router = APIRouter()
+        router.add_api_route("/api/Query", _with_query, methods=["GET"], dependencies=secured_by)
+        router.add_api_route("/api/Body", _with_body, methods=["POST"], dependencies=secured_by)
+        router.add_api_route("/api/Plain", _plain, methods=["DELETE"], dependencies=secured_by)
+        router.add_api_route("/open", _plain, methods=["GET"])
+        return get_openapi(title="t", version="1", routes=router.routes)
+
+    expected = document([Depends(scheme) for scheme in SECURITY_SCHEMES])
+    secured = {("/api/Query", "GET"), ("/api/Body", "POST"), ("/api/Plain", "DELETE")}
+    ours = add_security(document([]), secured, SECURITY_SCHEMES)
+    assert json.dumps(ours) == json.dumps(expected)
+    assert "security" not in ours["paths"]["/open"]["get"]
+
+
+def test_every_scoped_operation_lists_the_schemes(document: dict[str, Any]) -> None:
+    from vigil.web._preauth import protected_routes
+    from vigil.web.app import EMBEDDED_ROUTERS, IDENTITY_ROUTERS, _load_router
+
+    routers = [*IDENTITY_ROUTERS, *(_load_router(spec) for spec in EMBEDDED_ROUTERS)]
+    scoped = protected_routes(route for router in routers for route in router.routes)
+    listed = {
+        (path, method.upper()): op["security"]
+        for path, method, op in operations(document)
+        if "security" in op
+    }
+    assert set(listed) == set(scoped) and len(scoped) >= 12
+    assert all(
+        s == [{"HTTPBearer": []}, {"OAuth2": []}, {"HTTPBasic": []}] for s in listed.values()
+    )
+    assert list(document["components"]["securitySchemes"]) == ["HTTPBearer", "OAuth2", "HTTPBasic"]

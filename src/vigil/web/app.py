@@ -13,17 +13,17 @@ it as ``app.state.vigil``; nothing is built at import time (STYLE §3.10).
 from __future__ import annotations
 
 import importlib
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Collection, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import APIRouter, FastAPI
-from starlette_compress import CompressMiddleware
 
 from vigil.web import docs_ui
+from vigil.web._compress import CompressMiddleware
 from vigil.web._limits import BodySizeLimitMiddleware
 from vigil.web._observability import RequestContextMiddleware
-from vigil.web._preauth import PreAuthMiddleware
+from vigil.web._preauth import PreAuthMiddleware, protected_routes
 from vigil.web._runtime import Runtime, start_runtime
 from vigil.web._source import SourceAddressMiddleware
 from vigil.web.problems import install_handlers
@@ -111,9 +111,10 @@ def make_surface_app(
     )
     install_handlers(app)
     # innermost: 401/403 from the headers before a protected body is read (issue 13)
+    routes = [route for router in routers for route in router.routes]
     app.add_middleware(
         PreAuthMiddleware,
-        routes=[route for router in routers for route in router.routes],
+        routes=routes,
         spool_paths=("/api/UploadRoster",),
     )
     app.add_middleware(
@@ -128,7 +129,8 @@ def make_surface_app(
     )
     app.add_middleware(SourceAddressMiddleware)  # throttling keys failures by source
     # zstd, then br, then gzip, as the request's Accept-Encoding allows (issue 15); streamed
-    # bodies (GetResults scores) are compressed chunk by chunk, never buffered whole
+    # bodies (GetResults scores) are compressed chunk by chunk, never buffered whole; one
+    # Zstandard context per thread instead of one per response (issue 14)
     app.add_middleware(
         CompressMiddleware,
         minimum_size=settings.compress_min_bytes,
@@ -142,16 +144,20 @@ def make_surface_app(
     app.add_api_route("/docs", lambda: docs_ui.docs_page(title), include_in_schema=False)
     for router in routers:
         app.include_router(router)
-    _finish_openapi(app, settings)
+    _finish_openapi(app, settings, secured=protected_routes(routes))
     return app
 
 
-def _finish_openapi(app: FastAPI, settings: Settings) -> None:
-    """Publish the finished document (vigil.web.openapi_doc), built once per app."""
+def _finish_openapi(
+    app: FastAPI, settings: Settings, *, secured: Collection[tuple[str, str]]
+) -> None:
+    """Publish the finished document (vigil.web.openapi_doc), built once per app;
+    ``secured`` are the ``(path, METHOD)`` of the operations that require a scope."""
     from fastapi.openapi.utils import get_openapi
 
     from vigil.auth.scopes import ScopeTable
-    from vigil.web.openapi_doc import API_DESCRIPTION, finish_document
+    from vigil.web.deps import SECURITY_SCHEMES
+    from vigil.web.openapi_doc import API_DESCRIPTION, add_security, finish_document
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
@@ -161,6 +167,7 @@ def _finish_openapi(app: FastAPI, settings: Settings) -> None:
                 description=API_DESCRIPTION,
                 routes=app.routes,
             )
+            add_security(document, secured, SECURITY_SCHEMES)
             app.openapi_schema = finish_document(document, ScopeTable(settings.scope_prefix))
         return app.openapi_schema
 

@@ -25,6 +25,7 @@ from typing import Annotated, Any, Literal
 from fastapi import Depends, Request
 from fastapi.openapi.models import OAuthFlowClientCredentials, OAuthFlows
 from fastapi.security import HTTPBasic, HTTPBearer, OAuth2
+from fastapi.security.base import SecurityBase
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
@@ -86,22 +87,20 @@ class Principal:
     via: Literal["bearer", "basic"] = "bearer"
 
 
-class _BasicScheme(HTTPBasic):
-    """Declares HTTP Basic in OpenAPI (seed §5.7) without parsing; :func:`RequireScope` does."""
-
-    async def __call__(self, request: Request) -> None:  # type: ignore[override]
-        return None
-
-
-_bearer_doc = HTTPBearer(auto_error=False, description="Access token from /connect/token")
-_oauth_doc = OAuth2(
-    flows=OAuthFlows(clientCredentials=OAuthFlowClientCredentials(tokenUrl="/connect/token")),
-    auto_error=False,
-    description="OAuth 2.0 client credentials (seed §5): client ID and secret at /connect/token;"
-    " no scope asks for every scope the client holds.",
-)
-_basic_doc = _BasicScheme(
-    auto_error=False, scheme_name="HTTPBasic", description="Client ID and client secret"
+#: the security schemes listed on every operation that declares :func:`RequireScope`, in
+#: this order (contract §2). Documentation only: :func:`RequireScope` reads the
+#: ``Authorization`` header itself, so they are not dependencies (each would cost FastAPI a
+#: dependency resolution on every call, issue 14); :func:`vigil.web.openapi_doc.add_security`
+#: writes them into the document as FastAPI would have.
+SECURITY_SCHEMES: tuple[SecurityBase, ...] = (
+    HTTPBearer(auto_error=False, description="Access token from /connect/token"),
+    OAuth2(
+        flows=OAuthFlows(clientCredentials=OAuthFlowClientCredentials(tokenUrl="/connect/token")),
+        auto_error=False,
+        description="OAuth 2.0 client credentials (seed §5): client ID and secret at"
+        " /connect/token; no scope asks for every scope the client holds.",
+    ),
+    HTTPBasic(auto_error=False, scheme_name="HTTPBasic", description="Client ID and client secret"),
 )
 
 
@@ -152,13 +151,7 @@ def RequireScope(kind: ScopeKind | str) -> Any:  # noqa: N802 - reads as a marke
     """
     scope_kind = ScopeKind(kind)
 
-    async def require(
-        request: Request,
-        runtime: RuntimeDep,
-        _bearer: Annotated[Any, Depends(_bearer_doc)],
-        _oauth: Annotated[Any, Depends(_oauth_doc)],
-        _basic: Annotated[Any, Depends(_basic_doc)],
-    ) -> Principal:
+    async def require(request: Request, runtime: RuntimeDep) -> Principal:
         needed = runtime.scopes.name(scope_kind)
         # PreAuthMiddleware already checked the header (before the body was read)
         checked = request.scope.get("state", {}).get(PRINCIPAL_STATE)

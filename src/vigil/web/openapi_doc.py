@@ -5,15 +5,20 @@ FastAPI's document is completed here (issue 15):
 - every error answer is documented as it is sent: 400, 401, 404, 409, 413, 429 and 503
   as ``application/problem+json`` (:class:`~vigil.web.schemas.ProblemOut`), 403 with an
   empty body; FastAPI's default 422 answers, which the service never sends, are removed;
-- the OAuth 2.0 client-credentials flow lists this deployment's scopes;
+- every operation that requires a scope lists the security schemes
+  (:func:`add_security`), and the OAuth 2.0 client-credentials flow this deployment's
+  scopes;
 - text meant for maintainers (citations of internal documents) is cut from descriptions.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection, Sequence
 from typing import Any
 
+from fastapi.encoders import jsonable_encoder
+from fastapi.security.base import SecurityBase
 from pydantic import TypeAdapter
 
 from vigil.auth.scopes import ScopeKind, ScopeTable
@@ -89,6 +94,40 @@ def _problem_schema(document: dict[str, Any]) -> dict[str, Any]:
         schemas.setdefault(name, definition)
     schemas["ProblemOut"] = generated
     return {"$ref": "#/components/schemas/ProblemOut"}
+
+
+def add_security(
+    document: dict[str, Any],
+    secured: Collection[tuple[str, str]],
+    schemes: Sequence[SecurityBase],
+) -> dict[str, Any]:
+    """List ``schemes`` on each operation of ``secured`` (``(path, METHOD)`` pairs), in place.
+
+    What FastAPI writes for security schemes declared as dependencies, which ours are not
+    (:data:`vigil.web.deps.SECURITY_SCHEMES`), where FastAPI writes it: the operation's
+    ``security`` before its ``parameters`` (last when it has none), and each scheme's
+    definition under ``components.securitySchemes``.
+    """
+    listed = False
+    for path, operations in document.get("paths", {}).items():
+        for method, operation in operations.items():
+            if (path, method.upper()) not in secured:
+                continue
+            security: list[dict[str, list[str]]] = [{s.scheme_name: []} for s in schemes]
+            rebuilt: dict[str, Any] = {}
+            for key, value in operation.items():
+                if key == "parameters":
+                    rebuilt["security"] = security
+                rebuilt[key] = value
+            rebuilt.setdefault("security", security)
+            operations[method] = rebuilt
+            listed = True
+    if listed:
+        document.setdefault("components", {})["securitySchemes"] = {
+            scheme.scheme_name: jsonable_encoder(scheme.model, by_alias=True, exclude_none=True)
+            for scheme in schemes
+        }
+    return document
 
 
 def finish_document(document: dict[str, Any], scopes: ScopeTable) -> dict[str, Any]:

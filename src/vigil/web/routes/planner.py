@@ -127,7 +127,7 @@ def inflight_rest(
         references=tuple(body.References),
         landing=tuple(body.Landing),
         date_format=DateFormat(body.DateFormat),
-        sleep_data=[r.model_dump() for r in body.SleepData],
+        sleep_data=[r.record() for r in body.SleepData],
         preset=body.Preset,
     )
     try:

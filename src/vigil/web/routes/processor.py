@@ -104,7 +104,7 @@ def _score(
         roster_text=body.RosterData,
         date_format=DateFormat(body.DateFormat),
         scale=body.PreferredScale,
-        sleep_data=[r.model_dump() for r in body.SleepData],
+        sleep_data=[r.record() for r in body.SleepData],
         risk=risk,
         include_sleep=include_sleep,
         **found.settings.score_options(found.version),

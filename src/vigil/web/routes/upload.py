@@ -180,7 +180,7 @@ def upload_roster(
             roster_name=name,
             roster_text=body.RosterData,
             activity_text=body.ActivityData,
-            sleep_json=json.dumps([r.model_dump() for r in body.SleepData]),
+            sleep_json=json.dumps([r.record() for r in body.SleepData]),
             date_format=body.DateFormat,
             preferred_scale=body.PreferredScale or current.settings.scale,
             overwrite=body.Overwrite,
