@@ -10,7 +10,7 @@ from cryptography.hazmat.primitives import serialization
 
 from vigil.auth import keys as keys_module
 from vigil.auth.keys import rotate_keys
-from vigil.web._runtime import DbKeyStorage
+from vigil.web.wiring import DbKeyStorage
 
 if TYPE_CHECKING:
     from conftest import LiveService

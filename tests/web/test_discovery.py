@@ -9,7 +9,7 @@ import httpx
 import jwt
 
 from vigil.auth.keys import PUBLISH_MARGIN, published_keys, rotate_keys
-from vigil.web._runtime import DbKeyStorage
+from vigil.web.wiring import DbKeyStorage
 
 if TYPE_CHECKING:
     from conftest import LiveService

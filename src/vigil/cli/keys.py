@@ -21,7 +21,7 @@ def rotate(database_url: DbUrl = None) -> None:
     A running server picks the new key up within 30 s.
     """
     from vigil.auth.keys import rotate_keys
-    from vigil.web._runtime import DbKeyStorage
+    from vigil.web.wiring import DbKeyStorage
 
     with identity_context(database_url) as ctx:
         storage = DbKeyStorage(ctx.sessions, ctx.box)

@@ -1,21 +1,15 @@
-"""What a running surface holds, and the wiring of ``vigil.auth`` to ``vigil.store``.
-
-``auth`` and ``store`` do not know each other (STYLE §2); this module adapts the
-database to the auth core's injected callables: :class:`DbKeyStorage` is a
-``KeyStorage``, :func:`client_lookup` a ``ClientLookup``.
-"""
+"""What a running surface holds; it reaches the database through :mod:`vigil.web.wiring`."""
 
 from __future__ import annotations
 
 import json
 import logging
 import os
-import secrets
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,8 +21,8 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from vigil.auth.credentials import parse_basic
 from vigil.auth.errors import InvalidTokenError, OAuthError, TooManyFailuresError
-from vigil.auth.grant import ClientCredentialsGrant, ClientLookup, ClientRecord
-from vigil.auth.keys import KeySet, SigningKey, ensure_key_set
+from vigil.auth.grant import ClientCredentialsGrant, ClientRecord
+from vigil.auth.keys import KeySet, ensure_key_set
 from vigil.auth.ratelimit import FailureLimiter, FailureStore
 from vigil.auth.revocation import (
     DOCUMENT_MAX_AGE,
@@ -37,7 +31,7 @@ from vigil.auth.revocation import (
     RevocationSource,
     revocation_document,
 )
-from vigil.auth.scopes import ScopeKind, ScopeTable
+from vigil.auth.scopes import ScopeTable
 from vigil.auth.tokens import AccessTokenClaims, IssuedToken, issue_access_token
 from vigil.auth.verify import TokenVerifier, http_jwks_source
 from vigil.store import repo
@@ -46,83 +40,9 @@ from vigil.store.db import make_engine, make_session_factory, upgrade
 from vigil.store.failures import RedisFailureStore, SqlFailureStore
 from vigil.web._source import SOURCE_ADDRESS
 from vigil.web.settings import Settings
+from vigil.web.wiring import DbKeyStorage, client_lookup
 
 logger = logging.getLogger(__name__)
-
-
-def kinds_of(stored: str) -> frozenset[ScopeKind]:
-    """Scope kinds from the stored ``api_client.scopes`` string; unknown words are ignored."""
-    out = set()
-    for word in stored.split():
-        try:
-            out.add(ScopeKind(word))
-        except ValueError:
-            logger.warning("ignoring unknown stored scope kind %r", word)
-    return frozenset(out)
-
-
-class DbKeyStorage:
-    """``vigil.auth.keys.KeyStorage`` over the ``signing_key`` table."""
-
-    def __init__(self, sessions: sessionmaker[Session], box: SecretBox) -> None:
-        self._sessions = sessions
-        self._box = box
-
-    def load_keys(self) -> Sequence[SigningKey]:
-        with self._sessions() as session:
-            rows = repo.list_signing_keys(session=session)
-            return [
-                SigningKey(
-                    r.kid,
-                    self._box.decrypt_bytes(r.private_key_encrypted),
-                    r.created_at,
-                    r.retired_at,
-                )
-                for r in rows
-            ]
-
-    def add_key(self, key: SigningKey) -> None:
-        with self._sessions.begin() as session:
-            repo.add_signing_key(
-                session=session,
-                box=self._box,
-                kid=key.kid,
-                private_pem=key.private_pem,
-                created_at=key.created_at,
-            )
-
-    def retire_key(self, kid: str, at: Any) -> None:
-        with self._sessions.begin() as session:
-            repo.retire_signing_key(session=session, kid=kid, retired_at=at)
-
-
-def client_lookup(sessions: sessionmaker[Session], box: SecretBox) -> ClientLookup:
-    """A ``ClientLookup`` reading ``api_client`` and decrypting the secret.
-
-    An unknown ID runs the same query and decrypts a dummy secret of a real secret's
-    length, so rejecting it takes as long as rejecting a known ID (issue 13).
-    """
-    dummy = box.encrypt(secrets.token_urlsafe(32))
-
-    def query(client_id: str) -> ClientRecord | None:
-        if "\x00" in client_id:  # no client has one; PostgreSQL refuses NUL in text (a 500)
-            client_id = ""
-        with sessions() as session:
-            row = repo.client_credentials(session=session, client_id=client_id)
-        if row is None:
-            box.decrypt(dummy)
-            return None
-        cid, encrypted, scopes, disabled, version, operator = row
-        return ClientRecord(
-            client_id=cid,
-            secret=box.decrypt(encrypted),
-            operator=operator,
-            scopes=kinds_of(scopes),
-            disabled=disabled,
-            version=version,
-        )
-
-    return query
 
 
 def revocations_from_db(sessions: sessionmaker[Session], keyring: KeyRing) -> RevocationSource:

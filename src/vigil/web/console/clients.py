@@ -16,8 +16,8 @@ from vigil.auth.revocation import DOCUMENT_MAX_AGE
 from vigil.auth.scopes import ALL_KINDS, ScopeKind, format_kinds
 from vigil.store import repo
 from vigil.store.tables import ApiClient
-from vigil.web._runtime import kinds_of
 from vigil.web.console._web import PREFIX, Console, PostConsole, UserConsole
+from vigil.web.wiring import kinds_of
 
 router = APIRouter(prefix="/clients")
 
