@@ -23,17 +23,12 @@ from vigil.model.sleep import DEFAULT_SLEEP
 from vigil.roster.parse import parse_request_columnar
 from vigil.roster.synthetic import generate_airline_roster
 from vigil.scoring import grid
-from vigil.scoring.plan import (
-    VECTOR_MIN_CREW,
-    CrewPlan,
-    crew_zone_timelines,
-    plan_columns,
-    plan_schedules,
-)
+from vigil.scoring.plan import CrewPlan, plan_columns, plan_schedules
 from vigil.scoring.predict import horizons, predict_sleep
 from vigil.scoring.rest import rest_windows
 from vigil.scoring.rest_arrays import split_breaks, split_duties
 from vigil.scoring.sleep_given import given_sleep
+from vigil.scoring.zones import VECTOR_MIN_CREW, crew_zone_timelines
 
 _ARRAYS = (
     "offsets", "on", "off", "count", "sectors", "workload", "cabin", "lead", "lag", "away",

@@ -18,7 +18,8 @@ import numpy.typing as npt
 from vigil import model
 from vigil.scoring import grid
 from vigil.scoring.grid import FloatArray, IntArray
-from vigil.scoring.plan import CrewPlan, SleepArrays
+from vigil.scoring.plan import CrewPlan
+from vigil.scoring.sleep_arrays import SleepArrays
 
 __all__ = ["Layout", "build_layout", "build_timeline", "pad_csr"]
 
@@ -117,7 +118,7 @@ def build_timeline(
 ) -> model.CrewTimeline:
     """Warm-up start, body-clock target and sleep episodes of each crew member.
 
-    ``zones`` is the CSR body-clock target of :func:`vigil.scoring.plan.crew_zone_timelines`
+    ``zones`` is the CSR body-clock target of :func:`vigil.scoring.zones.crew_zone_timelines`
     (its first point at ``start``), ``sleep`` the CSR episodes of the same crew members.
     """
     z_ptr, z_time, z_offset = zones

@@ -5,7 +5,7 @@ sleep predictor (:mod:`vigil.scoring.predict`), the layout (:mod:`vigil.scoring.
 and risk need from a duty: epoch times, the lead and lag around it and the away flag
 (reference §4.1), its own rest windows (§5.1, §7: :func:`vigil.scoring.rest.rest_windows`
 with the request's preset), and per crew member the warm-up start (§9.4) and the
-body-clock target timeline θ(t) (§3, :func:`zone_timelines`).
+body-clock target timeline θ(t) (§3, :mod:`vigil.scoring.zones`).
 
 Two builders give the same plan: :func:`plan_columns` from the columnar reader's
 :class:`~vigil.roster.arrays.DutyColumns` (array passes over all crew, rest windows by
@@ -16,20 +16,17 @@ small rosters, the worker and the planner; :func:`rest_windows` per duty).
 
 from __future__ import annotations
 
-import functools
-import math
-from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any, TypedDict, overload
+from typing import Any, TypedDict
 
 import numpy as np
 import numpy.typing as npt
 
 from vigil.domain import Activity, Airport, CrewComposition, Duty, DutyType, Schedule, SleepRecord
 from vigil.model.parameters import Parameters
-from vigil.model.sleep import KIND_INFLIGHT, KIND_MAIN, KIND_NAP, SleepParameters
+from vigil.model.sleep import SleepParameters
 from vigil.roster.arrays import DutyColumns
 from vigil.roster.sleep_columns import first_start, last_end
 from vigil.scoring import grid
@@ -44,14 +41,9 @@ from vigil.scoring.rest_arrays import (
 )
 
 __all__ = [
-    "KIND_NAMES",
     "CrewPlan",
-    "EpisodeRows",
-    "SleepArrays",
-    "crew_zone_timelines",
     "plan_columns",
     "plan_schedules",
-    "zone_timelines",
 ]
 
 BoolArray = npt.NDArray[np.bool_]
@@ -121,131 +113,6 @@ class CrewPlan:
             last[i] = max(last[i], grid.epoch_hours(instant))
         out: FloatArray = last
         return out
-
-
-#: Episode kinds of :class:`SleepArrays` (the sleep predictor's codes) and their names.
-KIND_NAMES = ("main", "nap", "inflight")
-assert (KIND_MAIN, KIND_NAP, KIND_INFLIGHT) == (0, 1, 2)
-
-
-@dataclass(frozen=True, slots=True)
-class SleepArrays:
-    """Sleep episodes of ``n`` crew members as CSR arrays (``ptr``: ``n + 1``).
-
-    Crew member ``i``'s episodes are rows ``ptr[i]:ptr[i + 1]``, sorted [epoch h].
-    """
-
-    ptr: IntArray
-    start: FloatArray
-    end: FloatArray
-    quality: FloatArray
-    kind: IntArray  #: index into :data:`KIND_NAMES`
-    given: BoolArray  #: from SleepData (else predicted)
-
-    def slice(self, lo: int, hi: int) -> SleepArrays:
-        """Crew members ``lo:hi``."""
-        a, b = int(self.ptr[lo]), int(self.ptr[hi])
-        return SleepArrays(
-            self.ptr[lo : hi + 1] - a,
-            self.start[a:b],
-            self.end[a:b],
-            self.quality[a:b],
-            self.kind[a:b],
-            self.given[a:b],
-        )
-
-    def episodes(self) -> list[list[grid.SleepEpisode]]:
-        """Each crew member's episodes as :class:`~vigil.scoring.grid.SleepEpisode` objects."""
-        return [list(self.rows(i)) for i in range(self.ptr.size - 1)]
-
-    def rows(self, i: int) -> EpisodeRows:
-        """Crew member ``i``'s episodes, made into objects only when read."""
-        return EpisodeRows(self, int(self.ptr[i]), int(self.ptr[i + 1]))
-
-    @classmethod
-    def merge(cls, n: int, parts: Sequence[tuple[IntArray, SleepArrays]]) -> SleepArrays:
-        """Episodes of ``n`` crew members from parts, each for the crew members it lists."""
-        if len(parts) == 1 and np.array_equal(parts[0][0], np.arange(n)):
-            return parts[0][1]  # one part holding everyone in order
-        owner = np.concatenate(
-            [np.repeat(crew, np.diff(part.ptr)) for crew, part in parts] + [np.zeros(0, np.int64)]
-        )
-        order = np.argsort(owner, kind="stable")
-        ptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(np.bincount(owner, minlength=n), out=ptr[1:])
-
-        def joined(name: str) -> npt.NDArray[Any]:
-            values = [getattr(part, name) for _, part in parts]
-            return np.concatenate(values)[order] if values else np.zeros(0)
-
-        return cls(
-            ptr,
-            joined("start").astype(np.float64),
-            joined("end").astype(np.float64),
-            joined("quality").astype(np.float64),
-            joined("kind").astype(np.int64),
-            joined("given").astype(np.bool_),
-        )
-
-    @classmethod
-    def of(cls, episodes: Sequence[Sequence[grid.SleepEpisode]]) -> SleepArrays:
-        """From episode objects, one list per crew member."""
-        flat = [e for per_crew in episodes for e in per_crew]
-        return cls(
-            np.concatenate([[0], np.cumsum([len(e) for e in episodes])]).astype(np.int64),
-            np.array([e.start for e in flat], dtype=np.float64),
-            np.array([e.end for e in flat], dtype=np.float64),
-            np.array([e.quality for e in flat], dtype=np.float64),
-            np.array([KIND_NAMES.index(e.kind) for e in flat], dtype=np.int64),
-            np.array([e.source == "given" for e in flat], dtype=bool),
-        )
-
-
-class EpisodeRows(Sequence[grid.SleepEpisode]):
-    """Rows ``lo:hi`` of :class:`SleepArrays` as a sequence of episodes, built on first read.
-
-    Most responses never show sleep; a 10,000-crew month has 600,000 episodes.
-    """
-
-    __slots__ = ("_arrays", "_hi", "_lo", "_made")
-
-    def __init__(self, arrays: SleepArrays, lo: int, hi: int) -> None:
-        self._arrays, self._lo, self._hi = arrays, lo, hi
-        self._made: tuple[grid.SleepEpisode, ...] | None = None
-
-    def _episodes(self) -> tuple[grid.SleepEpisode, ...]:
-        if self._made is None:
-            a, lo, hi = self._arrays, self._lo, self._hi
-            sources = ("predicted", "given")
-            self._made = tuple(
-                grid.SleepEpisode(s, e, q, sources[g], KIND_NAMES[k])
-                for s, e, q, k, g in zip(
-                    a.start[lo:hi].tolist(), a.end[lo:hi].tolist(),
-                    a.quality[lo:hi].tolist(), a.kind[lo:hi].tolist(),
-                    a.given[lo:hi].tolist(), strict=True,
-                )
-            )  # fmt: skip
-        return self._made
-
-    def __len__(self) -> int:
-        return self._hi - self._lo
-
-    @overload
-    def __getitem__(self, index: int) -> grid.SleepEpisode: ...
-    @overload
-    def __getitem__(self, index: slice) -> tuple[grid.SleepEpisode, ...]: ...
-    def __getitem__(self, index: int | slice) -> grid.SleepEpisode | tuple[grid.SleepEpisode, ...]:
-        return self._episodes()[index]
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Sequence):
-            return self._episodes() == tuple(other)
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return repr(self._episodes())
 
 
 def plan_columns(
@@ -590,171 +457,3 @@ def _warmups(
             start = found[key] = grid.warmup_from(zone, first)
         out.append(start)
     return tuple(out)
-
-
-#: From this many crew members on, zone timelines are built by array passes
-#: (:func:`zone_timelines`); below, NumPy's per-call cost exceeds the per-crew loop
-#: (measured: equal near 50 crew members of an airline month, 0.55 ms).
-VECTOR_MIN_CREW = 48
-
-
-def crew_zone_timelines(
-    plan: CrewPlan, start: FloatArray, end: FloatArray
-) -> tuple[IntArray, FloatArray, FloatArray]:
-    """Body-clock target θ(t) of each crew member from ``start`` to ``end`` (reference §3).
-
-    As :func:`grid.location_spans`: home until the first report, the start airport from
-    report to off duty, the end airport from off duty on. CSR ``(ptr, time, offset)``.
-    """
-    n, n_duty = plan.n_crew, plan.on.size
-    crew = plan.crew
-    first = 2 * plan.offsets[:-1] + np.arange(n)  # each crew member's home span
-    duty = 2 * np.arange(n_duty) + crew + 1  # report span of each duty; off span follows
-    span_time = np.empty(n + 2 * n_duty)
-    span_zone = np.empty(n + 2 * n_duty, dtype=np.int64)
-    span_time[first], span_zone[first] = start, plan.home_zone
-    span_time[duty], span_zone[duty] = plan.on, plan.start_zone
-    span_time[duty + 1], span_zone[duty + 1] = plan.off, plan.end_zone
-    if n < VECTOR_MIN_CREW:  # a request's one crew member: the per-crew loop is cheaper
-        times, zone_ids, ends = span_time.tolist(), span_zone.tolist(), end.tolist()
-        bounds = np.append(first, span_time.size).tolist()
-        years = _year_range(span_time, np.append(span_time, end))
-        tables = {z: _zone_lists(plan.zones[z], years.start, years.stop) for z in set(zone_ids)}
-        counts: list[int] = []
-        time: list[float] = []
-        offset: list[float] = []
-        for i, (a, b) in enumerate(zip(bounds[:-1], bounds[1:], strict=True)):
-            before = len(time)
-            _crew_timeline(times[a:b], zone_ids[a:b], ends[i], tables, time, offset)
-            counts.append(len(time) - before)
-        ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-        return ptr, np.array(time, dtype=np.float64), np.array(offset, dtype=np.float64)
-    span_crew = np.repeat(np.arange(n), 2 * np.diff(plan.offsets) + 1)
-    return zone_timelines(span_crew, span_time, span_zone, n, end, plan.zones)
-
-
-def _crew_timeline(
-    times: list[float],
-    zone_ids: list[int],
-    end: float,
-    tables: Mapping[int, tuple[list[float], list[float]]],
-    time: list[float],
-    offset: list[float],
-) -> None:
-    """Append one crew member's :func:`grid.zone_timeline` points to ``time``/``offset``.
-
-    As :func:`zone_timelines` for one crew member, by ``bisect`` on the zone tables of
-    :func:`_zone_lists` (a request's 30-odd spans cost less than the array passes' setup).
-    """
-    n = len(times)
-    last = math.nan  # the offset of the latest point (NaN: none yet)
-    for i in range(n):
-        t0 = times[i]
-        t1 = times[i + 1] if i + 1 < n else end
-        if t1 <= t0 and i + 1 < n:
-            continue  # a span ending before it starts adds nothing
-        changes, offsets = tables[zone_ids[i]]  # offsets[k + 1] holds from changes[k] on
-        k = bisect_right(changes, t0)
-        points = [(t0, offsets[k])]
-        if k < len(changes) and changes[k] < t1:  # changes inside the span
-            j = bisect_left(changes, t1)
-            points += zip(changes[k:j], offsets[k + 1 : j + 1], strict=True)
-        for t, value in points:
-            if value != last:  # consecutive equal offsets merge
-                time.append(t)
-                offset.append(value)
-                last = value
-
-
-@functools.lru_cache(maxsize=1024)
-def _zone_lists(zone: str, first_year: int, stop_year: int) -> tuple[list[float], list[float]]:
-    """:func:`_zone_table` as lists: change instants, and the offset before the first
-    change followed by the offset from each change on."""
-    times, offsets, start_offset = _zone_table(zone, range(first_year, stop_year))
-    return times.tolist(), [start_offset, *offsets.tolist()]
-
-
-def zone_timelines(
-    span_crew: IntArray,
-    span_start: FloatArray,
-    span_zone: IntArray,
-    n_crew: int,
-    end: FloatArray,
-    zones: Sequence[str],
-) -> tuple[IntArray, FloatArray, FloatArray]:
-    """:func:`grid.zone_timeline` of every crew member at once, as CSR ``(ptr, time, offset)``.
-
-    ``span_*`` are every crew member's location spans (crew order, then time order): from
-    ``span_start`` the person is in ``zones[span_zone]`` until their next span's start
-    (the last until ``end[crew]``).
-    """
-    n = span_start.size
-    last = np.ones(n, dtype=bool)
-    last[:-1] = span_crew[1:] != span_crew[:-1]
-    until = np.empty(n)
-    until[:-1] = span_start[1:]
-    until[last] = end[span_crew[last]]
-    keep = last | (until > span_start)  # a span ending before it starts adds nothing
-    crew, t0, t1, zone = span_crew[keep], span_start[keep], until[keep], span_zone[keep]
-    # per zone: offset at t0 and the transitions strictly inside (t0, t1)
-    offset0 = np.empty(t0.size)
-    lo = np.zeros(t0.size, dtype=np.int64)
-    hi = np.zeros(t0.size, dtype=np.int64)
-    tables: list[tuple[FloatArray, FloatArray]] = []
-    base = 0
-    years = _year_range(t0, np.maximum(t0, t1))
-    for z in np.unique(zone).tolist():
-        times, offsets, start_offset = _zone_table(zones[z], years)
-        mine = zone == z
-        i = np.searchsorted(times, t0[mine], side="right")
-        j = np.searchsorted(times, t1[mine], side="left")
-        offset0[mine] = np.concatenate([[start_offset], offsets])[i]  # i = 0: before any change
-        lo[mine] = base + i
-        hi[mine] = base + np.maximum(j, i)
-        tables.append((times, offsets))
-        base += times.size
-    all_times = np.concatenate([t for t, _ in tables] + [np.zeros(0)])
-    all_offsets = np.concatenate([o for _, o in tables] + [np.zeros(0)])
-    extra = hi - lo
-    per_span = extra + 1
-    first = np.cumsum(per_span) - per_span
-    total = int(per_span.sum())
-    time = np.empty(total)
-    offset = np.empty(total)
-    time[first] = t0
-    offset[first] = offset0
-    point_crew = np.repeat(crew, per_span)
-    inside = np.ones(total, dtype=bool)
-    inside[first] = False
-    source = np.repeat(lo - first - 1, per_span) + np.arange(total)
-    time[inside] = all_times[source[inside]]
-    offset[inside] = all_offsets[source[inside]]
-    # merge consecutive equal offsets of one crew member (the first point always stays)
-    new_crew = np.ones(total, dtype=bool)
-    new_crew[1:] = point_crew[1:] != point_crew[:-1]
-    changed = np.ones(total, dtype=bool)
-    changed[1:] = offset[1:] != offset[:-1]
-    kept = new_crew | changed
-    ptr = np.zeros(n_crew + 1, dtype=np.int64)
-    np.cumsum(np.bincount(point_crew[kept], minlength=n_crew), out=ptr[1:])
-    return ptr, time[kept], offset[kept]
-
-
-def _year_range(t0: FloatArray, t1: FloatArray) -> range:
-    if t0.size == 0:
-        return range(1970, 1971)
-    return range(grid.year_of(float(t0.min())), grid.year_of(float(t1.max())) + 1)
-
-
-def _zone_table(zone: str, years: range) -> tuple[FloatArray, FloatArray, float]:
-    """Offset changes of ``zone`` over ``years`` and its offset at the first year's start."""
-    times: list[float] = []
-    offsets: list[float] = []
-    start_offset = 0.0
-    for year in years:
-        t, o, s = grid.year_table(zone, year)
-        if year == years.start:
-            start_offset = s
-        times += t
-        offsets += o
-    return np.array(times, dtype=np.float64), np.array(offsets, dtype=np.float64), start_offset

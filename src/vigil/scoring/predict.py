@@ -43,7 +43,8 @@ from vigil.model.sleep import (
 )
 
 from .grid import S_AT_WAKING, FloatArray, IntArray, SleepEpisode, epoch_hours
-from .plan import CrewPlan, crew_zone_timelines, plan_schedules
+from .plan import CrewPlan, plan_schedules
+from .zones import crew_zone_timelines
 
 __all__ = [
     "horizons",
@@ -179,7 +180,7 @@ def pack_plan(
     """The sleep predictor's packed input for crew members ``crew`` (default: all) of ``plan``.
 
     ``start``/``end`` are every crew member's warm-up start and horizon, ``zones`` their
-    body-clock target timelines (:func:`vigil.scoring.plan.crew_zone_timelines`).
+    body-clock target timelines (:func:`vigil.scoring.zones.crew_zone_timelines`).
     """
     p, sp = params, sleep_params
     n = plan.n_crew

@@ -58,7 +58,7 @@ class ScheduleResult:
     reference: str
     scores: Mapping[str, FloatArray]
     duties: tuple[DutyResult, ...]
-    #: a tuple, or the scorer's lazy rows (:class:`vigil.scoring.plan.EpisodeRows`)
+    #: a tuple, or the scorer's lazy rows (:class:`vigil.scoring.sleep_arrays.EpisodeRows`)
     sleep: Sequence[SleepEpisode] = ()
 
 

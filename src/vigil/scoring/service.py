@@ -39,13 +39,7 @@ from vigil.scoring import grid
 from vigil.scoring.duty_risk import duty_risks
 from vigil.scoring.grid import FloatArray, IntArray, SleepEpisode
 from vigil.scoring.layout import Layout, build_layout, build_timeline
-from vigil.scoring.plan import (
-    CrewPlan,
-    SleepArrays,
-    crew_zone_timelines,
-    plan_columns,
-    plan_schedules,
-)
+from vigil.scoring.plan import CrewPlan, plan_columns, plan_schedules
 from vigil.scoring.predict import horizons, pack_plan
 from vigil.scoring.report import (
     DutyResult,
@@ -62,7 +56,9 @@ from vigil.scoring.request import (
     resolve_preset,
     resolve_scale,
 )
+from vigil.scoring.sleep_arrays import SleepArrays
 from vigil.scoring.sleep_given import given_sleep
+from vigil.scoring.zones import crew_zone_timelines
 
 __all__ = [
     "DECIMALS",

@@ -20,7 +20,8 @@ from vigil.model.parameters import Parameters
 from vigil.roster.sleep_columns import instant_of, microseconds_of, record_arrays
 from vigil.scoring import grid
 from vigil.scoring.grid import FloatArray, IntArray
-from vigil.scoring.plan import KIND_NAMES, CrewPlan, SleepArrays
+from vigil.scoring.plan import CrewPlan
+from vigil.scoring.sleep_arrays import KIND_NAMES, SleepArrays
 
 __all__ = ["given_sleep"]
 
