@@ -111,10 +111,12 @@ def main() -> None:
         (work / "roster.csv").write_text(roster, encoding="utf-8")
         (work / "sleep.json").write_text(json.dumps(sleep_records(roster)), encoding="utf-8")
         rows = roster.count("\n")
-        # warm the JIT cache once so both runs measure steady state
+        # warm the JIT cache on both paths so both runs measure steady state
         small = generate_roster(2, 3, seed=1)
         (work / "small.csv").write_text(small, encoding="utf-8")
+        (work / "small_sleep.json").write_text(json.dumps(sleep_records(small)), "utf-8")
         run([*vigil, str(work / "small.csv"), "--out", str(work / "small.json")])
+        run([*vigil, str(work / "small.csv"), "--sleep", str(work / "small_sleep.json")])
         given = run(
             [
                 *vigil,
