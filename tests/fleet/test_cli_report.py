@@ -71,3 +71,40 @@ def test_fleet_imports_nothing_from_the_web_or_cli() -> None:
                 names = [node.module]
             for name in names:
                 assert not name.startswith(("vigil.web", "vigil.cli", "fastapi")), (path, name)
+
+
+def test_roster_report_under_an_operators_settings(cli: typer.Typer, tmp_path: Path) -> None:
+    """``--operator``: the operator's warning levels, risk bands and scale, as its uploads
+    are reported (issue 18); an unknown operator is a clear error, not a report."""
+    from vigil.settings import DEFAULT_SETTINGS, merge_settings
+    from vigil.store import operator_settings, repo
+    from vigil.store.db import make_engine, make_session_factory, upgrade
+
+    url = f"sqlite:///{tmp_path / 'vigil.db'}"
+    engine = make_engine(url)
+    upgrade(engine)
+    own = merge_settings(DEFAULT_SETTINGS, {"warningLevels": {"SP": [4]}, "scale": "SP"})
+    own = merge_settings(own, {"riskBands": [1.1, 1.2, 1.3]})
+    with make_session_factory(engine).begin() as session:
+        repo.get_or_create_operator(session=session, name="acme")
+        operator_settings.save_settings(
+            session=session, operator="acme", settings=own, changed_by="test"
+        )
+    engine.dispose()
+    roster = str(DATA / "roster_small.csv")
+    run(cli, roster, "--out", str(tmp_path / "built_in.json"))
+    run(cli, roster, "--out", str(tmp_path / "acme.json"), "--operator", "acme",
+        "--database-url", url)  # fmt: skip
+    built_in = json.loads((tmp_path / "built_in.json").read_text())["summary"]
+    acme = json.loads((tmp_path / "acme.json").read_text())["summary"]
+    assert built_in["scale"] == "KSS" and acme["scale"] == "SP"
+    assert acme["warningLevel"] == 4
+    bounds = [b["lower"] for b in acme["bands"]]
+    assert bounds[1:] == [1.1, 1.2, 1.3] and bounds != [b["lower"] for b in built_in["bands"]]
+    unknown = CliRunner().invoke(
+        cli,
+        ["report", "roster", roster, "--out", str(tmp_path / "x.json"), "--operator", "nobody",
+         "--database-url", url],
+    )  # fmt: skip
+    assert unknown.exit_code == 2 and "nobody" in unknown.output
+    assert not (tmp_path / "x.json").exists()

@@ -9,14 +9,22 @@ as ``KNOWN_FAILURES`` expects, 1 otherwise.
 scored (:func:`vigil.worker.run.score_roster`, all six scales, risk on), summarises it
 (:mod:`vigil.fleet`) and writes the CSV (per duty), XLSX workbook, PDF report or summary
 JSON chosen by the ``--out`` suffix, exactly as the console's roster page exports them.
+``--operator NAME`` scores and reports under that operator's current settings (issue 18:
+parameters, airports, blank-cell defaults, default scale, warning levels and risk bands),
+as an upload of that operator would be; without it, the built-in defaults.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+
+from vigil.cli._identity import DatabaseUrlOption
+
+if TYPE_CHECKING:
+    from vigil.store.operator_settings import SettingsVersion
 
 
 def register(app: typer.Typer) -> None:
@@ -61,12 +69,23 @@ def roster_command(
         str, typer.Option("--date-format", help="Dates in the roster: dmy or mdy.")
     ] = "dmy",
     scale: Annotated[
-        str, typer.Option("--scale", help="The report's scale (e.g. KSS, SP).")
-    ] = "KSS",
+        str | None,
+        typer.Option(
+            "--scale", help="The report's scale (e.g. KSS, SP); default: the operator's, or KSS."
+        ),
+    ] = None,
     airports: Annotated[
         str, typer.Option("--airports", help="Airport codes: iata or icao.")
     ] = "iata",
     name: Annotated[str, typer.Option("--name", help="Roster name in the PDF.")] = "",
+    operator: Annotated[
+        str | None,
+        typer.Option(
+            "--operator",
+            help="Score under this operator's current settings (levels, bands, parameters).",
+        ),
+    ] = None,
+    database_url: Annotated[str | None, DatabaseUrlOption] = None,
 ) -> None:
     """Score ROSTER and write its fleet report (CSV, XLSX, PDF or the summary JSON)."""
     import json
@@ -76,6 +95,7 @@ def roster_command(
     from vigil.fleet.export_pdf import roster_pdf
     from vigil.fleet.export_xlsx import roster_xlsx
     from vigil.fleet.stored import build, load
+    from vigil.fleet.thresholds import DEFAULT_THRESHOLDS, Thresholds
     from vigil.scoring.service import SCALE_CODES, ScoreRequest, ScoringError, resolve_scale
     from vigil.worker.compact import unpack
     from vigil.worker.run import score_roster
@@ -88,20 +108,23 @@ def roster_command(
         raise typer.BadParameter("dmy or mdy", param_hint="--date-format")
     if airports not in ("iata", "icao"):
         raise typer.BadParameter("iata or icao", param_hint="--airports")
+    found = _operator_settings(operator, database_url) if operator else None
     try:
-        code = resolve_scale(scale)
+        code = resolve_scale(scale or (found.settings.scale if found else "KSS"))
     except ScoringError as exc:
         raise typer.BadParameter(str(exc), param_hint="--scale") from exc
     try:
         text = roster.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise typer.BadParameter(f"cannot read {roster}: {exc}", param_hint="ROSTER") from exc
+    options: dict[str, Any] = found.settings.score_options(found.version) if found else {}
     request = ScoreRequest(
         roster_text=text,
         date_format=DateFormat(date_format),
         scale=code,
         risk=True,
         extra_scales=tuple(s for s in SCALE_CODES if s != code),
+        **options,
     )
     scored = score_roster(request, chunk_size=500, local=InlineScorer())
     stored = unpack(scored.scores)
@@ -113,6 +136,9 @@ def roster_command(
         activity_text="",
         scale=code,
         model_version=scored.model_version,
+        thresholds=(
+            Thresholds.from_settings(found.settings, found.version) if found else DEFAULT_THRESHOLDS
+        ),
     )
     summary = load(raw)
     assert summary is not None
@@ -155,3 +181,17 @@ def roster_command(
         f"wrote {out}: {counts['schedules']} schedules, {counts['duties']} duties"
         + (f", {len(scored.errors)} rows with errors" if scored.errors else "")
     )
+
+
+def _operator_settings(operator: str, database_url: str | None) -> SettingsVersion:
+    """The operator's current settings version, or exit 2 naming an unknown operator."""
+    from vigil.cli._identity import identity_context
+    from vigil.store import operator_settings, repo
+
+    with identity_context(database_url) as ctx:
+        try:
+            repo.get_or_create_operator(session=ctx.session, name=operator, create=False)
+        except repo.RepoError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(code=2) from None
+        return operator_settings.current_settings(session=ctx.session, operator=operator)
