@@ -191,7 +191,33 @@ def serial_steps(roster: str, chunk_size: int) -> dict[str, float]:
     return {"split_s": t_split, "join_s": t_join, "store_s": t_store, "parts": len(split.parts)}
 
 
-def run_mode(mode: str, roster: str, scheduler: str | None) -> dict[str, Any]:
+def task_spans(client: Any, since: float, until: float) -> dict[str, float]:
+    """When the cluster's workers computed between ``since`` and ``until`` (epoch s): the
+    first start and last stop relative to ``since``, and the summed compute time.
+
+    ``ready − (last − first)`` is the wall time of the job with no task computing (the
+    upload, the split, the workers' first task start, the join and store, the poll): the
+    serial part as the clock sees it, cold starts included, which the CPU split misses.
+    """
+    spans = [
+        (span["start"], span["stop"])
+        for task in client.get_task_stream(start=since)
+        for span in task.get("startstops", ())
+        if span.get("action") == "compute" and since <= span["start"] <= until
+    ]
+    if not spans:
+        return {}
+    return {
+        "first_s": min(a for a, _ in spans) - since,
+        "last_s": max(b for _, b in spans) - since,
+        "busy_s": sum(b - a for a, b in spans),
+        "tasks": len(spans),
+    }
+
+
+def run_mode(
+    mode: str, roster: str, scheduler: str | None, dask_client: Any = None
+) -> dict[str, Any]:
 
     with tempfile.TemporaryDirectory(prefix="vigil-bench-") as tmp:
         data_dir = Path(tmp)
@@ -239,7 +265,9 @@ def run_mode(mode: str, roster: str, scheduler: str | None) -> dict[str, Any]:
                 http.headers["Authorization"] = f"Bearer {token}"
                 memory = JobMemory().__enter__()
                 cpu0 = cpu_split(server.pid)
+                own0 = time.process_time()
                 t0 = time.perf_counter()
+                wall0 = time.time()
                 response = http.post(
                     "/api/UploadRoster", json={"RosterData": roster, "RosterName": "bench"}
                 )
@@ -256,6 +284,8 @@ def run_mode(mode: str, roster: str, scheduler: str | None) -> dict[str, Any]:
                     time.sleep(0.5)  # a client polls; each poll costs the server CPU
                 t_ready = time.perf_counter() - t0
                 cpu1 = cpu_split(server.pid)
+                own = time.process_time() - own0
+                spans = task_spans(dask_client, wall0, time.time()) if dask_client else {}
                 memory.__exit__()
                 stored = month_bytes(data_dir / "vigil.db")
                 t1 = time.perf_counter()
@@ -298,6 +328,8 @@ def run_mode(mode: str, roster: str, scheduler: str | None) -> dict[str, Any]:
         **stored,
         "server_cpu_s": cpu1[0] - cpu0[0],
         "scoring_cpu_s": cpu1[1] - cpu0[1],
+        "bench_cpu_s": own,
+        "spans": spans,
     }
 
 
@@ -326,14 +358,16 @@ def main() -> None:
         if mode == "local":
             results.append(run_mode(mode, roster, None))
         else:
-            from distributed import LocalCluster
+            from distributed import Client, LocalCluster
 
             workers = int(mode.removeprefix("dask"))
             os.environ["NUMBA_NUM_THREADS"] = "1"  # one thread per worker: the CPU share
             with LocalCluster(
                 n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
             ) as cluster:
-                results.append(run_mode(mode, roster, cluster.scheduler_address))
+                with Client(cluster, set_as_default=False) as dask_client:
+                    dask_client.get_task_stream(count=1)  # the scheduler records from now
+                    results.append(run_mode(mode, roster, cluster.scheduler_address, dask_client))
         os.environ.pop("NUMBA_NUM_THREADS", None)
         r = results[-1]
         print(
@@ -352,9 +386,20 @@ def main() -> None:
         print(
             f"        CPU: server process {s:.1f} s (serial: split, join, store, HTTP), other "
             f"processes {p:.1f} s; serial share by CPU {s / (s + p):.1%}; Amdahl speed-up "
-            f"of 2 workers over 1: {(s + p) / (s + p / 2):.2f}x",
+            f"of 2 workers over 1: {(s + p) / (s + p / 2):.2f}x; this process (the "
+            f"LocalCluster's scheduler, the RSS sampler, the client) {r['bench_cpu_s']:.1f} s",
             flush=True,
         )
+        if r["spans"]:
+            t = r["spans"]
+            outside = r["ready_s"] - (t["last_s"] - t["first_s"])
+            print(
+                f"        tasks: {t['tasks']} computed from +{t['first_s']:.1f} s to "
+                f"+{t['last_s']:.1f} s, {t['busy_s']:.1f} s busy in all; no task computing for "
+                f"{outside:.1f} s of the {r['ready_s']:.1f} s (serial on the clock: upload, "
+                f"split, first start, join, store, poll)",
+                flush=True,
+            )
     steps = serial_steps(roster, 500)
     serial = steps["split_s"] + steps["join_s"] + steps["store_s"]
     print(

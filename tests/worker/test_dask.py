@@ -54,3 +54,20 @@ def test_cluster_results_equal_local(client: Any) -> None:
         assert json.loads(got) == want.to_envelope()
     remote_scorer.close()  # does not close a client it did not create
     assert client.status == "running"
+
+
+def test_warm_up_runs_once_on_every_worker(client: Any) -> None:
+    scorer = DaskScorer(client)
+    seconds = scorer.warm_up()
+    assert set(seconds) == set(client.nthreads()) and len(seconds) == 1
+    assert all(s > 0 for s in seconds.values())
+    scorer.close()
+    assert client.status == "running"
+
+
+def test_a_closed_scorer_does_not_connect() -> None:
+    """The pool's warm-up thread may reach the client after the pool has stopped."""
+    scorer = DaskScorer("tcp://127.0.0.1:9")
+    scorer.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        scorer.client()

@@ -4,6 +4,7 @@ and a heartbeat that never renews a lease the worker has released."""
 from __future__ import annotations
 
 import logging
+import os
 import subprocess
 import sys
 
@@ -12,15 +13,22 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from vigil.domain import DateFormat
 from vigil.fleet.stored import build
-from vigil.fleet.table import RouteFacts, roster_facts, with_offsets
+from vigil.fleet.table import (
+    RouteFacts,
+    roster_facts,
+    route_facts,
+    route_facts_of_columns,
+    with_offsets,
+)
 from vigil.roster import parse_request
+from vigil.roster.parse import parse_request_columnar, parse_request_rows
 from vigil.roster.synthetic import generate_airline_roster
 from vigil.scoring.service import SCALE_CODES, ScoreRequest
 from vigil.store import uploads
 from vigil.store.tables import RosterResult
 from vigil.worker.compact import unpack
 from vigil.worker.jobs import JobStatus
-from vigil.worker.memory import release_memory
+from vigil.worker.memory import release_memory, reuse_heap_in_tasks
 from vigil.worker.run import Worker, score_roster
 from vigil.worker.scorers import InlineScorer, ProcessScorer
 
@@ -54,6 +62,34 @@ def test_route_facts_of_the_tasks_equal_the_whole_roster_parsed(chunk: int) -> N
         quick = build(one, scale=scale, model_version="m", facts=with_offsets(one, scored.routes))
         parsed = build(stored, roster_text=text, scale=scale, model_version="m")
         assert quick == parsed
+
+
+@pytest.mark.parametrize("chunk", [30, 1000])
+def test_route_facts_of_columnar_tasks_equal_the_row_reader(chunk: int) -> None:
+    """80 crew: more than ``COLUMNAR_MIN_LINES`` lines, so the tasks read their part with
+    the columnar reader and take the route facts from its columns."""
+    text = _airline(80)
+    assert parse_request(text, DateFormat.DMY).columns is not None
+    scored = score_roster(_request(text), chunk_size=chunk, local=InlineScorer())
+    assert scored.routes is not None and scored.schedule_count == 79  # one left out
+    stored = unpack(scored.scores)
+    rows = parse_request_rows(text, DateFormat.DMY)
+    assert with_offsets(stored, scored.routes) == roster_facts(stored, rows.schedules)
+
+
+def test_route_facts_of_columns_equal_those_of_schedules() -> None:
+    """Including a stored schedule the roster lacks and stored duty counts that differ
+    from the parsed ones (fewer, more)."""
+    parsed = parse_request_columnar(_airline(6), DateFormat.DMY)
+    assert parsed.columns is not None
+    schedules = parsed.schedules
+    entries = [(s.reference, len(s.duties)) for s in schedules]
+    entries[1] = (entries[1][0], 2)
+    entries[2] = (entries[2][0], entries[2][1] + 3)
+    entries.insert(3, ("NOT-IN-ROSTER", 4))
+    ours = route_facts_of_columns(entries, parsed.columns)
+    assert ours == route_facts(entries, schedules)
+    assert ours.home[3] == -1 and ours.duties[3] == 4 and len(ours.airports.code) > 3
 
 
 def test_route_facts_through_scoring_processes_and_with_sleep_data() -> None:
@@ -171,3 +207,24 @@ def test_scoring_processes_end_when_no_roster_is_queued(sessions: sessionmaker[S
         assert worker.run_once() and alive[-1] is False
     finally:
         pool.close()
+
+
+@pytest.mark.parametrize("setting", [None, "65536"])
+def test_heap_reuse_only_where_the_trim_threshold_is_set(setting: str | None) -> None:
+    """Dask's nanny starts workers with ``MALLOC_TRIM_THRESHOLD_``: only there are glibc's
+    thresholds changed for tasks (once per process)."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("mallopt is glibc's (Linux)")
+    env = {k: v for k, v in os.environ.items() if k != "MALLOC_TRIM_THRESHOLD_"}
+    if setting is not None:
+        env["MALLOC_TRIM_THRESHOLD_"] = setting
+    code = (
+        "from vigil.worker.memory import reuse_heap_in_tasks\n"
+        "print(reuse_heap_in_tasks(), reuse_heap_in_tasks())\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    want = "True" if setting is not None else "False"
+    assert out.stdout.split() == [want, want]
+    assert reuse_heap_in_tasks() is ("MALLOC_TRIM_THRESHOLD_" in os.environ)

@@ -25,9 +25,10 @@ import numpy as np
 import numpy.typing as npt
 
 from vigil import tz
-from vigil.domain import Duty, Schedule
+from vigil.domain import Airport, Duty, Schedule
 from vigil.fleet.bands import RISK_BANDS, RiskBand
 from vigil.model import EARLY, NIGHT, classify_duty, warning_level
+from vigil.roster.arrays import DutyColumns
 from vigil.worker.compact import StoredScores
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "duty_table",
     "roster_facts",
     "route_facts",
+    "route_facts_of_columns",
     "schedule_table",
     "with_offsets",
 ]
@@ -232,6 +234,52 @@ class RouteFacts:
         return out
 
 
+class _RouteBuilder:
+    """Appends schedules to a :class:`RouteFacts`, numbering airports by first appearance."""
+
+    def __init__(self) -> None:
+        self.facts = RouteFacts(Airports([], [], [], []), [], [], [], [], [], [], [])
+        self._known: dict[str, int] = {}
+
+    def place(self, airport: Airport) -> int:
+        """``airport``'s index in the facts' airports (added when new)."""
+        found = self._known.get(airport.code)
+        if found is None:
+            airports = self.facts.airports
+            found = self._known[airport.code] = len(airports.code)
+            airports.code.append(airport.code)
+            airports.iata.append(airport.iata)
+            airports.icao.append(airport.icao)
+            airports.zone.append(airport.tz)
+        return found
+
+    def add(
+        self,
+        count: int,
+        fleet: Iterable[str],
+        rank: Iterable[str],
+        base: Airport | None,
+        route: Sequence[tuple[Airport, Airport, int]],
+    ) -> None:
+        """One stored schedule of ``count`` duties: its duties' Fleet and Rank cells (the
+        first non-blank of each is kept), home base, and (start, end, sectors) of its
+        parsed duties in order (those beyond ``count`` are not stored; missing ones are
+        blank)."""
+        facts = self.facts
+        facts.fleet.append(next((f for f in fleet if f), ""))
+        facts.rank.append(next((r for r in rank if r), ""))
+        facts.home.append(self.place(base) if base is not None else -1)
+        facts.duties.append(count)
+        for start, end, sectors in route[:count]:
+            facts.start.append(self.place(start))
+            facts.end.append(self.place(end))
+            facts.sectors.append(sectors)
+        missing = count - min(count, len(route))
+        facts.start.extend([-1] * missing)
+        facts.end.extend([-1] * missing)
+        facts.sectors.extend([0] * missing)
+
+
 def route_facts(entries: Iterable[tuple[str, int]], schedules: Sequence[Schedule]) -> RouteFacts:
     """Route, sectors, Fleet, Rank and home base of every stored duty.
 
@@ -241,38 +289,40 @@ def route_facts(entries: Iterable[tuple[str, int]], schedules: Sequence[Schedule
     longer has keeps blank route fields (airport -1).
     """
     by_ref = {s.reference: s for s in schedules}
-    known: dict[str, int] = {}
-    facts = RouteFacts(Airports([], [], [], []), [], [], [], [], [], [], [])
-    airports = facts.airports
-
-    def place(code: str, iata: str, icao: str, zone: str) -> int:
-        found = known.get(code)
-        if found is None:
-            found = known[code] = len(airports.code)
-            airports.code.append(code)
-            airports.iata.append(iata)
-            airports.icao.append(icao)
-            airports.zone.append(zone)
-        return found
-
+    out = _RouteBuilder()
     for reference, count in entries:
         parsed = by_ref.get(reference)
         duties: tuple[Duty, ...] = parsed.duties if parsed is not None else ()
-        facts.fleet.append(next((d.fleet for d in duties if d.fleet), ""))
-        facts.rank.append(next((d.rank for d in duties if d.rank), ""))
-        base = duties[0].home_base[0] if duties else None
-        facts.home.append(place(base.code, base.iata, base.icao, base.tz) if base else -1)
-        facts.duties.append(count)
-        for d in duties[:count]:
-            s, e = d.start_airport, d.end_airport
-            facts.start.append(place(s.code, s.iata, s.icao, s.tz))
-            facts.end.append(place(e.code, e.iata, e.icao, e.tz))
-            facts.sectors.append(d.sectors)
-        missing = count - min(count, len(duties))
-        facts.start.extend([-1] * missing)
-        facts.end.extend([-1] * missing)
-        facts.sectors.extend([0] * missing)
-    return facts
+        out.add(
+            count,
+            (d.fleet for d in duties),
+            (d.rank for d in duties),
+            duties[0].home_base[0] if duties else None,
+            [(d.start_airport, d.end_airport, d.sectors) for d in duties],
+        )
+    return out.facts
+
+
+def route_facts_of_columns(entries: Iterable[tuple[str, int]], columns: DutyColumns) -> RouteFacts:
+    """:func:`route_facts` of the columnar reader's duties, read from the arrays (no
+    :class:`~vigil.domain.Duty` objects; issue 14): same matching, same result."""
+    by_ref = {ref: i for i, ref in enumerate(columns.references)}
+    bounds = columns.offsets.tolist()
+    airports, home_bases = columns.airports, columns.home_bases
+    start, end = columns.start_airport.tolist(), columns.end_airport.tolist()
+    home, sectors = columns.home_base.tolist(), columns.sectors.tolist()
+    out = _RouteBuilder()
+    for reference, count in entries:
+        i = by_ref.get(reference)
+        lo, hi = (bounds[i], bounds[i + 1]) if i is not None else (0, 0)
+        out.add(
+            count,
+            columns.fleet[lo:hi],
+            columns.rank[lo:hi],
+            home_bases[home[lo]][0] if hi > lo else None,
+            [(airports[start[d]], airports[end[d]], sectors[d]) for d in range(lo, hi)],
+        )
+    return out.facts
 
 
 def with_offsets(stored: StoredScores, routes: RouteFacts) -> RosterFacts:

@@ -2,9 +2,12 @@
 
 With ``VIGIL_DASK_SCHEDULER`` set, a roster of more than ``VIGIL_DASK_CHUNK_SIZE``
 schedules is split by schedule into parts (:mod:`vigil.worker.split`); each part is
-parsed, scored and encoded on the cluster by :func:`vigil.worker.tasks.run_task` and
+parsed, scored and encoded on the cluster by :func:`vigil.worker.tasks.run_task` (through
+:func:`vigil.worker.scorers.run_task_then_release`, as in local scoring processes) and
 comes back as bytes ready to store (:class:`vigil.worker.tasks.ChunkOutcome`); outcomes
 are joined in schedule order, so the stored blob is byte-identical to local processing.
+:meth:`DaskScorer.warm_up` (run by the upload pool when it starts) has each worker import
+the scoring stack and load its kernels before the first roster.
 
 The cluster's workers need this package installed (same version: the result carries
 ``modelVersion``). A task carries its part of the roster text (or, for rosters with
@@ -26,7 +29,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from vigil.worker.tasks import ChunkOutcome, ChunkTask, run_task
+from vigil.worker.scorers import run_task_then_release
+from vigil.worker.tasks import ChunkOutcome, ChunkTask, warm_up
 
 __all__ = ["DaskScorer", "tls_security"]
 
@@ -82,9 +86,12 @@ class DaskScorer:
         self._client: Any = None if isinstance(address, str) else address
         self._owns_client = isinstance(address, str)
         self._lock = threading.Lock()
+        self._closed = False
 
     def client(self) -> Any:
         with self._lock:
+            if self._closed:
+                raise RuntimeError("the Dask scorer is closed")
             if self._client is None:
                 from distributed import Client
 
@@ -103,7 +110,8 @@ class DaskScorer:
         try:
             while submitted < len(tasks) or pending:
                 while submitted < len(tasks) and len(pending) < window:
-                    pending.append(client.submit(run_task, tasks[submitted], pure=False))
+                    task = tasks[submitted]
+                    pending.append(client.submit(run_task_then_release, task, pure=False))
                     submitted += 1
                 future = pending.pop(0)
                 result: ChunkOutcome = future.result()
@@ -113,8 +121,27 @@ class DaskScorer:
             for future in pending:
                 future.cancel()
 
+    def warm_up(self) -> dict[str, float]:
+        """Run :func:`vigil.worker.tasks.warm_up` once on every worker of the cluster now
+        (one task pinned to each); returns the seconds each took, by worker address.
+
+        A fresh worker otherwise imports the scoring stack and loads its kernels in its
+        first task, which makes the first roster wait as long on N workers as on one
+        (issue 14's scale-out). Workers that join the cluster later warm up in their first
+        task.
+        """
+        client = self.client()
+        workers = list(client.nthreads())
+        futures = [
+            client.submit(warm_up, pure=False, workers=[address], allow_other_workers=False)
+            for address in workers
+        ]
+        seconds: list[float] = client.gather(futures)
+        return dict(zip(workers, seconds, strict=True))
+
     def close(self) -> None:
         with self._lock:
+            self._closed = True
             if self._client is not None and self._owns_client:
                 self._client.close()
                 self._client = None

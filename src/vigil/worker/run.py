@@ -7,9 +7,9 @@ result guarded by the lease. :class:`WorkerPool` runs several workers as threads
 server starts one in its lifespan (``VIGIL_WORKER_THREADS``, default 1) and
 ``vigil worker`` runs one on any machine that reaches the database.
 
-Scoring goes through the service (:func:`vigil.roster.parse_request` then
-:func:`vigil.scoring.service.score_schedules`, exactly what
-:func:`vigil.scoring.service.score` does), but in chunk tasks
+Scoring goes through the service (:func:`vigil.roster.parse_request`, then
+:func:`vigil.scoring.service.plan_parsed` and :func:`~vigil.scoring.service.score_plan`,
+exactly what :func:`vigil.scoring.service.score` does), but in chunk tasks
 (:mod:`vigil.worker.tasks`): the worker splits the roster text by schedule
 (:mod:`vigil.worker.split`), a :class:`ChunkScorer` runs the tasks in this thread, in
 local processes, or on a Dask cluster (:mod:`vigil.worker.dask`), and the worker joins
@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -41,6 +41,9 @@ from vigil.worker import jobs
 from vigil.worker.memory import release_memory
 from vigil.worker.roster_job import ScoredRoster, plan_tasks, request_for, score_roster
 from vigil.worker.scorers import ChunkScorer, InlineScorer, ProcessScorer
+
+if TYPE_CHECKING:
+    from vigil.worker.dask import DaskScorer
 
 __all__ = [
     "ChunkScorer",
@@ -319,10 +322,11 @@ class WorkerPool:
         count = (os.cpu_count() or 1) if processes is None else processes
         self.local: ChunkScorer = ProcessScorer(count) if count > 0 else InlineScorer()
         self.remote: ChunkScorer | None = None
+        self._cluster: DaskScorer | None = None
         if dask_scheduler:
             from vigil.worker.dask import DaskScorer
 
-            self.remote = DaskScorer(dask_scheduler, security=dask_security)
+            self.remote = self._cluster = DaskScorer(dask_scheduler, security=dask_security)
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._poll = poll_interval
@@ -343,6 +347,12 @@ class WorkerPool:
         self._threads: list[threading.Thread] = []
 
     def start(self) -> WorkerPool:
+        """Start the worker threads (and, with a Dask cluster, warm its workers up in the
+        background: :meth:`_warm_cluster`)."""
+        if self._cluster is not None:
+            threading.Thread(
+                target=self._warm_cluster, name="vigil-dask-warm-up", daemon=True
+            ).start()
         for worker in self.workers:
             thread = threading.Thread(
                 target=worker.run,
@@ -354,6 +364,18 @@ class WorkerPool:
             thread.start()
             self._threads.append(thread)
         return self
+
+    def _warm_cluster(self) -> None:
+        """Connect to the Dask cluster and have each of its workers load the scoring stack
+        (:meth:`vigil.worker.dask.DaskScorer.warm_up`), so the first roster is not slowed
+        by it; a failure is only logged (the first roster then retries the connection)."""
+        assert self._cluster is not None
+        try:
+            seconds = self._cluster.warm_up()
+        except Exception:  # noqa: BLE001 - unreachable cluster, closed pool: score cold
+            logger.warning("warming up the Dask workers failed", exc_info=True)
+        else:
+            logger.info("Dask workers warmed up: %s", seconds)
 
     def wake(self) -> None:
         """Look for queued rosters now."""

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Protocol
 
-from vigil.worker.memory import release_memory
+from vigil.worker.memory import release_memory, reuse_heap_in_tasks
 from vigil.worker.tasks import ChunkOutcome, ChunkTask, run_task
 
 __all__ = ["ChunkScorer", "InlineScorer", "ProcessScorer", "run_task", "run_task_then_release"]
@@ -41,9 +41,13 @@ class InlineScorer:
 
 
 def run_task_then_release(task: ChunkTask) -> ChunkOutcome:
-    """:func:`run_task`, then the task's freed memory back to the OS
-    (:func:`vigil.worker.memory.release_memory`): a scoring process waiting for its next
-    task, or idle after the roster, holds its base, not its last task's peak."""
+    """:func:`run_task` in a scoring process (local or a Dask worker), then the task's
+    freed memory back to the OS (:func:`vigil.worker.memory.release_memory`): a scoring
+    process waiting for its next task, or idle after the roster, holds its base, not its
+    last task's peak. In a Dask worker, whose nanny makes glibc give back every freed
+    block at once, the heap is first set to reuse them during the task
+    (:func:`vigil.worker.memory.reuse_heap_in_tasks`: a third less CPU per task)."""
+    reuse_heap_in_tasks()
     outcome = run_task(task)
     release_memory()
     return outcome

@@ -17,15 +17,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from vigil.domain import Airport, Schedule
-from vigil.fleet.table import RouteFacts, route_facts
+from vigil.fleet.table import RouteFacts, route_facts, route_facts_of_columns
 from vigil.gc_pause import cyclic_gc_paused
 from vigil.model.parameters import Parameters
 from vigil.roster import format_error, parse_request
-from vigil.scoring.service import resolve_preset, score_schedules
+from vigil.scoring.service import (
+    SCALE_CODES,
+    plan_parsed,
+    resolve_preset,
+    score_plan,
+    score_schedules,
+)
 from vigil.worker.frames import encode_frame
 from vigil.worker.stored_sleep import encode_sleep, sleep_columns
 
-__all__ = ["ChunkOutcome", "ChunkTask", "run_task"]
+__all__ = ["WARM_CREW", "ChunkOutcome", "ChunkTask", "run_task", "warm_up"]
 
 #: crew simulated together inside a task: the per-minute arrays of 64 crew-months keep a
 #: scoring process near 326 MiB at peak, against 334-341 MiB with 128 and 485 MiB with the
@@ -33,6 +39,11 @@ __all__ = ["ChunkOutcome", "ChunkTask", "run_task"]
 #: (CPU 1.41-1.51 s against 1.56-1.71 s with 128); scores do not depend on it (each crew
 #: member is simulated on its own)
 SCORING_BATCH = 64
+#: crew of the month a fresh scoring process scores once before any roster
+#: (:func:`warm_up`): more than ``parse.COLUMNAR_MIN_LINES`` rows and more than
+#: :data:`SCORING_BATCH` crew, so it takes the chunk tasks' path (columnar reader, two
+#: scoring batches, predicted sleep with in-flight rest, risk, encoding)
+WARM_CREW = 80
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,9 +89,11 @@ def run_task(task: ChunkTask) -> ChunkOutcome:
 
 
 def _run_task(task: ChunkTask) -> ChunkOutcome:
+    """Text is parsed and planned as the CLI and the API do (the columnar reader's duty
+    columns straight to a :class:`~vigil.scoring.plan.CrewPlan`, no ``Duty`` objects,
+    :func:`vigil.scoring.service.plan_parsed`); parsed schedules are planned from them."""
     params = task.parameters or resolve_preset(task.preset)
     errors: tuple[tuple[int, str], ...] = ()
-    schedules = task.schedules
     if task.roster_text:
         parsed = parse_request(
             task.roster_text,
@@ -88,17 +101,49 @@ def _run_task(task: ChunkTask) -> ChunkOutcome:
             airports=task.airports,
             blank_defaults=task.blank_defaults,
         )
-        schedules = parsed.schedules
         errors = tuple(
             (e.row, format_error(e))
             for e in parsed.errors
             if task.first or e.row != task.header_row
         )
-    results = score_schedules(schedules, params, task.scales, chunk_size=SCORING_BATCH)
+        plan = plan_parsed(parsed, params)
+        results = score_plan(plan, params, task.scales, chunk_size=SCORING_BATCH, risk=True)
+        entries = [(r.reference, len(r.duties)) for r in results]
+        routes = (
+            route_facts_of_columns(entries, parsed.columns)
+            if parsed.columns is not None
+            else route_facts(entries, parsed.schedules)
+        )
+    else:
+        results = score_schedules(
+            task.schedules, params, task.scales, chunk_size=SCORING_BATCH, risk=True
+        )
+        routes = route_facts(((r.reference, len(r.duties)) for r in results), task.schedules)
     return ChunkOutcome(
         frame=encode_frame(results, params, task.scales),
         sleep=encode_sleep([sleep_columns(results)]),
         schedule_count=len(results),
         errors=errors,
-        routes=route_facts(((r.reference, len(r.duties)) for r in results), schedules),
+        routes=routes,
     )
+
+
+def warm_up() -> float:
+    """Score a small generated month as a chunk task would, so that this process has
+    imported the scoring stack and loaded (or compiled) its Numba kernels and Polars'
+    engine before its first real task; returns the seconds taken.
+
+    A fresh Dask worker otherwise pays this in its first task of the first roster (about
+    5 s of a 23-s month on one worker of the 2-core AMD machine, issue 14): the same wall
+    time with 1 or N workers, a serial share of the scale-out. The upload pool runs it on
+    the cluster's workers when it starts (:meth:`vigil.worker.dask.DaskScorer.warm_up`),
+    as the server warms its own kernels before ``/readyz``.
+    """
+    import time
+
+    from vigil.roster.synthetic import generate_airline_roster
+
+    started = time.perf_counter()
+    month = generate_airline_roster(WARM_CREW, 28, seed=1)
+    run_task(ChunkTask("ingre2014_5c", SCALE_CODES, month, "dmy"))
+    return time.perf_counter() - started
