@@ -23,6 +23,7 @@ is logged; a surface that never got a list answers 503.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import threading
@@ -45,8 +46,14 @@ REVOCATIONS_PATH = "/connect/revocations"
 RevocationSource = Callable[[], Mapping[str, Any]]
 
 
+@functools.lru_cache(maxsize=4096)
 def client_key(client_id: str) -> str:
-    """How the list names a client: SHA-256 hex of its ID."""
+    """How the list names a client: SHA-256 hex of its ID.
+
+    Kept per process (issue 14: hashed on every verified call): a pure function of the ID,
+    so the cache never decides whether a token is revoked; :meth:`RevocationList.reason`
+    still looks the key up in the current list on every call.
+    """
     return hashlib.sha256(client_id.encode("utf-8", "surrogatepass")).hexdigest()
 
 

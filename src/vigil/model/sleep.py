@@ -135,10 +135,7 @@ def predict_packed(
     span = np.maximum(packed.end - packed.start, 0.0)
     n_windows = np.diff(packed.busy_ptr) + np.diff(packed.window_ptr)
     cap = (np.ceil(span / 10.0) + 2 * n_windows + 4).astype(np.int64)
-    args = Packed(
-        *(_i(v) if name.endswith(("_ptr", "_kind")) else _f(v)
-          for name, v in ((f, getattr(packed, f)) for f in Packed._fields))
-    )  # fmt: skip
+    args = Packed(*[as_type(getattr(packed, name)) for name, as_type in _PACKED_TYPES])
     for _ in range(2):  # second pass only if some person overflowed its capacity
         o_ptr = np.zeros(n + 1, np.int64)
         np.cumsum(cap, out=o_ptr[1:])
@@ -152,6 +149,9 @@ def predict_packed(
         cap = np.maximum(cap, count)
     ptr = np.zeros(n + 1, np.int64)
     np.cumsum(count, out=ptr[1:])
+    if n == 1:  # one person (a synchronous request): its episodes are the first rows
+        m = int(count[0])
+        return ptr, o_s[:m], o_e[:m], o_q[:m], o_k[:m]
     keep = np.repeat(o_ptr[:-1] - ptr[:-1], count) + np.arange(int(ptr[-1]))
     return ptr, o_s[keep], o_e[keep], o_q[keep], o_k[keep]
 
@@ -162,6 +162,12 @@ def _f(x: object) -> FloatArray:
 
 def _i(x: object) -> IntArray:
     return np.ascontiguousarray(x, dtype=np.int64)
+
+
+#: each kernel input field with its conversion: pointers and kinds are integers
+_PACKED_TYPES = tuple(
+    (name, _i if name.endswith(("_ptr", "_kind")) else _f) for name in Packed._fields
+)
 
 
 @nb.njit(cache=True)

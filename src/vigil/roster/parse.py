@@ -323,8 +323,13 @@ class _Reader:
         self, row: int, ref: str, cells: list[str], position: int
     ) -> tuple[date, int, int] | None:
         """Date cell ``position`` and time cell ``position + 1`` → wall time parts."""
-        ok = True
         date_text, time_text = cells[position], cells[position + 1]
+        if date_text and time_text:  # the common case first: both cells valid
+            parsed, hm = parse_date(date_text, self.date_format), parse_time(time_text)
+            if hm is not None and isinstance(parsed, date):
+                wall = self._walls[(date_text, time_text)] = (parsed, hm[0], hm[1])
+                return wall
+        ok = True
         day: date | str | None = None
         for text, column in ((date_text, COLUMNS[position]), (time_text, COLUMNS[position + 1])):
             if not text:

@@ -16,6 +16,7 @@ small rosters, the worker and the planner; :func:`rest_windows` per duty).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -205,7 +206,8 @@ def plan_schedules(
             raise ValueError(f"schedule {schedule.reference!r} has no duties")
     duties = [d for s in schedules for d in s.duties]
     counts = [len(s.duties) for s in schedules]
-    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    offsets = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
     zones = _Zones()
     codes = _CodeCache()
     starts, ends, commute, prep = [], [], [], []
@@ -251,7 +253,7 @@ def plan_schedules(
         zones=tuple(zones.names),
         home_zone=home_zone,
         home_base=tuple(s.duties[0].home_base for s in schedules),
-        warmup=tuple(grid.warmup_start(s) for s in schedules),
+        warmup=tuple(_warmup_from(grid.home_zone(s), grid.first_event(s)) for s in schedules),
         activities=acts,
         sleep=sleep,
         schedules=lambda crew: [schedules[i] for i in crew.tolist()],
@@ -262,6 +264,17 @@ def _schedule_rest(
     duties: Sequence[Duty], params: Parameters, sleep_params: SleepParameters
 ) -> _RestFields:
     per_duty = [rest_windows(d, params, sleep_params) for d in duties]
+    if not any(per_duty):  # the common short-haul month: no duty has rest of its own
+        empty = np.zeros(0)
+        return _RestFields(
+            rest_ptr=np.zeros(len(duties) + 1, dtype=np.int64),
+            rest_start=empty,
+            rest_end=empty.copy(),
+            rest_sleep_start=empty.copy(),
+            rest_sleep_end=empty.copy(),
+            rest_quality=empty.copy(),
+            rest_inflight=np.zeros(0, dtype=bool),
+        )
     ptr = np.zeros(len(duties) + 1, dtype=np.int64)
     np.cumsum([len(w) for w in per_duty], out=ptr[1:])
     start, end, sleep_start, sleep_end, quality, inflight = _window_fields(per_duty)
@@ -274,6 +287,11 @@ def _schedule_rest(
         rest_quality=quality,
         rest_inflight=inflight.astype(bool),
     )
+
+
+#: :func:`grid.warmup_from` (a pure function of the zone and the instant) kept per process:
+#: a roster's crew members share few home zones and first-duty instants
+_warmup_from = functools.lru_cache(maxsize=4096)(grid.warmup_from)
 
 
 def _codes(airport: Airport) -> frozenset[str]:

@@ -196,7 +196,7 @@ def pack_plan(
             strict=True,
         )
     }  # fmt: skip
-    w_crew = duty_crew[np.repeat(np.arange(plan.on.size), np.diff(plan.rest_ptr))]
+    w_crew = np.repeat(duty_crew, np.diff(plan.rest_ptr))  # each window's crew member
     ok = (plan.rest_quality > 0.0) & (plan.rest_sleep_end > plan.rest_sleep_start)
     windows = {
         "crew": w_crew[ok].astype(np.float64),

@@ -43,6 +43,8 @@ def crew_zone_timelines(
     report to off duty, the end airport from off duty on. CSR ``(ptr, time, offset)``.
     """
     n, n_duty = plan.n_crew, plan.on.size
+    if 0 < n < VECTOR_MIN_CREW:  # a request's one crew member: the per-crew loop is cheaper
+        return _few_crew_timelines(plan, start.tolist(), end.tolist())
     crew = plan.crew
     first = 2 * plan.offsets[:-1] + np.arange(n)  # each crew member's home span
     duty = 2 * np.arange(n_duty) + crew + 1  # report span of each duty; off span follows
@@ -51,22 +53,36 @@ def crew_zone_timelines(
     span_time[first], span_zone[first] = start, plan.home_zone
     span_time[duty], span_zone[duty] = plan.on, plan.start_zone
     span_time[duty + 1], span_zone[duty + 1] = plan.off, plan.end_zone
-    if n < VECTOR_MIN_CREW:  # a request's one crew member: the per-crew loop is cheaper
-        times, zone_ids, ends = span_time.tolist(), span_zone.tolist(), end.tolist()
-        bounds = np.append(first, span_time.size).tolist()
-        years = _year_range(span_time, np.append(span_time, end))
-        tables = {z: _zone_lists(plan.zones[z], years.start, years.stop) for z in set(zone_ids)}
-        counts: list[int] = []
-        time: list[float] = []
-        offset: list[float] = []
-        for i, (a, b) in enumerate(zip(bounds[:-1], bounds[1:], strict=True)):
-            before = len(time)
-            _crew_timeline(times[a:b], zone_ids[a:b], ends[i], tables, time, offset)
-            counts.append(len(time) - before)
-        ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-        return ptr, np.array(time, dtype=np.float64), np.array(offset, dtype=np.float64)
     span_crew = np.repeat(np.arange(n), 2 * np.diff(plan.offsets) + 1)
     return zone_timelines(span_crew, span_time, span_zone, n, end, plan.zones)
+
+
+def _few_crew_timelines(
+    plan: CrewPlan, start: list[float], end: list[float]
+) -> tuple[IntArray, FloatArray, FloatArray]:
+    """:func:`crew_zone_timelines` of a few crew members, one at a time on Python lists
+    (the spans of a request's crew member cost less as lists than as array passes)."""
+    on, off = plan.on.tolist(), plan.off.tolist()
+    start_zone, end_zone = plan.start_zone.tolist(), plan.end_zone.tolist()
+    offsets, home_zone = plan.offsets.tolist(), plan.home_zone.tolist()
+    spans: list[tuple[list[float], list[int]]] = []
+    for i in range(len(start)):  # home from the warm-up start, then each duty's two spans
+        times, zone_ids = [start[i]], [home_zone[i]]
+        for d in range(offsets[i], offsets[i + 1]):
+            times += (on[d], off[d])
+            zone_ids += (start_zone[d], end_zone[d])
+        spans.append((times, zone_ids))
+    first_year = grid.year_of(min(min(times) for times, _ in spans))
+    last_year = grid.year_of(max(max(max(times) for times, _ in spans), max(end)))
+    zones = {z for _, zone_ids in spans for z in zone_ids}
+    tables = {z: _zone_lists(plan.zones[z], first_year, last_year + 1) for z in zones}
+    ptr = np.zeros(len(start) + 1, dtype=np.int64)
+    time: list[float] = []
+    offset: list[float] = []
+    for i, (times, zone_ids) in enumerate(spans):
+        _crew_timeline(times, zone_ids, end[i], tables, time, offset)
+        ptr[i + 1] = len(time)
+    return ptr, np.array(time, dtype=np.float64), np.array(offset, dtype=np.float64)
 
 
 def _crew_timeline(

@@ -155,6 +155,13 @@ class Runtime:
     #: set once the scoring kernels are loaded (warm start, issue 15); ``/readyz`` is 503
     #: until then. Set at once on surfaces that do not score.
     warm: threading.Event = field(default_factory=threading.Event)
+    #: no database, or a local SQLite file: reading it never waits on the network, so a
+    #: small scoring call may run on the event loop (routes/processor.py). Decided once
+    #: here, not per request.
+    local_database: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.local_database = self.engine is None or self.engine.dialect.name == "sqlite"
 
     def start_warm_up(self) -> threading.Thread:
         """Load (or compile) the scoring kernels in a background thread; sets :attr:`warm`."""

@@ -151,7 +151,8 @@ def RequireScope(kind: ScopeKind | str) -> Any:  # noqa: N802 - reads as a marke
     """
     scope_kind = ScopeKind(kind)
 
-    async def require(request: Request, runtime: RuntimeDep) -> Principal:
+    async def require(request: Request) -> Principal:
+        runtime = get_runtime(request)  # not a sub-dependency: one fewer to solve per call
         needed = runtime.scopes.name(scope_kind)
         # PreAuthMiddleware already checked the header (before the body was read)
         checked = request.scope.get("state", {}).get(PRINCIPAL_STATE)

@@ -17,15 +17,17 @@ never runs on the loop. (SQLite in WAL mode never makes a reader wait for a writ
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from vigil.domain import DateFormat
 from vigil.scoring.service import ScoreRequest, ScoringError, score
-from vigil.web.deps import FatiguePrincipal, RiskPrincipal, RuntimeDep
+from vigil.web._runtime import Runtime
+from vigil.web.deps import FatiguePrincipal, RiskPrincipal, get_runtime
 from vigil.web.problems import problem
 from vigil.web.routes.settings import settings_for
 from vigil.web.schemas import ScoresOut, ScoringRequestIn
@@ -62,33 +64,28 @@ def row_count(roster_text: str) -> int:
     return roster_text.count("\n") + (0 if roster_text.endswith("\n") else 1)
 
 
-async def _answer(
-    body: ScoringRequestIn,
-    runtime: RuntimeDep,
-    *,
-    risk: bool,
-    include_sleep: bool,
-    operator: str,
-) -> Response:
+@dataclass(frozen=True, slots=True)
+class _Call:
+    """One scoring call: the validated body and what the route adds to it."""
+
+    body: ScoringRequestIn
+    runtime: Runtime
+    risk: bool
+    include_sleep: bool
+    operator: str
+
+
+async def _answer(call: _Call) -> Response:
     """:func:`_score` on the loop for small rosters, in the thread pool for larger ones."""
-    engine = runtime.engine
-    local = engine is None or engine.dialect.name == "sqlite"
+    body = call.body
     small = len(body.RosterData) <= INLINE_CHARS and row_count(body.RosterData) <= INLINE_ROWS
-    if local and small and len(body.SleepData) <= INLINE_ROWS:
-        return _score(body, runtime, risk=risk, include_sleep=include_sleep, operator=operator)
-    return await run_in_threadpool(
-        _score, body, runtime, risk=risk, include_sleep=include_sleep, operator=operator
-    )
+    if call.runtime.local_database and small and len(body.SleepData) <= INLINE_ROWS:
+        return _score(call)
+    return await run_in_threadpool(_score, call)
 
 
-def _score(
-    body: ScoringRequestIn,
-    runtime: RuntimeDep,
-    *,
-    risk: bool,
-    include_sleep: bool,
-    operator: str,
-) -> Response:
+def _score(call: _Call) -> Response:
+    body, runtime = call.body, call.runtime
     limit = runtime.settings.sync_row_limit
     rows = row_count(body.RosterData)
     if rows > limit:
@@ -99,14 +96,14 @@ def _score(
             "GET /api/GetResults).",
             title="Roster too large for a synchronous call",
         )
-    found = settings_for(runtime, operator)  # the operator's settings (issue 18)
+    found = settings_for(runtime, call.operator)  # the operator's settings (issue 18)
     request = ScoreRequest(
         roster_text=body.RosterData,
         date_format=DateFormat(body.DateFormat),
         scale=body.PreferredScale,
         sleep_data=[r.record() for r in body.SleepData],
-        risk=risk,
-        include_sleep=include_sleep,
+        risk=call.risk,
+        include_sleep=call.include_sleep,
         **found.settings.score_options(found.version),
     )
     try:
@@ -125,13 +122,12 @@ def _score(
 async def process_fatigue(
     body: ScoringRequestIn,
     principal: FatiguePrincipal,
-    runtime: RuntimeDep,
+    request: Request,
     include_sleep: IncludeSleep = False,
 ) -> Response:
     """Score a roster on the PreferredScale (seed §4.2); needs the fatigue scope."""
-    return await _answer(
-        body, runtime, risk=False, include_sleep=include_sleep, operator=principal.operator
-    )
+    runtime = get_runtime(request)  # a plain read, not a dependency to solve per call
+    return await _answer(_Call(body, runtime, False, include_sleep, principal.operator))
 
 
 @router.post(
@@ -143,10 +139,9 @@ async def process_fatigue(
 async def process_fatigue_risk(
     body: ScoringRequestIn,
     principal: RiskPrincipal,
-    runtime: RuntimeDep,
+    request: Request,
     include_sleep: IncludeSleep = False,
 ) -> Response:
     """Score a roster and rate each duty's risk (seed §4.3, reference §8); risk scope."""
-    return await _answer(
-        body, runtime, risk=True, include_sleep=include_sleep, operator=principal.operator
-    )
+    runtime = get_runtime(request)  # a plain read, not a dependency to solve per call
+    return await _answer(_Call(body, runtime, True, include_sleep, principal.operator))
