@@ -46,7 +46,8 @@ def duty_kss(text: str, ref: str) -> list[float]:
     report = score(ScoreRequest(roster_text=text))
     result = next(s for s in report.schedules if s.reference == ref)
     duty = next(d for d in result.duties if d.on_duty == ON)
-    return list(result.scores["KSS"][duty.first_interval : duty.first_interval + duty.interval_count])
+    first = duty.first_interval
+    return list(result.scores["KSS"][first : first + duty.interval_count])
 
 
 def draw(plan: RestPlan, text: str) -> None:
@@ -84,12 +85,12 @@ def main() -> None:
     text = roster()
     plan = plan_rest(PlanRequest(text, ON, CREW, ("CA", "FO")))
     print(plan.summary)
-    for name, split in (("planned", plan.proposal), ("equal", plan.equal), *(
-        (f"alternative {i}", a) for i, a in enumerate(plan.alternatives, start=2)
-    )):
-        breaks = ", ".join(
-            f"{b.reference} {b.start:%H:%M}-{b.end:%H:%M}" for b in split.breaks
-        )
+    for name, split in (
+        ("planned", plan.proposal),
+        ("equal", plan.equal),
+        *((f"alternative {i}", a) for i, a in enumerate(plan.alternatives, start=2)),
+    ):
+        breaks = ", ".join(f"{b.reference} {b.start:%H:%M}-{b.end:%H:%M}" for b in split.breaks)
         print(f"{name}: landing KSS {split.landing_kss}, crew mean {split.crew_mean_kss}; {breaks}")
     draw(plan, text)
     print(f"wrote {OUT}")
