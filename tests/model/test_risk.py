@@ -18,8 +18,8 @@ from vigil.model import (
     duty_risk_exposure,
     reference_hazard,
 )
+from vigil.model._sums import pairwise_sum
 from vigil.model.risk import (
-    _pairwise_sum,
     duties_hazard,
     duty_hazard,
     fatigue_factor,
@@ -193,7 +193,7 @@ def test_pairwise_sum_adds_in_numpys_order() -> None:
     rng = np.random.default_rng(2)
     for n in (0, 1, 7, 8, 9, 127, 128, 129, 255, 256, 257, 1000, 2049):
         a = rng.uniform(-1.0, 1.0, n) * 10.0 ** rng.integers(-8, 8, n)
-        assert _pairwise_sum(a) == a.sum()
+        assert pairwise_sum(a) == a.sum()
 
 
 def test_cumulative_multiplier_reads_the_tables_by_run_position() -> None:
