@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import math
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
@@ -466,6 +467,34 @@ def duties_hazard(
     numpy.ndarray, shape (d,)
         H_d. [h-equivalents at KSS 5]
     """
+    terms = hazard_terms(kss, report, off, sectors, params, cabin_crew=cabin_crew)
+    return hazard_sum(terms, included, multiplier)
+
+
+class HazardTerms(NamedTuple):
+    """The per-interval factors of ``H_d`` for a batch of duties, each ``(d, w)``.
+
+    :func:`duties_hazard` is :func:`hazard_sum` of these; the scoring service also reads
+    the mean fatigue factor from them (:func:`terms_fatigue_factor`) without recomputing
+    ``term`` or the interval lengths.
+    """
+
+    term: FloatArray  #: ``exp(β(K - K_ref))``, NaN where the KSS is (padding)
+    tot: FloatArray  #: time-on-duty factor at each point
+    length: FloatArray  #: each interval's length, 0 past the duty's end [h]
+    events: FloatArray  #: take-off and landing exposure assigned to each point [h]
+
+
+def hazard_terms(
+    kss: object,
+    report: object,
+    off: object,
+    sectors: object,
+    params: Parameters = DEFAULT,
+    *,
+    cabin_crew: object = False,
+) -> HazardTerms:
+    """:class:`HazardTerms` of a batch of duties (arguments as :func:`duties_hazard`)."""
     k = np.ascontiguousarray(as_2d(kss, "kss"))
     d = k.shape[0]
     tot, length, events = np.empty(k.shape), np.empty(k.shape), np.empty(k.shape)
@@ -483,17 +512,38 @@ def duties_hazard(
     # NumPy's exp, as duty_hazard's (its SIMD exp and libm's differ in the last bit)
     np.exp(tot, out=tot)
     term = np.exp(params.risk_beta * (k - params.risk_kss_reference))
+    return HazardTerms(term, tot, length, events)
+
+
+def hazard_sum(terms: HazardTerms, included: object, multiplier: object) -> FloatArray:
+    """``H_d = Σ h·(w + events)`` of each duty from its :class:`HazardTerms`, with
+    ``h = term·ToT·M`` (``multiplier``, shape (d,)) and ``w`` the interval length where
+    ``included`` (shape (d, w)), 0 elsewhere."""
+    d = terms.term.shape[0]
     out = np.empty(d)
     _hazard_sum(
-        term,
-        tot,
+        terms.term,
+        terms.tot,
         np.ascontiguousarray(np.broadcast_to(as_float(multiplier), (d,))),
-        np.ascontiguousarray(np.broadcast_to(np.asarray(included, dtype=bool), k.shape)),
-        length,
-        events,
+        np.ascontiguousarray(np.broadcast_to(np.asarray(included, dtype=bool), terms.term.shape)),
+        terms.length,
+        terms.events,
         out,
     )
     return out
+
+
+def terms_fatigue_factor(terms: HazardTerms, included: object) -> FloatArray:
+    """:func:`fatigue_factor` of the duties of ``terms``, weighted by their interval
+    lengths: the same values, from the ``term`` and ``length`` already computed."""
+    mean = np.empty(terms.term.shape[0])
+    _factor_mean(
+        terms.term,
+        np.ascontiguousarray(np.broadcast_to(np.asarray(included, dtype=bool), terms.term.shape)),
+        terms.length,
+        mean,
+    )
+    return mean
 
 
 def _hazard_constants(params: Parameters) -> FloatArray:
