@@ -18,15 +18,17 @@ from vigil.model import (
     duty_risk_exposure,
     reference_hazard,
 )
+from vigil.model._sums import pairwise_sum
 from vigil.model.risk import (
-    _pairwise_sum,
     duties_hazard,
     duty_hazard,
     fatigue_factor,
+    hazard_terms,
     interval_geometry,
     nearest_point_counts,
     run_fatigue_floor,
     run_positions,
+    terms_fatigue_factor,
 )
 from vigil.model.workload import sector_times
 
@@ -189,11 +191,31 @@ def test_hazard_kernel_is_bit_equal_to_the_vectorised_composition() -> None:
             np.testing.assert_array_equal(fused, parts)
 
 
+def test_hazard_terms_give_the_fatigue_factor_of_the_interval_lengths() -> None:
+    """The service reads the fatigue factor from the hazard's terms: the same values as
+    :func:`fatigue_factor` weighted by :func:`interval_geometry`'s lengths."""
+    rng = np.random.default_rng(12)
+    for width in (5, 13, 130):
+        d = 60
+        count = rng.integers(1, width + 1, d)
+        kss = rng.uniform(1.0, 9.0, (d, width))
+        kss[np.arange(width)[None, :] >= count[:, None]] = np.nan
+        report = 20_000 * 24.0 + rng.uniform(0.0, 500.0, d)
+        off = report + count * 0.25 - rng.uniform(0.0, 0.2, d)
+        included = rng.random((d, width)) < 0.8
+        included[0] = False  # no exposure: NaN
+        terms = hazard_terms(kss, report, off, rng.integers(0, 5, d))
+        _hours, length = interval_geometry(report, off, count, width)
+        expected = fatigue_factor(kss, included, length)
+        np.testing.assert_array_equal(terms_fatigue_factor(terms, included), expected)
+        assert np.isnan(expected[0]) and np.isfinite(expected).sum() > d // 2
+
+
 def test_pairwise_sum_adds_in_numpys_order() -> None:
     rng = np.random.default_rng(2)
     for n in (0, 1, 7, 8, 9, 127, 128, 129, 255, 256, 257, 1000, 2049):
         a = rng.uniform(-1.0, 1.0, n) * 10.0 ** rng.integers(-8, 8, n)
-        assert _pairwise_sum(a) == a.sum()
+        assert pairwise_sum(a) == a.sum()
 
 
 def test_cumulative_multiplier_reads_the_tables_by_run_position() -> None:

@@ -23,9 +23,14 @@ def test_exposure_leaves_out_sleep_and_own_inflight_rest_only() -> None:
     inflight = rng.random((n_duty, r)) < 0.6
     crew = rng.integers(0, n_crew, n_int)
     duty = rng.integers(0, n_duty, n_int)
-    mid = base + rng.uniform(0.0, 160.0, n_int)
+    start = base + rng.uniform(0.0, 160.0, n_int)
+    # off duty of each interval's duty: often after the interval, sometimes inside it
+    off = np.empty(n_duty)
+    off[duty] = start + rng.choice([0.05, 0.2, 3.0], n_int)
+    mid = (start + np.minimum(start + 0.25, off[duty])) / 2  # interval midpoints
+    assert np.sum(mid < start + 0.125) > 10  # short intervals among them
     out = np.empty(n_int, dtype=bool)
-    _exposed(crew, mid, duty, starts, ends, rest_start, rest_end, inflight, out)
+    _exposed(crew, start, duty, off, starts, ends, rest_start, rest_end, inflight, out)
     for t in range(n_int):
         c, d, x = crew[t], duty[t], mid[t]
         asleep = bool(np.any((starts[c] <= x) & (x < ends[c])))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -11,6 +12,7 @@ import typer
 
 from vigil.domain import DateFormat
 from vigil.gc_pause import cyclic_gc_paused
+from vigil.scoring import warm
 
 if TYPE_CHECKING:
     from vigil.roster import ParsedRoster
@@ -109,23 +111,22 @@ def score_command(
     Exit status: 0 scored without data errors, 1 data errors were found (the other
     schedules are still scored and written), 2 unusable invocation.
     """
-    from vigil.cli import _output
-    from vigil.scoring.service import ScoringError
-
     if per is not None and per.lower() not in ("interval", "duty", "schedule"):
         raise typer.BadParameter("must be interval, duty or schedule", param_hint="--per")
+    # the kernels load on another thread while the roster is read (vigil.scoring.warm);
+    # this thread imports the scoring service (and Numba) only once the roster is read
+    warming = warm.start()
     text = _read_text(roster, "ROSTER")
     with cyclic_gc_paused():
         sleep_data = _load_sleep(sleep)
         activity_text = _read_text(activity, "--activity") if activity else ""
         if out is not None and out.suffix.lower() not in (".json", ".csv"):
             raise typer.BadParameter("must end in .json or .csv", param_hint="--out")
-        try:
-            report, parsed = _score(
-                text, date_format, scale, preset, sleep_data, activity_text, risk, show_sleep
-            )
-        except ScoringError as exc:  # unknown scale or preset
-            raise typer.BadParameter(str(exc)) from exc
+        report, parsed = _score(
+            text, date_format, scale, preset, sleep_data, activity_text, risk, show_sleep, warming
+        )
+        from vigil.cli import _output
+
         if out is not None:
             per_rows = per.lower() if per else None
             _output.write_report(report, out, per_rows, lambda: parsed.schedules)
@@ -155,22 +156,33 @@ def _score(
     activity_text: str,
     risk: bool,
     show_sleep: bool,
+    warming: threading.Thread,
 ) -> tuple[ScoreReport, ParsedRoster]:
     """What :func:`vigil.scoring.service.score` does, keeping the parsed roster (the
-    per-duty table needs its schedules' routes and time zones; they are built only then)."""
-    from vigil.cli import _output
+    per-duty table needs its schedules' routes and time zones; they are built only then).
+
+    The roster is read before the scale and preset are checked (their module imports the
+    model, and Numba with it, which ``warming`` is doing meanwhile); a bad name still
+    stops the command before anything is scored or written."""
     from vigil.roster import format_error, parse_request
+
+    parsed = parse_request(text, date_format, sleep_data=sleep_data, activity_text=activity_text)
+    warming.join()
+    from vigil.cli import _output
     from vigil.scoring.service import (
         ScoreReport,
+        ScoringError,
         plan_parsed,
         resolve_preset,
         resolve_scale,
         score_plan,
     )
 
-    chosen = resolve_scale(scale)
-    params = resolve_preset(preset)
-    parsed = parse_request(text, date_format, sleep_data=sleep_data, activity_text=activity_text)
+    try:
+        chosen = resolve_scale(scale)
+        params = resolve_preset(preset)
+    except ScoringError as exc:  # unknown scale or preset
+        raise typer.BadParameter(str(exc)) from exc
     with _output.progress_bar("Scoring crew") as progress:
         results = score_plan(
             plan_parsed(parsed, params), params, (chosen,), progress=progress, risk=risk

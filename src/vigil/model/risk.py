@@ -31,12 +31,14 @@ from __future__ import annotations
 
 import functools
 import math
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
 import numpy.typing as npt
 
 from ._arrays import FloatArray, IntArray, as_2d, as_float
+from ._sums import pairwise_sum as _pairwise_sum
 from .alertness import final_kss
 from .parameters import DEFAULT, Parameters
 from .scales import interval_means
@@ -465,6 +467,34 @@ def duties_hazard(
     numpy.ndarray, shape (d,)
         H_d. [h-equivalents at KSS 5]
     """
+    terms = hazard_terms(kss, report, off, sectors, params, cabin_crew=cabin_crew)
+    return hazard_sum(terms, included, multiplier)
+
+
+class HazardTerms(NamedTuple):
+    """The per-interval factors of ``H_d`` for a batch of duties, each ``(d, w)``.
+
+    :func:`duties_hazard` is :func:`hazard_sum` of these; the scoring service also reads
+    the mean fatigue factor from them (:func:`terms_fatigue_factor`) without recomputing
+    ``term`` or the interval lengths.
+    """
+
+    term: FloatArray  #: ``exp(β(K - K_ref))``, NaN where the KSS is (padding)
+    tot: FloatArray  #: time-on-duty factor at each point
+    length: FloatArray  #: each interval's length, 0 past the duty's end [h]
+    events: FloatArray  #: take-off and landing exposure assigned to each point [h]
+
+
+def hazard_terms(
+    kss: object,
+    report: object,
+    off: object,
+    sectors: object,
+    params: Parameters = DEFAULT,
+    *,
+    cabin_crew: object = False,
+) -> HazardTerms:
+    """:class:`HazardTerms` of a batch of duties (arguments as :func:`duties_hazard`)."""
     k = np.ascontiguousarray(as_2d(kss, "kss"))
     d = k.shape[0]
     tot, length, events = np.empty(k.shape), np.empty(k.shape), np.empty(k.shape)
@@ -482,17 +512,38 @@ def duties_hazard(
     # NumPy's exp, as duty_hazard's (its SIMD exp and libm's differ in the last bit)
     np.exp(tot, out=tot)
     term = np.exp(params.risk_beta * (k - params.risk_kss_reference))
+    return HazardTerms(term, tot, length, events)
+
+
+def hazard_sum(terms: HazardTerms, included: object, multiplier: object) -> FloatArray:
+    """``H_d = Σ h·(w + events)`` of each duty from its :class:`HazardTerms`, with
+    ``h = term·ToT·M`` (``multiplier``, shape (d,)) and ``w`` the interval length where
+    ``included`` (shape (d, w)), 0 elsewhere."""
+    d = terms.term.shape[0]
     out = np.empty(d)
     _hazard_sum(
-        term,
-        tot,
+        terms.term,
+        terms.tot,
         np.ascontiguousarray(np.broadcast_to(as_float(multiplier), (d,))),
-        np.ascontiguousarray(np.broadcast_to(np.asarray(included, dtype=bool), k.shape)),
-        length,
-        events,
+        np.ascontiguousarray(np.broadcast_to(np.asarray(included, dtype=bool), terms.term.shape)),
+        terms.length,
+        terms.events,
         out,
     )
     return out
+
+
+def terms_fatigue_factor(terms: HazardTerms, included: object) -> FloatArray:
+    """:func:`fatigue_factor` of the duties of ``terms``, weighted by their interval
+    lengths: the same values, from the ``term`` and ``length`` already computed."""
+    mean = np.empty(terms.term.shape[0])
+    _factor_mean(
+        terms.term,
+        np.ascontiguousarray(np.broadcast_to(np.asarray(included, dtype=bool), terms.term.shape)),
+        terms.length,
+        mean,
+    )
+    return mean
 
 
 def _hazard_constants(params: Parameters) -> FloatArray:
@@ -511,73 +562,6 @@ def _hazard_constants(params: Parameters) -> FloatArray:
             params.landing_to_off,
         ]
     )
-
-
-@nb.njit(cache=True)
-def _block_sum(a: FloatArray, lo: int, n: int) -> float:
-    """NumPy's pairwise-sum leaf (``n <= 128``): eight accumulators, then the tail."""
-    if n < 8:
-        res = 0.0
-        for i in range(lo, lo + n):
-            res += a[i]
-        return res
-    r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
-    r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
-    i = 8
-    while i < n - n % 8:
-        r0 += a[lo + i]
-        r1 += a[lo + i + 1]
-        r2 += a[lo + i + 2]
-        r3 += a[lo + i + 3]
-        r4 += a[lo + i + 4]
-        r5 += a[lo + i + 5]
-        r6 += a[lo + i + 6]
-        r7 += a[lo + i + 7]
-        i += 8
-    acc: float = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    while i < n:
-        acc += a[lo + i]
-        i += 1
-    return acc
-
-
-@nb.njit(cache=True)
-def _pairwise_sum(a: FloatArray) -> float:
-    """``a.sum()`` added in NumPy's pairwise order, so results are bit-equal.
-
-    NumPy halves ``n > 128`` (at a multiple of 8) and adds the halves' sums; the tree is
-    walked with an explicit stack (Numba's cache cannot reload a recursive function).
-    """
-    n = a.shape[0]
-    if n <= 128:
-        return _block_sum(a, 0, n)
-    todo_lo = np.empty(128, np.int64)
-    todo_n = np.empty(128, np.int64)
-    todo_join = np.zeros(128, np.bool_)
-    values = np.empty(128)
-    top, depth = 1, 0
-    todo_lo[0], todo_n[0] = 0, n
-    while top:
-        top -= 1
-        lo, m = todo_lo[top], todo_n[top]
-        if todo_join[top]:  # both halves done: their sums are the last two values
-            depth -= 1
-            values[depth - 1] = values[depth - 1] + values[depth]
-            continue
-        if m <= 128:
-            values[depth] = _block_sum(a, lo, m)
-            depth += 1
-            continue
-        half = m // 2
-        half -= half % 8
-        todo_join[top] = True
-        todo_lo[top + 1], todo_n[top + 1] = lo + half, m - half
-        todo_join[top + 1] = False
-        todo_lo[top + 2], todo_n[top + 2] = lo, half
-        todo_join[top + 2] = False
-        top += 3
-    total: float = values[0]
-    return total
 
 
 @nb.njit(cache=True, inline="always")

@@ -294,12 +294,11 @@ def _advance(k: Consts, r: Rec, g: Seg, t: float, tau_un: float) -> Rec:
                f_s, f_w, math.cos(angle), math.sin(angle), rot_c, rot_s)  # fmt: skip
 
 
-@nb.njit(cache=True)
-def _write(
-    k: Consts, out: Outputs, full: bool, i: int, c: int, g: Seg, r: Rec, t: float, phi: float,
-    u_rot: tuple[float, float],
-) -> None:  # fmt: skip
-    """S, C, U, W (and φ, asleep) of one sample from the segment and recurrence state.
+@nb.njit(cache=True, inline="always")
+def components(
+    k: Consts, g: Seg, r: Rec, t: float, u_rot: tuple[float, float]
+) -> tuple[float, float, float, float]:
+    """S, C, U and W of one sample from the segment and recurrence state.
 
     ``u_rot``: cos and sin of 2ω·u_shift (U angle = 2·(C angle) - 2ω·shift, ref §2.2).
     """
@@ -315,6 +314,16 @@ def _write(
     sin2 = 2.0 * r.sin_a * r.cos_a
     u_cos, u_sin = u_rot
     uu = k.um + k.ua * (cos2 * u_cos + sin2 * u_sin)  # ref §2.2, cos(2a - 2ω·shift)
+    return s, cc, uu, w
+
+
+@nb.njit(cache=True)
+def _write(
+    k: Consts, out: Outputs, full: bool, i: int, c: int, g: Seg, r: Rec, t: float, phi: float,
+    u_rot: tuple[float, float],
+) -> None:  # fmt: skip
+    """S, C, U, W (and φ, asleep) of one sample, or X alone, into ``out``."""
+    s, cc, uu, w = components(k, g, r, t, u_rot)
     if full:
         out.s[i, c], out.c[i, c], out.u[i, c], out.w[i, c] = s, cc, uu, w
         out.phi[i, c], out.asleep[i, c] = wrap(phi), g.asleep
@@ -331,6 +340,40 @@ def _write_nan(out: Outputs, full: bool, i: int, c: int) -> None:
         out.x[i, c] = np.nan
 
 
+@nb.njit(cache=True, inline="always")
+def begin_walk(k: Consts, inp: Inputs, i: int) -> tuple[Seg, Zone, Rec]:
+    """Crew member ``i``'s state at ``start``: awake after a full sleep, in the zone
+    segment containing ``start``, no recurrence yet."""
+    t0 = inp.start[i]
+    g = Seg(t0, inp.s_start[i], False, 1.0, inertia_amp(k, np.inf), 0, 0, -np.inf, 0.0)
+    zi = 0
+    while zi + 1 < inp.zone_time.shape[1] and inp.zone_time[i, zi + 1] <= t0:
+        zi += 1
+    move, rate = phase_plan(k, inp.phase_start[i], inp.zone_offset[i, zi])
+    z = Zone(zi, t0, inp.phase_start[i], move, rate)
+    r = Rec(False, 0.0, 0.0, 0, -1, np.nan, np.nan, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0)
+    return g, z, r
+
+
+@nb.njit(cache=True, inline="always")
+def step_walk(
+    k: Consts, inp: Inputs, i: int, t: float, g: Seg, z: Zone, r: Rec
+) -> tuple[Seg, Zone, Rec, float]:
+    """Carry crew member ``i``'s state to sample ``t`` (``>= start``, not before the
+    previous sample); also φ at ``t``."""
+    g = _carry_sleep(k, inp, i, t, g)
+    z = _carry_zone(k, inp, i, t, z)
+    phi = phase_at(k, z.phi, z.move, z.rate, t - z.t)
+    r = _advance(k, r, g, t, t + phi)
+    return g, z, r, phi
+
+
+@nb.njit(cache=True)
+def u_rotation(k: Consts) -> tuple[float, float]:
+    """cos and sin of 2ω·u_shift, the U angle's offset from twice the C angle (ref §2.2)."""
+    return math.cos(2.0 * _OMEGA * k.u_shift), math.sin(2.0 * _OMEGA * k.u_shift)
+
+
 @nb.njit(cache=True)
 def _crew(
     k: Consts, inp: Inputs, i: int, row: int, lo: int, hi: int, full: bool, out: Outputs
@@ -338,23 +381,14 @@ def _crew(
     """Walk crew member ``i``'s segments; evaluate its samples ``inp.samples[row, lo:hi]``
     (written to the same places of ``out``) in closed form."""
     t0 = inp.start[i]
-    g = Seg(t0, inp.s_start[i], False, 1.0, inertia_amp(k, np.inf), 0, 0, -np.inf, 0.0)
-    zi = 0  # wakes at `start` after a full sleep; zone segment containing t0:
-    while zi + 1 < inp.zone_time.shape[1] and inp.zone_time[i, zi + 1] <= t0:
-        zi += 1
-    move, rate = phase_plan(k, inp.phase_start[i], inp.zone_offset[i, zi])
-    z = Zone(zi, t0, inp.phase_start[i], move, rate)
-    r = Rec(False, 0.0, 0.0, 0, -1, np.nan, np.nan, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0)
-    u_rot = (math.cos(2.0 * _OMEGA * k.u_shift), math.sin(2.0 * _OMEGA * k.u_shift))
+    g, z, r = begin_walk(k, inp, i)
+    u_rot = u_rotation(k)
     for c in range(lo, hi):
         t = inp.samples[row, c]
         if not (t >= t0):  # NaN or before start
             _write_nan(out, full, row, c)
             continue
-        g = _carry_sleep(k, inp, i, t, g)
-        z = _carry_zone(k, inp, i, t, z)
-        phi = phase_at(k, z.phi, z.move, z.rate, t - z.t)
-        r = _advance(k, r, g, t, t + phi)
+        g, z, r, phi = step_walk(k, inp, i, t, g, z, r)
         _write(k, out, full, row, c, g, r, t, phi, u_rot)
 
 

@@ -17,6 +17,7 @@ References
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 
 import numba as nb
 import numpy as np
@@ -126,6 +127,36 @@ def _raw_term(
     return min(cap, b_s * (n_eq - 1.0)) * ramp
 
 
+#: One duty's inputs to ΔKSS_wl inside the kernels: report, off, sectors, Workload (blank
+#: = 0), the flight period's start F0 and the length of one sector's leg (reference §6).
+DutyLoad = namedtuple("DutyLoad", ["rep", "end", "n_sec", "wl", "f0", "leg"])
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def duty_load(
+    rep: float, end: float, n_sec: float, wl: float, to_takeoff: float, to_off: float
+) -> DutyLoad:
+    """:class:`DutyLoad` of a duty (:func:`flight_period`, legs as :func:`sector_times`)."""
+    f0 = rep + to_takeoff
+    f1 = max(f0, end - to_off)
+    return DutyLoad(rep, end, n_sec, wl, f0, (f1 - f0) / max(n_sec, 1.0))
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def workload_at(
+    u: DutyLoad, x: float, rs: FloatArray, re: FloatArray, b_s: float, cap: float
+) -> float:  # pragma: no cover - compiled; equals workload_kss (tested)
+    """ΔKSS_wl of duty ``u`` at sample ``x`` (not NaN): 0 off duty, frozen at half its
+    rest-start value inside the duty's own rest windows ``rs``/``re`` (NaN pad)."""
+    if not (u.rep <= x < u.end):
+        return 0.0
+    value = _raw_term(x, u.rep, u.end, u.n_sec, u.wl, u.f0, u.leg, b_s, cap)
+    for r in range(rs.shape[0]):
+        if rs[r] <= x < re[r]:  # own rest: half, frozen at the rest start
+            value = 0.5 * _raw_term(rs[r], u.rep, u.end, u.n_sec, u.wl, u.f0, u.leg, b_s, cap)
+    return value
+
+
 @nb.njit(cache=True, nogil=True, parallel=True)
 def _workload_rows(
     t: FloatArray,
@@ -142,24 +173,10 @@ def _workload_rows(
     out: FloatArray,
 ) -> None:  # pragma: no cover - compiled; tested against the NumPy form
     for i in nb.prange(t.shape[0]):  # rows are independent: every configured thread
-        f0 = rep[i] + to_takeoff
-        f1 = max(f0, end[i] - to_off)
-        leg = (f1 - f0) / max(n_sec[i], 1.0)
+        u = duty_load(rep[i], end[i], n_sec[i], wl[i], to_takeoff, to_off)
         for j in range(t.shape[1]):
             x = t[i, j]
-            if math.isnan(x):
-                out[i, j] = math.nan
-                continue
-            if not (rep[i] <= x < end[i]):
-                out[i, j] = 0.0
-                continue
-            value = _raw_term(x, rep[i], end[i], n_sec[i], wl[i], f0, leg, b_s, cap)
-            for r in range(rs.shape[1]):
-                if rs[i, r] <= x < re[i, r]:  # own rest: half, frozen at the rest start
-                    value = 0.5 * _raw_term(
-                        rs[i, r], rep[i], end[i], n_sec[i], wl[i], f0, leg, b_s, cap
-                    )
-            out[i, j] = value
+            out[i, j] = math.nan if math.isnan(x) else workload_at(u, x, rs[i], re[i], b_s, cap)
 
 
 def workload_kss_fast(

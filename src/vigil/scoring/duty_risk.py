@@ -1,9 +1,11 @@
 """Per-duty risk R_d = H_d / H_ref over a laid-out chunk of crew (reference §8).
 
-The hazard of each duty comes from :func:`vigil.model.risk.duties_hazard`, the function
-:func:`vigil.model.reference_hazard` uses for the reference duty, with exposure, time on
-duty, sector counts, cumulative night/early multipliers and the cabin-crew factor taken
-from the :class:`~vigil.scoring.layout.Layout` and the simulated body clock.
+The hazard of each duty comes from :func:`vigil.model.risk.hazard_terms` and
+:func:`~vigil.model.risk.hazard_sum`, the two halves of
+:func:`~vigil.model.risk.duties_hazard` that :func:`vigil.model.reference_hazard` uses for
+the reference duty, with exposure, time on duty, sector counts, cumulative night/early
+multipliers and the cabin-crew factor taken from the :class:`~vigil.scoring.layout.Layout`
+and the simulated body clock.
 """
 
 from __future__ import annotations
@@ -29,8 +31,9 @@ _CREW_STRIDE = 1.0e6  #: [h] offset separating crew rows when searching sorted e
 @nb.njit(cache=True)
 def _exposed(
     crew: npt.NDArray[np.int64],
-    mid: FloatArray,
+    start: FloatArray,
     duty: npt.NDArray[np.int64],
+    off: FloatArray,
     sleep_start: FloatArray,
     sleep_end: FloatArray,
     rest_start: FloatArray,
@@ -38,7 +41,8 @@ def _exposed(
     inflight: npt.NDArray[np.bool_],
     out: npt.NDArray[np.bool_],
 ) -> None:
-    """Whether interval midpoint ``mid[t]`` counts in the exposure: outside the sleeps of
+    """Whether the midpoint of interval ``t`` (from ``start[t]`` to the next point or to
+    its duty's ``off``, whichever is first) counts in the exposure: outside the sleeps of
     crew member ``crew[t]`` and outside the in-flight rest of duty ``duty[t]``.
 
     Sleeps are ``(n_crew, m)`` sorted, non-overlapping, NaN-padded on the right. Instants
@@ -49,8 +53,11 @@ def _exposed(
     for c in range(sleep_start.shape[0]):
         while n_ep[c] < sleep_start.shape[1] and math.isfinite(sleep_start[c, n_ep[c]]):
             n_ep[c] += 1
-    for t in range(mid.shape[0]):
-        c, m = crew[t], mid[t]
+    for t in range(start.shape[0]):
+        d = duty[t]
+        a, b = start[t] + 0.25, off[d]
+        end = a if a <= b or math.isnan(a) else b  # np.minimum: NaN if either is
+        c, m = crew[t], (start[t] + end) / 2
         query = m + c * _CREW_STRIDE
         asleep = False
         row, e = c, -1
@@ -67,7 +74,6 @@ def _exposed(
         if e >= 0:
             asleep = query < sleep_end[row, e] + row * _CREW_STRIDE
         resting = False
-        d = duty[t]
         for r in range(rest_start.shape[1]):
             if inflight[d, r] and m >= rest_start[d, r] and m < rest_end[d, r]:
                 resting = True
@@ -94,13 +100,12 @@ def duty_risks(
     d, k = layout.duty, layout.position
     kss = np.full((n_duty, width), np.nan)
     kss[d, k] = kss_by_interval
-    _hours, lengths = risk.interval_geometry(layout.on, layout.off, layout.count, width)
-    mid = (layout.start + np.minimum(layout.start + 0.25, layout.off[d])) / 2
-    exposed = np.empty(mid.size, dtype=bool)
+    exposed = np.empty(layout.start.size, dtype=bool)
     _exposed(
         layout.interval_crew,
-        mid,
+        layout.start,
         d,
+        layout.off,
         np.ascontiguousarray(timeline.sleep_start),
         np.ascontiguousarray(timeline.sleep_end),
         np.ascontiguousarray(layout.rest_start),
@@ -130,18 +135,12 @@ def duty_risks(
     multiplier = model.cumulative_multiplier(
         report_rows, off_rows, kind_rows, params, position=positions
     )
+    terms = risk.hazard_terms(
+        kss, layout.on, layout.off, layout.sectors, params, cabin_crew=layout.cabin
+    )
     # cumulative fatigue over a run of nights or earlies: no recovery within the run (§8)
     factor_rows = np.full(crew_shape, np.nan)
-    factor_rows[layout.crew, layout.slot] = risk.fatigue_factor(kss, included, lengths, params)
+    factor_rows[layout.crew, layout.slot] = risk.terms_fatigue_factor(terms, included)
     multiplier = multiplier * risk.run_fatigue_floor(factor_rows, kind_rows, positions)
-    hazard = risk.duties_hazard(
-        kss,
-        layout.on,
-        layout.off,
-        layout.sectors,
-        included,
-        multiplier[layout.crew, layout.slot],
-        params,
-        cabin_crew=layout.cabin,
-    )
+    hazard = risk.hazard_sum(terms, included, multiplier[layout.crew, layout.slot])
     return np.round(model.duty_risk(hazard, params), DECIMALS)

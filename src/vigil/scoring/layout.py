@@ -5,7 +5,7 @@ per-duty and per-interval arrays
 (:class:`Layout`); :func:`build_timeline` gives the model's :class:`~vigil.model.CrewTimeline`
 (warm-up start, body-clock target, sleep episodes). Each crew member's intervals are
 consecutive rows (``Layout.interval_ptr``), so their samples go to the model flat
-(:func:`vigil.model.simulate.simulate_alertness_flat`, ``docs/architecture.md``).
+(:func:`vigil.model.interval_kss.interval_kss`, ``docs/architecture.md``).
 """
 
 from __future__ import annotations

@@ -9,9 +9,10 @@ Pipeline, per chunk of crew (bounded memory, progress reported per chunk):
 2. :mod:`vigil.scoring.layout` lays out duties, intervals and the model timeline
    (warm-up start, body-clock target, sleep episodes) as flat arrays, and
    :mod:`vigil.scoring.grid` the 15-minute interval sample grid (contract §4);
-3. :func:`vigil.model.simulate` gives S, C, U, W; the workload term (§6) and the KSS
-   transform give the final KSS; every requested scale is mapped per sample and then
-   averaged per interval (§9.2 step 4);
+3. :func:`vigil.model.interval_kss.interval_kss` gives each interval's mean final KSS
+   in one compiled pass (alertness X, the workload term of §6, the KSS transform, the
+   mean over the interval's samples); any other requested scale is mapped from each
+   sample's KSS and then averaged per interval (§9.2 step 4);
 4. per-duty risk (§8) relative to the reference duty (:mod:`vigil.scoring.duty_risk`);
 5. :mod:`vigil.scoring.report` holds the results and builds every response from them.
 
@@ -32,7 +33,7 @@ import numpy.typing as npt
 
 from vigil import model
 from vigil.domain import Schedule
-from vigil.model.simulate import simulate_alertness_flat
+from vigil.model.interval_kss import DutyRows, interval_kss
 from vigil.model.sleep import DEFAULT_SLEEP, predict_packed
 from vigil.roster import ParsedRoster, format_error, parse_request
 from vigil.scoring import grid
@@ -260,42 +261,20 @@ def _score_chunk(
     z0, z1 = int(z_ptr[lo]), int(z_ptr[hi])
     chunk_zones = (z_ptr[lo : hi + 1] - z0, z_time[z0:z1], z_offset[z0:z1])
     timeline = build_timeline(start[lo:hi], sleep, chunk_zones)
-    spi = grid.SAMPLES_PER_INTERVAL
-    samples = grid.interval_samples(layout.start, layout.off[layout.duty], spi)  # (T, spi)
-    d = layout.duty
-    wl = model.workload_kss_fast(  # reference §6, one row per interval
-        samples,
-        layout.on[d],
-        layout.off[d],
-        layout.sectors[d],
-        layout.workload[d],
-        layout.rest_start.take(d, axis=0),  # row gathers: 10x fancy indexing's speed
-        layout.rest_end.take(d, axis=0),
-        params,
+    samples = grid.interval_samples(layout.start, layout.off[layout.duty])  # (T, spi)
+    duties = DutyRows(
+        layout.on, layout.off, layout.sectors, layout.workload, layout.rest_start, layout.rest_end
     )
-    # each crew member's intervals are consecutive rows: samples go flat, unpadded
-    x = simulate_alertness_flat(timeline, samples, spi * layout.interval_ptr, params)
-    x = x.reshape(-1, spi)
-    # NaN padding ends a duty's short last interval only: those few rows are the masked ones
-    short = np.flatnonzero(np.isnan(samples[:, -1]))
-    padding = np.isnan(samples[short])
-    wl_short = wl[short]
-    wl_short[padding] = 0.0  # no workload term outside the duty
-    wl[short] = wl_short
-    kss = model.final_kss(x, wl, params, out=x)
-    count = np.full(len(samples), spi, dtype=np.int64)
-    count[short] -= padding.sum(axis=1)
-    # risk's input, and the KSS scale's means as well: the final KSS is already in [1, 9]
-    kss_means = _interval_means(kss, short, padding, count)
-    per_scale = {
-        code: np.round(
-            kss_means
-            if code == "KSS"
-            else _interval_means(model.SCALES[code](kss, params), short, padding, count),
-            DECIMALS,
-        )
-        for code in scales
-    }
+    # other scales map each sample's KSS before averaging (reference §2.6, §9.2 step 4)
+    other = [code for code in scales if code != "KSS"]
+    kss = np.empty(samples.shape) if other else None
+    kss_means = interval_kss(  # X, workload term (§6), final KSS, interval means
+        timeline, samples, layout.interval_ptr, layout.duty, duties, params, sample_kss=kss
+    )
+    means = {"KSS": kss_means}  # the final KSS is already in the KSS scale's [1, 9]
+    if kss is not None:
+        means |= _mapped_means(kss, samples, other, params)
+    per_scale = {code: np.round(means[code], DECIMALS) for code in scales}
     risks = duty_risks(layout, timeline, kss_means, params) if risk else None
     return _results(plan, lo, hi, layout, per_scale, risks, sleep)
 
@@ -330,6 +309,21 @@ def _results(
         )
         for i in range(hi - lo)
     ]
+
+
+def _mapped_means(
+    kss: FloatArray, samples: FloatArray, codes: Sequence[str], params: model.Parameters
+) -> dict[str, FloatArray]:
+    """Interval means of scales ``codes``, each mapped from every sample's final KSS
+    (``(T, spi)``, NaN where ``samples`` is) before averaging (reference §9.2 step 4)."""
+    short = np.flatnonzero(np.isnan(samples[:, -1]))  # NaN pads short last intervals only
+    padding = np.isnan(samples[short])
+    count = np.full(len(samples), samples.shape[1], dtype=np.int64)
+    count[short] -= padding.sum(axis=1)
+    return {
+        code: _interval_means(model.SCALES[code](kss, params), short, padding, count)
+        for code in codes
+    }
 
 
 def _interval_means(
