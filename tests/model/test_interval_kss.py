@@ -11,21 +11,9 @@ from vigil.model import DEFAULT, TPM_DEFAULT, CrewTimeline, final_kss, workload_
 from vigil.model.interval_kss import DutyRows, interval_kss
 from vigil.model.simulate import simulate_alertness_flat
 
+from ._timelines import two_crew
+
 SPI = 15  #: samples per interval: minute midpoints
-
-
-def _timeline() -> CrewTimeline:
-    start = np.array([100.0, 130.0])
-    return CrewTimeline(
-        start=start,
-        s_start=[13.82, 13.82],
-        phase_start=[1.0, -5.0],
-        sleep_start=[[110.0, 140.0, np.nan], [135.0, 160.0, 190.0]],
-        sleep_end=[[118.0, 147.0, np.nan], [142.0, 166.0, 197.0]],
-        sleep_quality=[[1.0, 0.8, np.nan], [1.0, 1.0, 0.6]],
-        zone_time=[[90.0, 125.0, 170.0], [0.0, 150.0, np.nan]],
-        zone_offset=[[1.0, -5.0, 8.0], [-5.0, 9.5, np.nan]],
-    )
 
 
 def _duties() -> tuple[DutyRows, list[int]]:
@@ -87,7 +75,7 @@ def _by_arrays(
 
 @pytest.mark.parametrize("params", [DEFAULT, TPM_DEFAULT])
 def test_interval_kss_equals_the_array_statement(params: object) -> None:
-    timeline = _timeline()
+    timeline = two_crew()
     duties, per_crew = _duties()
     samples, duty = _grid(duties)
     counts = np.bincount(duty, minlength=5)
@@ -106,7 +94,7 @@ def test_interval_kss_equals_the_array_statement(params: object) -> None:
 
 
 def test_interval_kss_rejects_a_pointer_that_does_not_cover_the_samples() -> None:
-    timeline = _timeline()
+    timeline = two_crew()
     duties, _ = _duties()
     samples, duty = _grid(duties)
     with pytest.raises(ValueError, match="interval_ptr"):

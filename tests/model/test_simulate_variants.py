@@ -6,22 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from vigil.model import DEFAULT, CrewTimeline, simulate, simulate_alertness
+from vigil.model import DEFAULT, simulate, simulate_alertness
 from vigil.model.simulate import body_clock_phase, simulate_alertness_flat
 
-
-def _two_crew() -> CrewTimeline:
-    start = np.array([100.0, 130.0])
-    return CrewTimeline(
-        start=start,
-        s_start=[13.82, 13.82],
-        phase_start=[1.0, -5.0],
-        sleep_start=[[110.0, 140.0, np.nan], [135.0, 160.0, 190.0]],
-        sleep_end=[[118.0, 147.0, np.nan], [142.0, 166.0, 197.0]],
-        sleep_quality=[[1.0, 0.8, np.nan], [1.0, 1.0, 0.6]],
-        zone_time=[[90.0, 125.0, 170.0], [0.0, 150.0, np.nan]],
-        zone_offset=[[1.0, -5.0, 8.0], [-5.0, 9.5, np.nan]],
-    )
+from ._timelines import two_crew
 
 
 def _samples() -> np.ndarray:
@@ -34,7 +22,7 @@ def _samples() -> np.ndarray:
 def test_phase_alone_equals_the_full_simulation_across_zone_changes() -> None:
     """Two crew members flying east and west with sleeps in between; samples before the
     start, NaN pads and instants on a zone change included: bit-identical φ."""
-    timeline, samples = _two_crew(), _samples()
+    timeline, samples = two_crew(), _samples()
     expected = simulate(timeline, samples, DEFAULT).phase
     got = body_clock_phase(timeline, samples, DEFAULT)
     assert np.array_equal(got, expected, equal_nan=True)
@@ -44,7 +32,7 @@ def test_phase_alone_equals_the_full_simulation_across_zone_changes() -> None:
 
 def test_flat_samples_equal_padded_rows() -> None:
     """NaN inside a row (a partial interval) and rows of different lengths: bit-identical X."""
-    timeline, samples = _two_crew(), _samples()
+    timeline, samples = two_crew(), _samples()
     samples[0, 200:214] = np.nan
     expected = simulate_alertness(timeline, samples, DEFAULT)
     lengths = [samples.shape[1], 300]
