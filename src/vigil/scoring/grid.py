@@ -87,8 +87,13 @@ def warmup_start(schedule: Schedule) -> datetime:
     return warmup_from(home_zone(schedule), first_event(schedule))
 
 
+@functools.lru_cache(maxsize=4096)
 def warmup_from(zone: str, first: datetime) -> datetime:
-    """07:00 local time in ``zone``, at least 72 h before ``first`` (reference §9.4)."""
+    """07:00 local time in ``zone``, at least 72 h before ``first`` (reference §9.4).
+
+    Kept per process (a pure function of its arguments): a roster's crew members share
+    few home zones and first-duty instants, and a server sees the same ones again.
+    """
     latest = first - timedelta(hours=WARMUP_HOURS)
     local = tz.utc_to_local(latest, zone)
     wall = local.replace(hour=WARMUP_START_HOUR, minute=0, second=0, microsecond=0)

@@ -16,7 +16,6 @@ small rosters, the worker and the planner; :func:`rest_windows` per duty).
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -253,7 +252,7 @@ def plan_schedules(
         zones=tuple(zones.names),
         home_zone=home_zone,
         home_base=tuple(s.duties[0].home_base for s in schedules),
-        warmup=tuple(_warmup_from(grid.home_zone(s), grid.first_event(s)) for s in schedules),
+        warmup=tuple(grid.warmup_start(s) for s in schedules),
         activities=acts,
         sleep=sleep,
         schedules=lambda crew: [schedules[i] for i in crew.tolist()],
@@ -287,11 +286,6 @@ def _schedule_rest(
         rest_quality=quality,
         rest_inflight=inflight.astype(bool),
     )
-
-
-#: :func:`grid.warmup_from` (a pure function of the zone and the instant) kept per process:
-#: a roster's crew members share few home zones and first-duty instants
-_warmup_from = functools.lru_cache(maxsize=4096)(grid.warmup_from)
 
 
 def _codes(airport: Airport) -> frozenset[str]:
@@ -463,15 +457,10 @@ def _warmups(
     sleep: Sequence[Sequence[SleepRecord]],
     activities: Sequence[Sequence[Activity]],
 ) -> tuple[datetime, ...]:
-    """Warm-up start of each crew member (:func:`grid.warmup_from`), once per distinct input."""
-    found: dict[tuple[str, datetime], datetime] = {}
+    """Warm-up start of each crew member (:func:`grid.warmup_from`, cached per input)."""
     out = []
     for zone, first, records, acts in zip(zones, first_duty, sleep, activities, strict=True):
         if records or acts:
             first = min(filter(None, (first, first_start(records), *(a.start for a in acts))))
-        key = (zone, first)
-        start = found.get(key)
-        if start is None:
-            start = found[key] = grid.warmup_from(zone, first)
-        out.append(start)
+        out.append(grid.warmup_from(zone, first))
     return tuple(out)
