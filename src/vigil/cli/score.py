@@ -113,6 +113,8 @@ def score_command(
     """
     if per is not None and per.lower() not in ("interval", "duty", "schedule"):
         raise typer.BadParameter("must be interval, duty or schedule", param_hint="--per")
+    if out is not None and out.suffix.lower() not in (".json", ".csv"):
+        raise typer.BadParameter("must end in .json or .csv", param_hint="--out")
     # the kernels load on another thread while the roster is read (vigil.scoring.warm);
     # this thread imports the scoring service (and Numba) only once the roster is read
     warming = warm.start()
@@ -120,8 +122,6 @@ def score_command(
     with cyclic_gc_paused():
         sleep_data = _load_sleep(sleep)
         activity_text = _read_text(activity, "--activity") if activity else ""
-        if out is not None and out.suffix.lower() not in (".json", ".csv"):
-            raise typer.BadParameter("must end in .json or .csv", param_hint="--out")
         report, parsed = _score(
             text, date_format, scale, preset, sleep_data, activity_text, risk, show_sleep, warming
         )
