@@ -38,6 +38,7 @@ __all__ = [
     "ObservationSet",
     "Operator",
     "OperatorSettingsVersion",
+    "RosterInput",
     "RosterResult",
     "RosterSettings",
     "RosterUpload",
@@ -168,11 +169,17 @@ class AuthFailure(Base):
 class RosterUpload(Base):
     """An uploaded roster and its processing job (contract §5; issue 7).
 
-    One row is both the request (roster text, activity text, sleep JSON, options) and
-    the job's state: ``status`` (a :class:`vigil.worker.jobs.JobStatus` value),
-    ``attempts`` (claims so far), and the lease (``lease_owner``, ``lease_expires_at``)
-    of the worker processing it. ``operator`` is the tenant's *name*, as carried by the
-    token (ours: no foreign key, so a standalone upload surface needs no identity table).
+    One row is both the request's options and the job's state: ``status`` (a
+    :class:`vigil.worker.jobs.JobStatus` value), ``attempts`` (claims so far), the lease
+    (``lease_owner``, ``lease_expires_at``) of the worker processing it and its progress.
+    ``operator`` is the tenant's *name*, as carried by the token (ours: no foreign key, so
+    a standalone upload surface needs no identity table).
+
+    The request's texts live in :class:`RosterInput` (``input``), written once: SQLite
+    rewrites a whole row on every ``UPDATE``, so with a month's 16 MB of roster text in
+    this row each progress write, lease renewal and claim copied it (~35 ms of CPU each),
+    and every status read loaded it (issue 14's scale-out). ``roster_text``,
+    ``activity_text`` and ``sleep_json`` read through ``input``.
     """
 
     __tablename__ = "roster_upload"
@@ -186,9 +193,6 @@ class RosterUpload(Base):
     submitted_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
-    roster_text: Mapped[str] = mapped_column(Text)
-    activity_text: Mapped[str] = mapped_column(Text, default="")
-    sleep_json: Mapped[str] = mapped_column(Text, default="[]")
     date_format: Mapped[str] = mapped_column(String(8))
     preferred_scale: Mapped[str] = mapped_column(String(8))
     attempts: Mapped[int] = mapped_column(Integer, default=0)
@@ -199,8 +203,43 @@ class RosterUpload(Base):
     progress_done: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     progress_total: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
+    #: the request's texts (loaded on first use)
+    input: Mapped[RosterInput] = relationship(cascade="all, delete-orphan", passive_deletes=True)
+
+    @property
+    def roster_text(self) -> str:
+        """RosterData as uploaded."""
+        return self.input.roster_text
+
+    @property
+    def activity_text(self) -> str:
+        """ActivityData as uploaded (``""``: none)."""
+        return self.input.activity_text
+
+    @property
+    def sleep_json(self) -> str:
+        """SleepData as uploaded, a JSON list of records."""
+        return self.input.sleep_json
+
     def __repr__(self) -> str:
         return f"RosterUpload(id={self.id!r}, status={self.status!r})"
+
+
+class RosterInput(Base):
+    """What an upload asked to score: its texts, apart from the job's state (issue 14).
+
+    Written once with the upload and deleted with it (``ON DELETE CASCADE``); read when a
+    worker claims the roster and by the console's what-if, feedback and calibration.
+    """
+
+    __tablename__ = "roster_input"
+
+    upload_id: Mapped[int] = mapped_column(
+        ForeignKey("roster_upload.id", ondelete="CASCADE"), primary_key=True
+    )
+    roster_text: Mapped[str] = mapped_column(Text)
+    activity_text: Mapped[str] = mapped_column(Text, default="")
+    sleep_json: Mapped[str] = mapped_column(Text, default="[]")
 
 
 class RosterResult(Base):

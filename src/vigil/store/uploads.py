@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session, load_only
 from vigil.store.repo import AlreadyExistsError
 from vigil.store.status import ACTIVE, JobStatus
 from vigil.store.status import FINISHED as FINISHED_STATUSES
-from vigil.store.tables import RosterResult, RosterUpload, utcnow
+from vigil.store.tables import RosterInput, RosterResult, RosterUpload, utcnow
 
 __all__ = [
     "QUEUED",
@@ -50,6 +50,8 @@ _LIGHT = (
     RosterUpload.attempts,
     RosterUpload.error_summary,
     RosterUpload.preferred_scale,
+    RosterUpload.progress_done,
+    RosterUpload.progress_total,
 )
 
 
@@ -88,8 +90,7 @@ def create_upload(
     if existing is not None:
         if not overwrite:
             raise AlreadyExistsError(f"a roster named {roster_name!r} exists")
-        session.execute(delete(RosterResult).where(RosterResult.upload_id == existing))
-        session.execute(delete(RosterUpload).where(RosterUpload.id == existing))
+        _delete(session, [existing])
     at = now or utcnow()
     upload = RosterUpload(
         token=new_roster_token(),
@@ -98,9 +99,9 @@ def create_upload(
         status=QUEUED,
         submitted_at=at,
         updated_at=at,
-        roster_text=roster_text,
-        activity_text=activity_text,
-        sleep_json=sleep_json,
+        input=RosterInput(
+            roster_text=roster_text, activity_text=activity_text, sleep_json=sleep_json
+        ),
         date_format=date_format,
         preferred_scale=preferred_scale,
         attempts=0,
@@ -153,8 +154,7 @@ def delete_upload(*, session: Session, operator: str, token: str) -> bool:
     )
     if found is None:
         return False
-    session.execute(delete(RosterResult).where(RosterResult.upload_id == found))
-    session.execute(delete(RosterUpload).where(RosterUpload.id == found))
+    _delete(session, [found])
     return True
 
 
@@ -176,6 +176,13 @@ def purge_finished_before(*, session: Session, cutoff: datetime) -> int:
     ).all()
     if not ids:
         return 0
-    session.execute(delete(RosterResult).where(RosterResult.upload_id.in_(ids)))
-    session.execute(delete(RosterUpload).where(RosterUpload.id.in_(ids)))
+    _delete(session, ids)
     return len(ids)
+
+
+def _delete(session: Session, ids: Sequence[int]) -> None:
+    """Delete the uploads ``ids`` with their inputs and results (the database's cascade
+    would too; said here so no backend setting is relied on)."""
+    session.execute(delete(RosterResult).where(RosterResult.upload_id.in_(ids)))
+    session.execute(delete(RosterInput).where(RosterInput.upload_id.in_(ids)))
+    session.execute(delete(RosterUpload).where(RosterUpload.id.in_(ids)))

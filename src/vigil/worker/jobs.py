@@ -30,7 +30,7 @@ from sqlalchemy import ColumnElement, case, func, select, update
 from sqlalchemy.orm import Session, aliased
 
 from vigil.store.status import JobStatus
-from vigil.store.tables import RosterResult, RosterUpload, utcnow
+from vigil.store.tables import RosterInput, RosterResult, RosterUpload, utcnow
 
 __all__ = [
     "MAX_ATTEMPTS",
@@ -133,9 +133,6 @@ def claim(
             RosterUpload.id,
             RosterUpload.token,
             RosterUpload.attempts,
-            RosterUpload.roster_text,
-            RosterUpload.activity_text,
-            RosterUpload.sleep_json,
             RosterUpload.date_format,
             RosterUpload.preferred_scale,
         )
@@ -143,14 +140,19 @@ def claim(
     ).first()
     if claimed is None:
         return None
+    texts = session.execute(
+        select(RosterInput.roster_text, RosterInput.activity_text, RosterInput.sleep_json).where(
+            RosterInput.upload_id == claimed.id
+        )
+    ).one()
     return ClaimedJob(
         id=claimed.id,
         token=claimed.token,
         owner=owner,
         attempt=claimed.attempts,
-        roster_text=claimed.roster_text,
-        activity_text=claimed.activity_text,
-        sleep_data=json.loads(claimed.sleep_json or "[]"),
+        roster_text=texts.roster_text,
+        activity_text=texts.activity_text,
+        sleep_data=json.loads(texts.sleep_json or "[]"),
         date_format=claimed.date_format,
         preferred_scale=claimed.preferred_scale,
     )
