@@ -14,7 +14,8 @@ exactly what :func:`vigil.scoring.service.score` does), but in chunk tasks
 (:mod:`vigil.worker.split`), a :class:`ChunkScorer` runs the tasks in this thread, in
 local processes, or on a Dask cluster (:mod:`vigil.worker.dask`), and the worker joins
 the encoded results in schedule order (:mod:`vigil.worker.frames`,
-:mod:`vigil.worker.stored_sleep`) and stores them.
+:mod:`vigil.worker.stored_sleep`) and stores them. A pool's workers leave the roster's
+summary to the pool's :class:`~vigil.worker.summaries.Summariser` and claim the next one.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from vigil.worker import jobs
 from vigil.worker.memory import release_memory
 from vigil.worker.roster_job import ScoredRoster, plan_tasks, request_for, score_roster
 from vigil.worker.scorers import ChunkScorer, InlineScorer, ProcessScorer
+from vigil.worker.summaries import Summariser
 
 if TYPE_CHECKING:
     from vigil.worker.dask import DaskScorer
@@ -123,6 +125,10 @@ class Worker:
         Purge finished rosters older than this (0: keep).
     on_processed : callable, optional
         Called as ``on_processed(job, status)`` after each attempt (tests, metrics).
+    summaries : Summariser, optional
+        Where roster summaries are built (:mod:`vigil.worker.summaries`): a pool's, so the
+        next roster is claimed without waiting for them; without one, in this thread
+        before :meth:`process` returns.
     """
 
     def __init__(
@@ -137,6 +143,7 @@ class Worker:
         retention_days: int = 0,
         name: str | None = None,
         on_processed: Callable[[jobs.ClaimedJob, jobs.JobStatus | None], None] | None = None,
+        summaries: Summariser | None = None,
     ) -> None:
         self.sessions = sessions
         self.lease_seconds = lease_seconds
@@ -147,6 +154,7 @@ class Worker:
         self.retention_days = retention_days
         self.name = name or worker_name()
         self.on_processed = on_processed
+        self.summaries = summaries
         self._last_purge = float("-inf")
 
     def run_once(self) -> bool:
@@ -228,11 +236,23 @@ class Worker:
                 sleep=scored.sleep,
             )
         self._release_scorers()
-        # issue 16: the dashboard's figures, once, after the results are visible (a
-        # dashboard opened meanwhile builds them itself: fleet.stored.ensure)
-        with self.sessions.begin() as session:
-            record_summary(session, job, scored.scores, status, routes=scored.routes)
+        self._summarise(job, scored, status)
         return status
+
+    def _summarise(self, job: jobs.ClaimedJob, scored: ScoredRoster, status: object) -> None:
+        """Issue 16: the dashboard's figures, once, after the results are visible (a
+        dashboard opened meanwhile builds them itself: ``fleet.stored.ensure``); on the
+        summariser's thread when there is one (issue 14: not serial between rosters)."""
+
+        def build() -> None:
+            with self.sessions.begin() as session:
+                record_summary(session, job, scored.scores, status, routes=scored.routes)
+            release_memory()  # the decoded scores
+
+        if self.summaries is None:
+            build()
+        else:
+            self.summaries.submit(build, f"roster {job.id}")
 
     def _progress_writer(self, job: jobs.ClaimedJob) -> Callable[[int, int], None]:
         """A ``progress(done, total)`` that stores the figures, at most every
@@ -330,6 +350,7 @@ class WorkerPool:
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._poll = poll_interval
+        self.summaries = Summariser()
         base = worker_name()
         self.workers = [
             Worker(
@@ -341,6 +362,7 @@ class WorkerPool:
                 retention_days=retention_days,
                 name=f"{base}:{i}",
                 on_processed=on_processed,
+                summaries=self.summaries,
             )
             for i in range(threads)
         ]
@@ -393,6 +415,7 @@ class WorkerPool:
             thread.start()
         for thread in threads:
             thread.join()
+        self.summaries.drain()
 
     def join(self) -> None:
         for thread in self._threads:
@@ -402,12 +425,14 @@ class WorkerPool:
         """Stop claiming; wait up to ``timeout`` s for current rosters, then close scorers.
 
         A roster still being scored after the timeout keeps its lease until it lapses and
-        another worker picks it up (nothing is lost).
+        another worker picks it up (nothing is lost). The summary being built is finished;
+        queued ones are dropped (a dashboard builds them on first view).
         """
         self._stop.set()
         self._wake.set()
         for thread in self._threads:
             thread.join(timeout)
+        self.summaries.close()
         self.local.close()
         if self.remote is not None:
             self.remote.close()

@@ -1,0 +1,102 @@
+"""Roster summaries beside the next roster (issue 14): a worker with a summariser claims
+and stores the next roster without waiting for the last one's summary, and every summary
+is built in the end; a stopped pool drops only the queued ones (built on first view)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+import pytest
+from sqlalchemy.orm import Session, sessionmaker
+
+from vigil.roster.synthetic import generate_airline_roster
+from vigil.store import uploads
+from vigil.store.tables import RosterResult, RosterUpload
+from vigil.worker.jobs import JobStatus
+from vigil.worker.run import Worker
+from vigil.worker.summaries import Summariser
+
+
+def _upload(sessions: sessionmaker[Session], name: str, seed: int) -> int:
+    with sessions.begin() as session:
+        return uploads.create_upload(
+            session=session,
+            operator="acme",
+            roster_name=name,
+            roster_text=generate_airline_roster(6, 14, seed=seed),
+        ).id
+
+
+def _state(sessions: sessionmaker[Session], upload_id: int) -> tuple[str, bool]:
+    """The roster's status and whether its summary is stored."""
+    with sessions() as session:
+        upload = session.get(RosterUpload, upload_id)
+        result = session.get(RosterResult, upload_id)
+        assert upload is not None
+        return upload.status, result is not None and result.summary_json is not None
+
+
+def test_the_next_roster_does_not_wait_for_the_last_summary(
+    sessions: sessionmaker[Session],
+) -> None:
+    first, second = _upload(sessions, "a", 1), _upload(sessions, "b", 2)
+    summaries = Summariser()
+    gate = threading.Event()
+    summaries.submit(gate.wait, "the gate")  # holds the summariser's one thread
+    worker = Worker(sessions, chunk_size=4, summaries=summaries)
+    try:
+        assert worker.run_once() and worker.run_once()  # both claimed, scored, stored
+        assert _state(sessions, first) == (JobStatus.COMPLETED_SUCCESSFULLY, False)
+        assert _state(sessions, second) == (JobStatus.COMPLETED_SUCCESSFULLY, False)
+        gate.set()
+        summaries.drain()
+        assert _state(sessions, first) == (JobStatus.COMPLETED_SUCCESSFULLY, True)
+        assert _state(sessions, second) == (JobStatus.COMPLETED_SUCCESSFULLY, True)
+    finally:
+        gate.set()
+        summaries.close()
+
+
+def test_without_a_summariser_the_summary_is_stored_before_process_returns(
+    sessions: sessionmaker[Session],
+) -> None:
+    upload_id = _upload(sessions, "a", 3)
+    assert Worker(sessions, chunk_size=4).run_once()
+    assert _state(sessions, upload_id) == (JobStatus.COMPLETED_SUCCESSFULLY, True)
+
+
+def test_close_finishes_the_running_build_and_drops_the_queued() -> None:
+    summaries = Summariser()
+    started, gate = threading.Event(), threading.Event()
+    ran: list[str] = []
+
+    def running() -> None:
+        started.set()
+        gate.wait()
+        ran.append("running")
+
+    summaries.submit(running, "the running one")
+    summaries.submit(lambda: ran.append("queued"), "the queued one")
+    assert started.wait(10)
+    threading.Timer(0.2, gate.set).start()
+    summaries.close()  # waits for the running build only
+    assert ran == ["running"]
+
+
+def test_a_failed_build_is_logged_and_the_next_still_runs(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    summaries = Summariser()
+    ran: list[int] = []
+
+    def fail() -> None:
+        raise RuntimeError("boom")
+
+    with caplog.at_level(logging.ERROR, logger="vigil.worker.summaries"):
+        summaries.submit(fail, "roster 7")
+        summaries.submit(lambda: ran.append(1), "roster 8")
+        summaries.drain()
+    summaries.close()
+    assert ran == [1]
+    assert [r.getMessage() for r in caplog.records] == ["building the summary of roster 7 failed"]
