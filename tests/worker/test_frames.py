@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import math
+
 import numpy as np
 import pytest
 
@@ -9,7 +12,7 @@ from vigil.domain import DateFormat
 from vigil.roster.synthetic import generate_airline_roster
 from vigil.scoring.service import SCALE_CODES, ScoreRequest, resolve_preset, score
 from vigil.worker.compact import compact_chunk, pack, unpack
-from vigil.worker.frames import decode_frames, encode_frame, join_frames
+from vigil.worker.frames import decode_frames, encode_frame, join_frames, read_index
 
 PRESETS = ("ingre2014_5c", "tpm_default")
 
@@ -65,3 +68,13 @@ def test_residuals_are_mostly_zero_and_bad_blobs_refused() -> None:
         decode_frames(b"VGS1")
     with pytest.raises(ValueError, match="exactly the scales"):
         encode_frame(results, resolve_preset(PRESETS[0]), ("KSS",))
+
+
+def test_read_index_reads_what_json_dumps_wrote() -> None:
+    """orjson reads the indexes, and the standard library the NaN and Infinity that
+    ``json.dumps`` writes but orjson refuses (an index with either stays readable)."""
+    index = {"scales": ["KSS"], "schedules": [["C1", 2, [[1.0e9, 1.0e9 + 900, 0, 2, 1.25]]]]}
+    raw = json.dumps(index, separators=(",", ":")).encode()
+    assert read_index(raw) == index == read_index(memoryview(raw))
+    odd = read_index(json.dumps([float("nan"), float("inf"), 0.1]).encode())
+    assert math.isnan(odd[0]) and odd[1] == math.inf and odd[2] == 0.1

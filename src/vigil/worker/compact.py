@@ -31,7 +31,7 @@ import numpy.typing as npt
 from vigil.scoring.report import DutyResult, ScheduleResult, stream_envelope
 from vigil.scoring.request import DECIMALS
 from vigil.worker.frames import MAGIC as FRAMES_MAGIC
-from vigil.worker.frames import decode_frames
+from vigil.worker.frames import decode_frames, read_index
 from vigil.worker.stored_sleep import SleepColumns, StoredSleep, sleep_columns
 
 __all__ = [
@@ -225,7 +225,7 @@ def unpack(blob: bytes, scales: Sequence[str] | None = None) -> StoredScores:
     if magic != MAGIC:
         raise ValueError("not a Vigil scores blob")
     start = _HEADER.size
-    index = json.loads(bytes(blob[start : start + length]))
+    index = read_index(blob[start : start + length])
     stored = tuple(index["scales"])
     data = np.frombuffer(blob, dtype=_DTYPE, offset=start + length).reshape(-1, len(stored))
     schedules = [IndexedSchedule.from_json(row) for row in index["schedules"]]

