@@ -18,8 +18,10 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
 from functools import lru_cache
+from itertools import accumulate
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
@@ -110,6 +112,10 @@ class DutyTable:
 
     def __len__(self) -> int:
         return int(self.sched.shape[0])
+
+
+#: day 0 of the epoch-day numbers :func:`_offsets` groups instants by
+_EPOCH_DAY = date(1970, 1, 1)
 
 
 @lru_cache(maxsize=65536)
@@ -328,12 +334,15 @@ def route_facts_of_columns(entries: Iterable[tuple[str, int]], columns: DutyColu
 def with_offsets(stored: StoredScores, routes: RouteFacts) -> RosterFacts:
     """:class:`RosterFacts` from ``routes`` of the same stored schedules: the local
     offsets at report and off duty (start, end and home-base airports) and the rows."""
-    if len(routes.duties) != len(stored.schedules) or any(
-        n != len(entry.duties) for n, entry in zip(routes.duties, stored.schedules, strict=True)
-    ):
+    counts = [len(entry.duties) for entry in stored.schedules]
+    if routes.duties != counts:
         raise ValueError("route facts do not match the stored schedules")
-    zone = routes.airports.zone
-    facts = RosterFacts(
+    on = np.fromiter((d[0] for e in stored.schedules for d in e.duties), np.int64, sum(counts))
+    off = np.fromiter((d[1] for e in stored.schedules for d in e.duties), np.int64, sum(counts))
+    rows = [entry.interval_count for entry in stored.schedules]
+    home = np.repeat(np.asarray(routes.home, dtype=np.int64), counts)
+    zones = routes.airports.zone
+    return RosterFacts(
         routes.fleet,
         routes.rank,
         routes.home,
@@ -341,23 +350,41 @@ def with_offsets(stored: StoredScores, routes: RouteFacts) -> RosterFacts:
         routes.start,
         routes.end,
         routes.sectors,
-        [],
-        [],
-        [],
+        _offsets(zones, np.asarray(routes.start, dtype=np.int64), on),
+        _offsets(zones, np.asarray(routes.end, dtype=np.int64), off),
+        _offsets(zones, home, on),
+        [0, *accumulate(rows)][:-1],
+        [0, *accumulate(counts)][:-1],
     )
-    row = duty = 0
-    for home, entry in zip(routes.home, stored.schedules, strict=True):
-        facts.row_offset.append(row)
-        facts.first_duty.append(duty)
-        row += entry.interval_count
-        home_zone = zone[home] if home >= 0 else ""
-        for on, off, *_ in entry.duties:
-            facts.home_offset.append(_offset_minutes(home_zone, on))
-            start, end = routes.start[duty], routes.end[duty]
-            facts.start_offset.append(_offset_minutes(zone[start], on) if start >= 0 else 0)
-            facts.end_offset.append(_offset_minutes(zone[end], off) if end >= 0 else 0)
-            duty += 1
-    return facts
+
+
+def _offsets(zones: Sequence[str], airport: IntArray, epoch_s: IntArray) -> list[int]:
+    """UTC offsets [min] of the airports' zones at the instants (0 without an airport,
+    ``-1``, or a zone). Each (zone, UTC day) is looked up once, its offset fixed all day
+    (:func:`vigil.tz.fixed_offset_on`); only instants on a day of change are converted
+    one by one (:func:`_offset_minutes`)."""
+    out = np.zeros(epoch_s.shape, dtype=np.int64)
+    known = np.flatnonzero(airport >= 0)
+    if not known.size:
+        return cast(list[int], out.tolist())
+    day = epoch_s[known] // 86_400
+    pairs, inverse = np.unique(np.stack([airport[known], day]), axis=1, return_inverse=True)
+    fixed = np.array([_fixed_minutes(zones[a], d) for a, d in pairs.T.tolist()], dtype=np.float64)[
+        inverse.reshape(-1)
+    ]
+    out[known] = np.nan_to_num(fixed).astype(np.int64)
+    for i in known[np.isnan(fixed)].tolist():
+        out[i] = _offset_minutes(zones[airport[i]], int(epoch_s[i]))
+    return cast(list[int], out.tolist())
+
+
+def _fixed_minutes(zone: str, day: int) -> float:
+    """The zone's offset [min] throughout UTC day ``day`` (days since 1970), NaN if it
+    changes on or next to that day."""
+    if not zone:
+        return 0.0
+    offset = tz.fixed_offset_on(zone, _EPOCH_DAY + timedelta(days=day))
+    return math.nan if offset is None else float(round(offset.total_seconds() / 3600.0 * 60))
 
 
 def roster_facts(stored: StoredScores, schedules: Sequence[Schedule]) -> RosterFacts:
