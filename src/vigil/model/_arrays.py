@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
@@ -32,6 +32,16 @@ def as_1d(x: object, name: str) -> FloatArray:
     if a.ndim != 1:
         raise ValueError(f"{name} must have shape (n_crew,), got ndim={a.ndim}")
     return a
+
+
+def as_shaped(x: object, shape: tuple[int, ...], dtype: npt.DTypeLike) -> npt.NDArray[Any]:
+    """``x`` as a C-contiguous ``dtype`` array broadcast to ``shape``, for a kernel.
+
+    ``x`` itself when it already is one: no broadcast machinery for the common call.
+    """
+    if isinstance(x, np.ndarray) and x.shape == shape and x.dtype == dtype and x.flags.c_contiguous:
+        return x
+    return np.ascontiguousarray(np.broadcast_to(np.asarray(x, dtype=dtype), shape))
 
 
 def logistic(x: Numeric) -> FloatArray:

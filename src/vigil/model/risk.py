@@ -37,7 +37,7 @@ import numba as nb
 import numpy as np
 import numpy.typing as npt
 
-from ._arrays import FloatArray, IntArray, as_2d, as_float
+from ._arrays import FloatArray, IntArray, as_2d, as_float, as_shaped
 from ._sums import pairwise_sum as _pairwise_sum
 from .alertness import final_kss
 from .parameters import DEFAULT, Parameters
@@ -150,8 +150,8 @@ def cumulative_multiplier(
     out = np.empty(rep.shape)
     _multiplier(
         np.ascontiguousarray(rep),
-        np.ascontiguousarray(np.broadcast_to(kinds, rep.shape)),
-        np.ascontiguousarray(np.broadcast_to(np.asarray(position, dtype=np.int64), rep.shape)),
+        as_shaped(kinds, rep.shape, np.int64),
+        as_shaped(position, rep.shape, np.int64),
         np.asarray(params.night_multiplier, dtype=np.float64),
         np.asarray(params.early_multiplier, dtype=np.float64),
         out,
@@ -210,8 +210,8 @@ def fatigue_factor(
     mean = np.empty(k.shape[0])
     _factor_mean(
         term,
-        np.ascontiguousarray(np.broadcast_to(np.asarray(included, dtype=bool), k.shape)),
-        np.ascontiguousarray(np.broadcast_to(as_float(interval_hours), k.shape)),
+        as_shaped(included, k.shape, bool),
+        as_shaped(interval_hours, k.shape, np.float64),
         mean,
     )
     return mean
@@ -405,8 +405,8 @@ def interval_geometry(
     hours, length = np.empty((d, width)), np.empty((d, width))
     _interval_geometry(
         rep,
-        np.ascontiguousarray(np.broadcast_to(as_float(off), (d,))),
-        np.ascontiguousarray(np.broadcast_to(np.asarray(n_intervals, dtype=np.int64), (d,))),
+        as_shaped(off, (d,), np.float64),
+        as_shaped(n_intervals, (d,), np.int64),
         hours,
         length,
     )
@@ -500,10 +500,10 @@ def hazard_terms(
     tot, length, events = np.empty(k.shape), np.empty(k.shape), np.empty(k.shape)
     _hazard_geometry(
         k,
-        np.ascontiguousarray(np.broadcast_to(as_float(report), (d,))),
-        np.ascontiguousarray(np.broadcast_to(as_float(off), (d,))),
-        np.ascontiguousarray(np.broadcast_to(np.asarray(sectors, dtype=np.int64), (d,))),
-        np.ascontiguousarray(np.broadcast_to(np.asarray(cabin_crew, dtype=bool), (d,))),
+        as_shaped(report, (d,), np.float64),
+        as_shaped(off, (d,), np.float64),
+        as_shaped(sectors, (d,), np.int64),
+        as_shaped(cabin_crew, (d,), bool),
         _hazard_constants(params),
         tot,
         length,
@@ -524,8 +524,8 @@ def hazard_sum(terms: HazardTerms, included: object, multiplier: object) -> Floa
     _hazard_sum(
         terms.term,
         terms.tot,
-        np.ascontiguousarray(np.broadcast_to(as_float(multiplier), (d,))),
-        np.ascontiguousarray(np.broadcast_to(np.asarray(included, dtype=bool), terms.term.shape)),
+        as_shaped(multiplier, (d,), np.float64),
+        as_shaped(included, terms.term.shape, bool),
         terms.length,
         terms.events,
         out,
@@ -539,7 +539,7 @@ def terms_fatigue_factor(terms: HazardTerms, included: object) -> FloatArray:
     mean = np.empty(terms.term.shape[0])
     _factor_mean(
         terms.term,
-        np.ascontiguousarray(np.broadcast_to(np.asarray(included, dtype=bool), terms.term.shape)),
+        as_shaped(included, terms.term.shape, bool),
         terms.length,
         mean,
     )
