@@ -67,13 +67,31 @@ def classify_duty(report_body: object, off_body: object, params: Parameters = DE
         the early window; else OTHER. NaN input gives OTHER.
     """
     rb, ob = as_float(report_body), as_float(off_body)
-    w0, w1 = params.night_window
-    k = np.floor((rb - w1) / 24.0) + 1.0  # first night window that ends after the report
-    night = (24.0 * k + w0 < ob) & (rb < 24.0 * k + w1)
-    tod = np.mod(rb, 24.0)
-    early = (tod >= params.early_window[0]) & (tod < params.early_window[1])
-    kind = np.where(night, NIGHT, np.where(early, EARLY, OTHER))
-    return np.where(np.isnan(rb) | np.isnan(ob), OTHER, kind).astype(np.int64)
+    shape = np.broadcast_shapes(rb.shape, ob.shape)
+    rb, ob = as_shaped(rb, shape, np.float64), as_shaped(ob, shape, np.float64)
+    out = np.empty(shape, dtype=np.int64)
+    (w0, w1), (e0, e1) = params.night_window, params.early_window
+    rows = rb.reshape(-1), ob.reshape(-1)
+    _classify(*rows, float(w0), float(w1), float(e0), float(e1), out.reshape(-1))
+    return out
+
+
+@nb.njit(cache=True)
+def _classify(
+    rb: FloatArray, ob: FloatArray, w0: float, w1: float, e0: float, e1: float, out: IntArray
+) -> None:
+    """Kernel of :func:`classify_duty`, one duty at a time (the same float operations)."""
+    for i in range(rb.size):
+        r, o = rb[i], ob[i]
+        if math.isnan(r) or math.isnan(o):
+            out[i] = OTHER
+            continue
+        k = np.floor((r - w1) / 24.0) + 1.0  # first night window that ends after the report
+        if 24.0 * k + w0 < o and r < 24.0 * k + w1:
+            out[i] = NIGHT
+            continue
+        tod = r % 24.0  # as np.mod for a positive divisor
+        out[i] = EARLY if e0 <= tod < e1 else OTHER
 
 
 def run_positions(
