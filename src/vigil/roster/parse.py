@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -87,6 +87,8 @@ _IDENTITY = list(range(FULL_WIDTH))
 # shared, never mutated; typed Any as it stands for three list types (no cast per row)
 _NO_PERIODS: list[Any] = [None, None, None]
 _Wall = tuple[date, int, int]  # a local wall time: day, hour, minute
+#: First rows up to this long go through the header cache (all 34 names: about 500)
+_HEADER_CACHE_CHARS = 1024
 
 
 def _fast_ints(column: Column) -> dict[str, int]:
@@ -225,6 +227,10 @@ class _Reader:
                 continue
             if first:
                 first = False
+                known = _clean_header(tuple(fields)) if len(line) <= _HEADER_CACHE_CHARS else None
+                if known is not None:
+                    mapping = list(known)
+                    continue
                 if _looks_like_header(fields):
                     mapping = self._header(row, fields)
                     if mapping is None:
@@ -237,21 +243,7 @@ class _Reader:
 
     def _header(self, row: int, fields: list[str]) -> list[int] | None:
         """A header row → cell position per field, or ``None`` after header errors."""
-        errors: list[RowError] = []
-        seen: set[int] = set()
-        mapping: list[int] = []
-        for name in fields:
-            column = BY_LOWER_NAME.get(name.lower())
-            if column is None:
-                errors.append(make_error("unknown-column", row, name=name))
-                continue
-            if column.number in seen:
-                errors.append(make_error("duplicate-column", row, name=column.name))
-            seen.add(column.number)
-            mapping.append(column.number - 1)
-        for column in REQUIRED:
-            if column.number not in seen:
-                errors.append(make_error("missing-column", row, name=column.name))
+        mapping, errors = _header_mapping(row, fields)
         self.errors.extend(errors)
         return None if errors else mapping
 
@@ -595,6 +587,39 @@ class _Reader:
                 make_error("nonexistent-time", row, ref, what=what, written=written, zone=zone_name)
             )
         return result
+
+
+def _header_mapping(row: int, fields: Sequence[str]) -> tuple[list[int], list[RowError]]:
+    """A header row → cell position per field, and the header's errors."""
+    errors: list[RowError] = []
+    seen: set[int] = set()
+    mapping: list[int] = []
+    for name in fields:
+        column = BY_LOWER_NAME.get(name.lower())
+        if column is None:
+            errors.append(make_error("unknown-column", row, name=name))
+            continue
+        if column.number in seen:
+            errors.append(make_error("duplicate-column", row, name=column.name))
+        seen.add(column.number)
+        mapping.append(column.number - 1)
+    for column in REQUIRED:
+        if column.number not in seen:
+            errors.append(make_error("missing-column", row, name=column.name))
+    return mapping, errors
+
+
+@lru_cache(maxsize=256)
+def _clean_header(fields: tuple[str, ...]) -> tuple[int, ...] | None:
+    """Cell position per field of a first row that is a header without errors, else
+    ``None`` (a data row, or a header whose errors :meth:`_Reader._header` reports).
+
+    Cached (a pure function of the names): clients send the same header every time.
+    """
+    if not _looks_like_header(list(fields)):
+        return None
+    mapping, errors = _header_mapping(0, fields)
+    return None if errors else tuple(mapping)
 
 
 def _looks_like_header(fields: list[str]) -> bool:
