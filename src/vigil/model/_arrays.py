@@ -37,10 +37,11 @@ def as_1d(x: object, name: str) -> FloatArray:
 def as_shaped(x: object, shape: tuple[int, ...], dtype: npt.DTypeLike) -> npt.NDArray[Any]:
     """``x`` as a C-contiguous ``dtype`` array broadcast to ``shape``, for a kernel.
 
-    ``x`` itself when it already is one: no broadcast machinery for the common call.
+    An array already of that shape is only converted (``x`` itself when it already is
+    one): no broadcast machinery for the common call.
     """
-    if isinstance(x, np.ndarray) and x.shape == shape and x.dtype == dtype and x.flags.c_contiguous:
-        return x
+    if isinstance(x, np.ndarray) and x.shape == shape:
+        return np.ascontiguousarray(x, dtype=dtype)
     return np.ascontiguousarray(np.broadcast_to(np.asarray(x, dtype=dtype), shape))
 
 
