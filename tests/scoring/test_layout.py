@@ -59,4 +59,7 @@ def test_layout_columns_match_their_array_statement() -> None:
         np.testing.assert_array_equal(layout.column, crew_first[duty] + position)
         np.testing.assert_array_equal(layout.start, plan.on[d0:d1][duty] + 0.25 * position)
         assert layout.width == (int(per_crew.max()) if per_crew.size else 0)
+        np.testing.assert_array_equal(
+            layout.interval_ptr, np.concatenate([[0], np.cumsum(per_crew)])
+        )
         assert layout.rest_start.shape[0] == layout.inflight.shape[0] == count.size

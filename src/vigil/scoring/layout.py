@@ -53,19 +53,13 @@ class Layout:
     column: npt.NDArray[np.int64]  # (T,) interval index within its crew row
     start: FloatArray  # (T,) interval start [epoch h]
     width: int  # most intervals of any crew member
+    #: (n_crew + 1,) crew member ``c``'s intervals are rows ``ptr[c]:ptr[c + 1]`` (crew
+    #: order, then time order)
+    interval_ptr: npt.NDArray[np.int64]
 
     @property
     def interval_crew(self) -> npt.NDArray[np.int64]:
         return self.crew[self.duty]
-
-    @property
-    def interval_ptr(self) -> npt.NDArray[np.int64]:
-        """(n_crew + 1,) crew member ``c``'s intervals are rows ``ptr[c]:ptr[c + 1]``
-        (crew order, then time order)."""
-        per_crew = np.bincount(self.crew, weights=self.count, minlength=self.n_crew)
-        out = np.zeros(self.n_crew + 1, dtype=np.int64)
-        np.cumsum(per_crew.astype(np.int64), out=out[1:])
-        return out
 
 
 def build_layout(plan: CrewPlan, lo: int, hi: int) -> Layout:
@@ -79,8 +73,18 @@ def build_layout(plan: CrewPlan, lo: int, hi: int) -> Layout:
     crew_a, slot = np.empty(n_duty, np.int64), np.empty(n_duty, np.int64)
     duty_idx, position = np.empty(n_int, np.int64), np.empty(n_int, np.int64)
     column, start = np.empty(n_int, np.int64), np.empty(n_int)
+    interval_ptr = np.zeros(n_crew + 1, np.int64)
     width = _walk(
-        plan.offsets[lo : hi + 1], count_a, on_a, crew_a, slot, duty_idx, position, column, start
+        plan.offsets[lo : hi + 1],
+        count_a,
+        on_a,
+        crew_a,
+        slot,
+        duty_idx,
+        position,
+        column,
+        start,
+        interval_ptr,
     )
     rest_start, rest_end, inflight = _rest_rows(plan, d0, d1)
     return Layout(
@@ -101,6 +105,7 @@ def build_layout(plan: CrewPlan, lo: int, hi: int) -> Layout:
         column=column,
         start=start,
         width=width,
+        interval_ptr=interval_ptr,
     )
 
 
@@ -115,10 +120,11 @@ def _walk(
     position: IntArray,
     column: IntArray,
     start: FloatArray,
+    interval_ptr: IntArray,
 ) -> int:
-    """Fill the duty (``crew``, ``slot``) and interval (the rest) columns of
-    :class:`Layout` in one pass over crew rows ``offsets``; return the most intervals of
-    any crew member (``width``)."""
+    """Fill the duty (``crew``, ``slot``), interval (``duty`` to ``start``) and crew
+    (``interval_ptr``) columns of :class:`Layout` in one pass over crew rows ``offsets``;
+    return the most intervals of any crew member (``width``)."""
     width = 0
     t = 0
     for c in range(offsets.size - 1):
@@ -134,6 +140,7 @@ def _walk(
                 start[t] = on[d] + 0.25 * k
                 col += 1
                 t += 1
+        interval_ptr[c + 1] = t
         width = max(width, col)
     return width
 
