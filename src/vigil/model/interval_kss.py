@@ -102,7 +102,7 @@ def interval_kss(
     ptr = np.ascontiguousarray(interval_ptr, dtype=np.int64)
     if ptr.shape != (timeline.n_crew + 1,) or ptr[0] != 0 or ptr[-1] != t.shape[0]:
         raise ValueError(f"interval_ptr must run from 0 to {t.shape[0]} in n_crew + 1 steps")
-    if np.any(np.diff(ptr) < 0):
+    if (ptr[1:] < ptr[:-1]).any():
         raise ValueError("interval_ptr must be non-decreasing")
     keep = sample_kss is not None
     if sample_kss is None:

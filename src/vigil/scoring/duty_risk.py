@@ -143,4 +143,4 @@ def duty_risks(
     factor_rows[layout.crew, layout.slot] = risk.terms_fatigue_factor(terms, included)
     multiplier = multiplier * risk.run_fatigue_floor(factor_rows, kind_rows, positions)
     hazard = risk.hazard_sum(terms, included, multiplier[layout.crew, layout.slot])
-    return np.round(model.duty_risk(hazard, params), DECIMALS)
+    return model.duty_risk(hazard, params).round(DECIMALS)

@@ -98,7 +98,7 @@ class CrewPlan:
     @property
     def crew(self) -> IntArray:
         """(D,) crew member of each duty."""
-        return np.repeat(np.arange(self.n_crew), np.diff(self.offsets))
+        return np.arange(self.n_crew).repeat(self.offsets[1:] - self.offsets[:-1])
 
     @property
     def last_event(self) -> FloatArray:
