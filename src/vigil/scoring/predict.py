@@ -209,7 +209,7 @@ def pack_plan(
     for i in chosen.tolist():
         if plan.activities[i]:
             _add_activities(i, plan, busy, windows, standby, p, sp)
-    b = {k: np.concatenate(v) for k, v in busy.items()}
+    b = {k: v[0] if len(v) == 1 else np.concatenate(v) for k, v in busy.items()}
     b_ptr, b_rows = _rows_of(b["crew"], pick, chosen.size)
     w_ptr, w_rows = _rows_of(windows["crew"], pick, chosen.size)
     sb = np.array(standby, dtype=np.float64).reshape(-1, 3)
