@@ -138,6 +138,13 @@ def test_header_naming_a_column_twice() -> None:
     ]
 
 
+def test_header_errors_are_reported_again_after_a_clean_header_was_read() -> None:
+    # the header cache keeps clean headers only; errors are on the header's own row
+    for _ in range(2):
+        assert parse_roster(f"{HEADER_9}\r\n{row9()}").errors == ()
+        assert triples(f"\r\n{HEADER_9},Foo\r\n{row9()},x") == [("2", "", "Unknown column 'Foo'")]
+
+
 def test_row_with_other_count_than_the_header() -> None:
     assert triples(f"{HEADER_9}\r\n{row9()},1") == [
         ("2", "P1", "Row has 10 columns; the header names 9")

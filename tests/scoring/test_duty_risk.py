@@ -29,11 +29,13 @@ def test_exposure_leaves_out_sleep_and_own_inflight_rest_only() -> None:
     off[duty] = start + rng.choice([0.05, 0.2, 3.0], n_int)
     mid = (start + np.minimum(start + 0.25, off[duty])) / 2  # interval midpoints
     assert np.sum(mid < start + 0.125) > 10  # short intervals among them
-    out = np.empty(n_int, dtype=bool)
-    _exposed(crew, start, duty, off, starts, ends, rest_start, rest_end, inflight, out)
+    position = np.arange(n_int)  # one cell of out per interval
+    out = np.zeros((n_duty, n_int), dtype=bool)
+    _exposed(crew, start, duty, position, off, starts, ends, rest_start, rest_end, inflight, out)
+    exposed = out[duty, position]
     for t in range(n_int):
         c, d, x = crew[t], duty[t], mid[t]
         asleep = bool(np.any((starts[c] <= x) & (x < ends[c])))
         resting = bool(np.any(inflight[d] & (rest_start[d] <= x) & (x < rest_end[d])))
-        assert out[t] == (not (asleep or resting))
-    assert 10 < (~out).sum() < n_int - 10  # both outcomes exercised
+        assert exposed[t] == (not (asleep or resting))
+    assert 10 < (~exposed).sum() < n_int - 10  # both outcomes exercised

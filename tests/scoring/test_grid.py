@@ -210,3 +210,21 @@ def test_zone_year_transitions_equal_the_hourly_scan(zone: str, year: int) -> No
     assert grid._zone_year_transitions(zone, year) == tuple(
         (grid.epoch_hours(t), offset) for t, offset in scan
     )
+
+
+@pytest.mark.parametrize("per_interval", [15, 4, 1])
+def test_interval_samples_match_their_array_statement(per_interval: int) -> None:
+    # the compiled kernel against the NumPy statement it replaced, short intervals and
+    # off-duty instants a hair either side of a sub-step included
+    rng = np.random.default_rng(3)
+    on = 490_000.0 + np.round(rng.uniform(0, 1000, 400) * 60) / 60
+    k = rng.integers(0, 40, on.size)
+    start = on + 0.25 * k
+    off = start + rng.choice([0.25, 0.1, 1 / 60, 0.25 - 1e-7, 0.05 + 1e-10, 3.0], on.size)
+    step = 0.25 / per_interval
+    expected = start[:, None] + ((np.arange(per_interval) + 0.5) * step)[None, :]
+    short = np.flatnonzero(start + 0.25 > off - 1e-6)
+    rows = expected[short]
+    rows[rows - step / 2 >= off[short, None] - 1e-9] = np.nan
+    expected[short] = rows
+    np.testing.assert_array_equal(grid.interval_samples(start, off, per_interval), expected)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
@@ -32,6 +32,17 @@ def as_1d(x: object, name: str) -> FloatArray:
     if a.ndim != 1:
         raise ValueError(f"{name} must have shape (n_crew,), got ndim={a.ndim}")
     return a
+
+
+def as_shaped(x: object, shape: tuple[int, ...], dtype: npt.DTypeLike) -> npt.NDArray[Any]:
+    """``x`` as a C-contiguous ``dtype`` array broadcast to ``shape``, for a kernel.
+
+    An array already of that shape is only converted (``x`` itself when it already is
+    one): no broadcast machinery for the common call.
+    """
+    if isinstance(x, np.ndarray) and x.shape == shape:
+        return np.ascontiguousarray(x, dtype=dtype)
+    return np.ascontiguousarray(np.broadcast_to(np.asarray(x, dtype=dtype), shape))
 
 
 def logistic(x: Numeric) -> FloatArray:

@@ -102,7 +102,7 @@ def interval_kss(
     ptr = np.ascontiguousarray(interval_ptr, dtype=np.int64)
     if ptr.shape != (timeline.n_crew + 1,) or ptr[0] != 0 or ptr[-1] != t.shape[0]:
         raise ValueError(f"interval_ptr must run from 0 to {t.shape[0]} in n_crew + 1 steps")
-    if np.any(np.diff(ptr) < 0):
+    if (ptr[1:] < ptr[:-1]).any():
         raise ValueError("interval_ptr must be non-decreasing")
     keep = sample_kss is not None
     if sample_kss is None:
@@ -116,7 +116,7 @@ def interval_kss(
         as_1d(duties.report, "report"),
         as_1d(duties.off, "off"),
         as_1d(duties.sectors, "sectors"),
-        np.nan_to_num(as_1d(duties.workload, "workload"), nan=0.0),
+        _nan_to_zero(as_1d(duties.workload, "workload")),
         np.ascontiguousarray(as_2d(duties.rest_start, "rest_start")),
         np.ascontiguousarray(as_2d(duties.rest_end, "rest_end")),
     )
@@ -132,6 +132,13 @@ def interval_kss(
     duty = np.ascontiguousarray(interval_duty, dtype=np.int64)
     _kernel(params.kernel, inp, ptr, duty, rows, consts, keep, means, sample_kss)
     return means
+
+
+def _nan_to_zero(values: FloatArray) -> FloatArray:
+    """``np.nan_to_num(values, nan=0.0)``; ``values`` itself when all are finite."""
+    if np.isfinite(values).all():
+        return values
+    return np.nan_to_num(values, nan=0.0)
 
 
 @nb.njit(cache=True, parallel=True)

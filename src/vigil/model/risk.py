@@ -37,7 +37,7 @@ import numba as nb
 import numpy as np
 import numpy.typing as npt
 
-from ._arrays import FloatArray, IntArray, as_2d, as_float
+from ._arrays import FloatArray, IntArray, as_2d, as_float, as_shaped
 from ._sums import pairwise_sum as _pairwise_sum
 from .alertness import final_kss
 from .parameters import DEFAULT, Parameters
@@ -67,13 +67,31 @@ def classify_duty(report_body: object, off_body: object, params: Parameters = DE
         the early window; else OTHER. NaN input gives OTHER.
     """
     rb, ob = as_float(report_body), as_float(off_body)
-    w0, w1 = params.night_window
-    k = np.floor((rb - w1) / 24.0) + 1.0  # first night window that ends after the report
-    night = (24.0 * k + w0 < ob) & (rb < 24.0 * k + w1)
-    tod = np.mod(rb, 24.0)
-    early = (tod >= params.early_window[0]) & (tod < params.early_window[1])
-    kind = np.where(night, NIGHT, np.where(early, EARLY, OTHER))
-    return np.where(np.isnan(rb) | np.isnan(ob), OTHER, kind).astype(np.int64)
+    shape = np.broadcast_shapes(rb.shape, ob.shape)
+    rb, ob = as_shaped(rb, shape, np.float64), as_shaped(ob, shape, np.float64)
+    out = np.empty(shape, dtype=np.int64)
+    (w0, w1), (e0, e1) = params.night_window, params.early_window
+    rows = rb.reshape(-1), ob.reshape(-1)
+    _classify(*rows, float(w0), float(w1), float(e0), float(e1), out.reshape(-1))
+    return out
+
+
+@nb.njit(cache=True)
+def _classify(
+    rb: FloatArray, ob: FloatArray, w0: float, w1: float, e0: float, e1: float, out: IntArray
+) -> None:
+    """Kernel of :func:`classify_duty`, one duty at a time (the same float operations)."""
+    for i in range(rb.size):
+        r, o = rb[i], ob[i]
+        if math.isnan(r) or math.isnan(o):
+            out[i] = OTHER
+            continue
+        k = np.floor((r - w1) / 24.0) + 1.0  # first night window that ends after the report
+        if 24.0 * k + w0 < o and r < 24.0 * k + w1:
+            out[i] = NIGHT
+            continue
+        tod = r % 24.0  # as np.mod for a positive divisor
+        out[i] = EARLY if e0 <= tod < e1 else OTHER
 
 
 def run_positions(
@@ -150,8 +168,8 @@ def cumulative_multiplier(
     out = np.empty(rep.shape)
     _multiplier(
         np.ascontiguousarray(rep),
-        np.ascontiguousarray(np.broadcast_to(kinds, rep.shape)),
-        np.ascontiguousarray(np.broadcast_to(np.asarray(position, dtype=np.int64), rep.shape)),
+        as_shaped(kinds, rep.shape, np.int64),
+        as_shaped(position, rep.shape, np.int64),
         np.asarray(params.night_multiplier, dtype=np.float64),
         np.asarray(params.early_multiplier, dtype=np.float64),
         out,
@@ -210,8 +228,8 @@ def fatigue_factor(
     mean = np.empty(k.shape[0])
     _factor_mean(
         term,
-        np.ascontiguousarray(np.broadcast_to(np.asarray(included, dtype=bool), k.shape)),
-        np.ascontiguousarray(np.broadcast_to(as_float(interval_hours), k.shape)),
+        as_shaped(included, k.shape, bool),
+        as_shaped(interval_hours, k.shape, np.float64),
         mean,
     )
     return mean
@@ -405,8 +423,8 @@ def interval_geometry(
     hours, length = np.empty((d, width)), np.empty((d, width))
     _interval_geometry(
         rep,
-        np.ascontiguousarray(np.broadcast_to(as_float(off), (d,))),
-        np.ascontiguousarray(np.broadcast_to(np.asarray(n_intervals, dtype=np.int64), (d,))),
+        as_shaped(off, (d,), np.float64),
+        as_shaped(n_intervals, (d,), np.int64),
         hours,
         length,
     )
@@ -500,10 +518,10 @@ def hazard_terms(
     tot, length, events = np.empty(k.shape), np.empty(k.shape), np.empty(k.shape)
     _hazard_geometry(
         k,
-        np.ascontiguousarray(np.broadcast_to(as_float(report), (d,))),
-        np.ascontiguousarray(np.broadcast_to(as_float(off), (d,))),
-        np.ascontiguousarray(np.broadcast_to(np.asarray(sectors, dtype=np.int64), (d,))),
-        np.ascontiguousarray(np.broadcast_to(np.asarray(cabin_crew, dtype=bool), (d,))),
+        as_shaped(report, (d,), np.float64),
+        as_shaped(off, (d,), np.float64),
+        as_shaped(sectors, (d,), np.int64),
+        as_shaped(cabin_crew, (d,), bool),
         _hazard_constants(params),
         tot,
         length,
@@ -524,8 +542,8 @@ def hazard_sum(terms: HazardTerms, included: object, multiplier: object) -> Floa
     _hazard_sum(
         terms.term,
         terms.tot,
-        np.ascontiguousarray(np.broadcast_to(as_float(multiplier), (d,))),
-        np.ascontiguousarray(np.broadcast_to(np.asarray(included, dtype=bool), terms.term.shape)),
+        as_shaped(multiplier, (d,), np.float64),
+        as_shaped(included, terms.term.shape, bool),
         terms.length,
         terms.events,
         out,
@@ -539,7 +557,7 @@ def terms_fatigue_factor(terms: HazardTerms, included: object) -> FloatArray:
     mean = np.empty(terms.term.shape[0])
     _factor_mean(
         terms.term,
-        np.ascontiguousarray(np.broadcast_to(np.asarray(included, dtype=bool), terms.term.shape)),
+        as_shaped(included, terms.term.shape, bool),
         terms.length,
         mean,
     )

@@ -77,9 +77,9 @@ class CrewTimeline:
         z_shape = self.zone_time.shape
         if z_shape[0] != n or z_shape[1] < 1 or self.zone_offset.shape != z_shape:
             raise ValueError(f"zone_time/zone_offset must share shape ({n}, z>=1)")
-        if not (np.all(np.isfinite(self.start)) and np.all(np.isfinite(self.s_start))):
+        if not (np.isfinite(self.start).all() and np.isfinite(self.s_start).all()):
             raise ValueError("start and s_start must be finite")
-        if not np.all(np.isfinite(self.phase_start)):
+        if not np.isfinite(self.phase_start).all():
             raise ValueError("phase_start must be finite")
         self._check_sleep()
         self._check_zones()

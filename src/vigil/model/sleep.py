@@ -132,23 +132,24 @@ def predict_packed(
     """
     k = sleep_params.kernel(params)
     n = packed.start.shape[0]
-    span = np.maximum(packed.end - packed.start, 0.0)
-    n_windows = np.diff(packed.busy_ptr) + np.diff(packed.window_ptr)
-    cap = (np.ceil(span / 10.0) + 2 * n_windows + 4).astype(np.int64)
     args = Packed(*[as_type(getattr(packed, name)) for name, as_type in _PACKED_TYPES])
+    span = np.maximum(packed.end - packed.start, 0.0)
+    busy, windows = args.busy_ptr, args.window_ptr
+    n_windows = (busy[1:] - busy[:-1]) + (windows[1:] - windows[:-1])
+    cap = (np.ceil(span / 10.0) + 2 * n_windows + 4).astype(np.int64)
     for _ in range(2):  # second pass only if some person overflowed its capacity
         o_ptr = np.zeros(n + 1, np.int64)
-        np.cumsum(cap, out=o_ptr[1:])
+        cap.cumsum(out=o_ptr[1:])
         total = int(o_ptr[-1])
         o_s, o_e, o_q = np.empty(total), np.empty(total), np.empty(total)
         o_k = np.empty(total, np.int64)
         count = np.zeros(n, np.int64)
         kernel(k, args, o_ptr, o_s, o_e, o_q, o_k, count)
-        if np.all(count <= cap):
+        if (count <= cap).all():
             break
         cap = np.maximum(cap, count)
     ptr = np.zeros(n + 1, np.int64)
-    np.cumsum(count, out=ptr[1:])
+    count.cumsum(out=ptr[1:])
     if n == 1:  # one person (a synchronous request): its episodes are the first rows
         m = int(count[0])
         return ptr, o_s[:m], o_e[:m], o_q[:m], o_k[:m]

@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from functools import cached_property
+from functools import cached_property, lru_cache
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -87,6 +88,8 @@ _IDENTITY = list(range(FULL_WIDTH))
 # shared, never mutated; typed Any as it stands for three list types (no cast per row)
 _NO_PERIODS: list[Any] = [None, None, None]
 _Wall = tuple[date, int, int]  # a local wall time: day, hour, minute
+#: First rows up to this long go through the header cache (all 34 names: about 500)
+_HEADER_CACHE_CHARS = 1024
 
 
 def _fast_ints(column: Column) -> dict[str, int]:
@@ -109,6 +112,8 @@ _FAST_INT_ITEMS: tuple[tuple[int, dict[str, int]], ...] = tuple(
         _DUTY_TYPE, _PREP, _COMMUTE, _CCSP,
     )
 )  # fmt: skip
+#: The cells of :data:`_FAST_INT_ITEMS` of a row, as a tuple in that order.
+_INT_CELLS = itemgetter(*(position for position, _ in _FAST_INT_ITEMS))
 _CREW_ENUM = {c.value: c for c in CrewComposition}
 _SLEEP_CLASS_ENUM = {c.value: c for c in SleepClass}
 _DUTY_TYPE_ENUM = {c.value: c for c in DutyType}
@@ -205,10 +210,8 @@ class _Reader:
     rows: int = 0
     #: cell position -> value of a blank cell, where the operator's default replaces ours
     blank: dict[int, int] = field(default_factory=dict)
-    # per-read caches of valid cells: date and time texts -> wall; HomeBase text -> airports
-    _walls: dict[tuple[str, str], tuple[date, int, int]] = field(default_factory=dict)
+    # per-read cache of valid cells: HomeBase text -> airports
     _homes: dict[str, list[Airport]] = field(default_factory=dict)
-    _int_rows: dict[tuple[str, ...], list[int | None]] = field(default_factory=dict)
 
     # ----------------------------------------------------------------- header and rows
 
@@ -225,6 +228,10 @@ class _Reader:
                 continue
             if first:
                 first = False
+                known = _clean_header(tuple(fields)) if len(line) <= _HEADER_CACHE_CHARS else None
+                if known is not None:
+                    mapping = list(known)
+                    continue
                 if _looks_like_header(fields):
                     mapping = self._header(row, fields)
                     if mapping is None:
@@ -237,21 +244,7 @@ class _Reader:
 
     def _header(self, row: int, fields: list[str]) -> list[int] | None:
         """A header row → cell position per field, or ``None`` after header errors."""
-        errors: list[RowError] = []
-        seen: set[int] = set()
-        mapping: list[int] = []
-        for name in fields:
-            column = BY_LOWER_NAME.get(name.lower())
-            if column is None:
-                errors.append(make_error("unknown-column", row, name=name))
-                continue
-            if column.number in seen:
-                errors.append(make_error("duplicate-column", row, name=column.name))
-            seen.add(column.number)
-            mapping.append(column.number - 1)
-        for column in REQUIRED:
-            if column.number not in seen:
-                errors.append(make_error("missing-column", row, name=column.name))
+        mapping, errors = _header_mapping(row, fields)
         self.errors.extend(errors)
         return None if errors else mapping
 
@@ -324,11 +317,9 @@ class _Reader:
     ) -> tuple[date, int, int] | None:
         """Date cell ``position`` and time cell ``position + 1`` → wall time parts."""
         date_text, time_text = cells[position], cells[position + 1]
-        if date_text and time_text:  # the common case first: both cells valid
-            parsed, hm = parse_date(date_text, self.date_format), parse_time(time_text)
-            if hm is not None and isinstance(parsed, date):
-                wall = self._walls[(date_text, time_text)] = (parsed, hm[0], hm[1])
-                return wall
+        wall = _valid_wall(date_text, time_text, self.date_format)
+        if wall is not None:  # the common case first: both cells valid
+            return wall
         ok = True
         day: date | str | None = None
         for text, column in ((date_text, COLUMNS[position]), (time_text, COLUMNS[position + 1])):
@@ -370,8 +361,7 @@ class _Reader:
             ok = False
         if not ok or hm is None or not isinstance(day, date):
             return None
-        wall = self._walls[(date_text, time_text)] = (day, hm[0], hm[1])
-        return wall
+        return day, hm[0], hm[1]
 
     def _airport(self, row: int, ref: str, code: str, column: str) -> Airport | None:
         found = tz.airport(code)
@@ -408,9 +398,11 @@ class _Reader:
             if "|" in ref:
                 self.errors.append(make_error("reference-pipe", row, ref, value=ref))
 
-        walls = self._walls
-        on_wall = walls.get((cells[_ON_D], cells[_ON_T])) or self._wall(row, ref, cells, _ON_D)
-        off_wall = walls.get((cells[_OFF_D], cells[_OFF_T])) or self._wall(row, ref, cells, _OFF_D)
+        fmt = self.date_format
+        on_wall = _valid_wall(cells[_ON_D], cells[_ON_T], fmt) or self._wall(row, ref, cells, _ON_D)
+        off_wall = _valid_wall(cells[_OFF_D], cells[_OFF_T], fmt) or self._wall(
+            row, ref, cells, _OFF_D
+        )
         start = end = None
         for position in (_START, _END):
             code = cells[position]
@@ -448,14 +440,9 @@ class _Reader:
         if home and home_ok and ref:
             self.home_bases.setdefault(ref, home[0])
 
-        int_key = (*cells[_SECTORS:_HOME], cells[_TIME_REF], *cells[_SPLIT:_FLEET], *cells[_PREP:])
-        ints = self._int_rows.get(int_key)
-        if ints is None:
-            ints = [table.get(cells[position]) for position, table in _FAST_INT_ITEMS]
-            if None in ints:  # not the common values: read each cell, reporting errors
-                ints = [self._int(row, ref, cells, position) for position, _ in _FAST_INT_ITEMS]
-            else:
-                self._int_rows[int_key] = ints
+        ints: Sequence[int | None] | None = _common_ints(_INT_CELLS(cells))
+        if ints is None:  # not the common values: read each cell, reporting errors
+            ints = [self._int(row, ref, cells, position) for position, _ in _FAST_INT_ITEMS]
         (
             time_ref, sectors, crew, sleep_count, sleep_order, sleep_class, split, duty_type,
             prep, commute, pattern,
@@ -595,6 +582,62 @@ class _Reader:
                 make_error("nonexistent-time", row, ref, what=what, written=written, zone=zone_name)
             )
         return result
+
+
+@lru_cache(maxsize=1 << 14)
+def _valid_wall(date_text: str, time_text: str, date_format: DateFormat) -> _Wall | None:
+    """A date cell and a time cell → wall time parts, or ``None`` unless both are valid
+    (:meth:`_Reader._wall` then reports why). Cached: rosters repeat their dates and times."""
+    day, hm = parse_date(date_text, date_format), parse_time(time_text)
+    if hm is None or not isinstance(day, date):
+        return None
+    return day, hm[0], hm[1]
+
+
+@lru_cache(maxsize=1 << 12)
+def _common_ints(texts: tuple[str, ...]) -> tuple[int, ...] | None:
+    """The whole-number cells of a row (:func:`_INT_CELLS`) when each holds a common
+    value (:data:`_FAST_INT`), else ``None``. Cached: rows repeat these cells."""
+    values = []
+    for (_, table), text in zip(_FAST_INT_ITEMS, texts, strict=True):
+        value = table.get(text)
+        if value is None:
+            return None
+        values.append(value)
+    return tuple(values)
+
+
+def _header_mapping(row: int, fields: Sequence[str]) -> tuple[list[int], list[RowError]]:
+    """A header row → cell position per field, and the header's errors."""
+    errors: list[RowError] = []
+    seen: set[int] = set()
+    mapping: list[int] = []
+    for name in fields:
+        column = BY_LOWER_NAME.get(name.lower())
+        if column is None:
+            errors.append(make_error("unknown-column", row, name=name))
+            continue
+        if column.number in seen:
+            errors.append(make_error("duplicate-column", row, name=column.name))
+        seen.add(column.number)
+        mapping.append(column.number - 1)
+    for column in REQUIRED:
+        if column.number not in seen:
+            errors.append(make_error("missing-column", row, name=column.name))
+    return mapping, errors
+
+
+@lru_cache(maxsize=256)
+def _clean_header(fields: tuple[str, ...]) -> tuple[int, ...] | None:
+    """Cell position per field of a first row that is a header without errors, else
+    ``None`` (a data row, or a header whose errors :meth:`_Reader._header` reports).
+
+    Cached (a pure function of the names): clients send the same header every time.
+    """
+    if not _looks_like_header(list(fields)):
+        return None
+    mapping, errors = _header_mapping(0, fields)
+    return None if errors else tuple(mapping)
 
 
 def _looks_like_header(fields: list[str]) -> bool:

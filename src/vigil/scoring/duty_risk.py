@@ -33,6 +33,7 @@ def _exposed(
     crew: npt.NDArray[np.int64],
     start: FloatArray,
     duty: npt.NDArray[np.int64],
+    position: npt.NDArray[np.int64],
     off: FloatArray,
     sleep_start: FloatArray,
     sleep_end: FloatArray,
@@ -43,7 +44,8 @@ def _exposed(
 ) -> None:
     """Whether the midpoint of interval ``t`` (from ``start[t]`` to the next point or to
     its duty's ``off``, whichever is first) counts in the exposure: outside the sleeps of
-    crew member ``crew[t]`` and outside the in-flight rest of duty ``duty[t]``.
+    crew member ``crew[t]`` and outside the in-flight rest of duty ``duty[t]``; written to
+    ``out[duty[t], position[t]]``.
 
     Sleeps are ``(n_crew, m)`` sorted, non-overlapping, NaN-padded on the right. Instants
     are compared offset by ``crew * _CREW_STRIDE``, as the one sorted search of every
@@ -77,7 +79,7 @@ def _exposed(
         for r in range(rest_start.shape[1]):
             if inflight[d, r] and m >= rest_start[d, r] and m < rest_end[d, r]:
                 resting = True
-        out[t] = not (asleep or resting)
+        out[d, position[t]] = not (asleep or resting)
 
 
 def duty_risks(
@@ -100,21 +102,20 @@ def duty_risks(
     d, k = layout.duty, layout.position
     kss = np.full((n_duty, width), np.nan)
     kss[d, k] = kss_by_interval
-    exposed = np.empty(layout.start.size, dtype=bool)
+    included = np.zeros((n_duty, width), dtype=bool)
     _exposed(
         layout.interval_crew,
         layout.start,
         d,
+        k,
         layout.off,
         np.ascontiguousarray(timeline.sleep_start),
         np.ascontiguousarray(timeline.sleep_end),
         np.ascontiguousarray(layout.rest_start),
         np.ascontiguousarray(layout.rest_end),
         np.ascontiguousarray(layout.inflight),
-        exposed,
+        included,
     )
-    included = np.zeros((n_duty, width), dtype=bool)
-    included[d, k] = exposed
     # body clock at report and off duty: phase from the same simulation, two points a duty
     slots = int(layout.slot.max()) + 1
     points = np.full((layout.n_crew, 2 * slots), np.nan)
@@ -143,4 +144,4 @@ def duty_risks(
     factor_rows[layout.crew, layout.slot] = risk.terms_fatigue_factor(terms, included)
     multiplier = multiplier * risk.run_fatigue_floor(factor_rows, kind_rows, positions)
     hazard = risk.hazard_sum(terms, included, multiplier[layout.crew, layout.slot])
-    return np.round(model.duty_risk(hazard, params), DECIMALS)
+    return model.duty_risk(hazard, params).round(DECIMALS)

@@ -12,12 +12,14 @@ Reference = ``../shared/reference/fatigue-model.md``; contract = ``../shared/spe
 from __future__ import annotations
 
 import functools
+import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import cast
 
+import numba as nb
 import numpy as np
 import numpy.typing as npt
 
@@ -326,16 +328,23 @@ def interval_samples(
     per_interval : int
         Samples per interval.
     """
-    step = 0.25 / per_interval
-    offsets = (np.arange(per_interval) + 0.5) * step
-    samples = interval_start[:, None] + offsets[None, :]
-    # only an interval ending within a microsecond-scale margin of off duty can lose
-    # sub-steps (the others end a whole sub-step before it): test those rows alone
-    short = np.flatnonzero(interval_start + 0.25 > duty_off - 1e-6)
-    rows = samples[short]
-    rows[rows - step / 2 >= duty_off[short, None] - 1e-9] = np.nan
-    samples[short] = rows
+    start = np.ascontiguousarray(interval_start, dtype=np.float64)
+    samples = np.empty((start.size, per_interval))
+    _fill_samples(start, np.ascontiguousarray(duty_off, dtype=np.float64), samples)
     return samples
+
+
+@nb.njit(cache=True)
+def _fill_samples(start: FloatArray, off: FloatArray, out: FloatArray) -> None:
+    """Kernel of :func:`interval_samples`, one interval (row of ``out``) at a time."""
+    step = 0.25 / out.shape[1]
+    for t in range(start.size):
+        # only an interval ending within a microsecond-scale margin of off duty can lose
+        # sub-steps (the others end a whole sub-step before it)
+        short = start[t] + 0.25 > off[t] - 1e-6
+        for j in range(out.shape[1]):
+            x = start[t] + (j + 0.5) * step
+            out[t, j] = math.nan if short and x - step / 2 >= off[t] - 1e-9 else x
 
 
 def duty_sample_times(

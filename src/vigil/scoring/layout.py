@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba as nb
 import numpy as np
 import numpy.typing as npt
 
@@ -22,6 +23,8 @@ from vigil.scoring.plan import CrewPlan
 from vigil.scoring.sleep_arrays import SleepArrays
 
 __all__ = ["Layout", "build_layout", "build_timeline", "pad_csr"]
+
+BoolArray = npt.NDArray[np.bool_]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,53 +53,47 @@ class Layout:
     column: npt.NDArray[np.int64]  # (T,) interval index within its crew row
     start: FloatArray  # (T,) interval start [epoch h]
     width: int  # most intervals of any crew member
+    #: (n_crew + 1,) crew member ``c``'s intervals are rows ``ptr[c]:ptr[c + 1]`` (crew
+    #: order, then time order)
+    interval_ptr: npt.NDArray[np.int64]
 
     @property
     def interval_crew(self) -> npt.NDArray[np.int64]:
         return self.crew[self.duty]
-
-    @property
-    def interval_ptr(self) -> npt.NDArray[np.int64]:
-        """(n_crew + 1,) crew member ``c``'s intervals are rows ``ptr[c]:ptr[c + 1]``
-        (crew order, then time order)."""
-        per_crew = np.bincount(self.crew, weights=self.count, minlength=self.n_crew)
-        out = np.zeros(self.n_crew + 1, dtype=np.int64)
-        np.cumsum(per_crew.astype(np.int64), out=out[1:])
-        return out
 
 
 def build_layout(plan: CrewPlan, lo: int, hi: int) -> Layout:
     """Every duty and interval of crew members ``lo:hi`` of ``plan`` as :class:`Layout`."""
     d0, d1 = int(plan.offsets[lo]), int(plan.offsets[hi])
     n_crew = hi - lo
-    per_duty = np.diff(plan.offsets[lo : hi + 1])
-    crew_a = np.repeat(np.arange(n_crew), per_duty)
     count_a = plan.count[d0:d1]
     on_a = plan.on[d0:d1]
     n_duty = count_a.size
-    duty_idx = np.repeat(np.arange(n_duty), count_a)
-    duty_first = np.cumsum(count_a) - count_a
-    position = np.arange(duty_idx.size) - duty_first[duty_idx]
-    per_crew = np.bincount(crew_a, weights=count_a, minlength=n_crew).astype(np.int64)
-    crew_offset = np.cumsum(per_crew) - per_crew
-    crew_first = duty_first - crew_offset[crew_a]  # first interval column of each duty
-    duty_start = np.cumsum(per_duty) - per_duty
-    rest = plan.rest_ptr[d0 : d1 + 1]
-    r0, r1 = int(rest[0]), int(rest[-1])
-    rest_shape, rest_cells = _csr_cells(rest)  # one scatter index for the three columns
-    rest_start = np.full(rest_shape, np.nan)
-    rest_start[rest_cells] = plan.rest_start[r0:r1]
-    rest_end = np.full(rest_shape, np.nan)
-    rest_end[rest_cells] = plan.rest_end[r0:r1]
-    inflight = np.zeros(rest_shape, dtype=bool)
-    inflight[rest_cells] = plan.rest_inflight[r0:r1]
+    n_int = int(count_a.sum())
+    crew_a, slot = np.empty(n_duty, np.int64), np.empty(n_duty, np.int64)
+    duty_idx, position = np.empty(n_int, np.int64), np.empty(n_int, np.int64)
+    column, start = np.empty(n_int, np.int64), np.empty(n_int)
+    interval_ptr = np.zeros(n_crew + 1, np.int64)
+    width = _walk(
+        plan.offsets[lo : hi + 1],
+        count_a,
+        on_a,
+        crew_a,
+        slot,
+        duty_idx,
+        position,
+        column,
+        start,
+        interval_ptr,
+    )
+    rest_start, rest_end, inflight = _rest_rows(plan, d0, d1)
     return Layout(
         n_crew=n_crew,
         crew=crew_a,
         on=on_a,
         off=plan.off[d0:d1],
         count=count_a,
-        slot=np.arange(n_duty) - duty_start[crew_a],
+        slot=slot,
         sectors=plan.sectors[d0:d1],
         workload=plan.workload[d0:d1],
         cabin=plan.cabin[d0:d1],
@@ -105,10 +102,64 @@ def build_layout(plan: CrewPlan, lo: int, hi: int) -> Layout:
         inflight=inflight,
         duty=duty_idx,
         position=position,
-        column=crew_first[duty_idx] + position,
-        start=on_a[duty_idx] + 0.25 * position,
-        width=int(per_crew.max()) if per_crew.size else 0,
+        column=column,
+        start=start,
+        width=width,
+        interval_ptr=interval_ptr,
     )
+
+
+@nb.njit(cache=True)
+def _walk(
+    offsets: IntArray,
+    count: IntArray,
+    on: FloatArray,
+    crew: IntArray,
+    slot: IntArray,
+    duty: IntArray,
+    position: IntArray,
+    column: IntArray,
+    start: FloatArray,
+    interval_ptr: IntArray,
+) -> int:
+    """Fill the duty (``crew``, ``slot``), interval (``duty`` to ``start``) and crew
+    (``interval_ptr``) columns of :class:`Layout` in one pass over crew rows ``offsets``;
+    return the most intervals of any crew member (``width``)."""
+    width = 0
+    t = 0
+    for c in range(offsets.size - 1):
+        first = offsets[c] - offsets[0]
+        col = 0
+        for d in range(first, offsets[c + 1] - offsets[0]):
+            crew[d] = c
+            slot[d] = d - first
+            for k in range(count[d]):
+                duty[t] = d
+                position[t] = k
+                column[t] = col
+                start[t] = on[d] + 0.25 * k
+                col += 1
+                t += 1
+        interval_ptr[c + 1] = t
+        width = max(width, col)
+    return width
+
+
+def _rest_rows(plan: CrewPlan, d0: int, d1: int) -> tuple[FloatArray, FloatArray, BoolArray]:
+    """Own rest windows of duties ``d0:d1`` as ``(D, r)`` rows: start, end, in-flight."""
+    rest = plan.rest_ptr[d0 : d1 + 1]
+    r0, r1 = int(rest[0]), int(rest[-1])
+    if r0 == r1:  # no duty has rest of its own (the common short-haul month)
+        shape = (d1 - d0, 1)
+        return np.full(shape, np.nan), np.full(shape, np.nan), np.zeros(shape, dtype=bool)
+    rest_shape, rest_cells = _csr_cells(rest)  # one scatter index for the three columns
+    rest_start = np.full(rest_shape, np.nan)
+    rest_start[rest_cells] = plan.rest_start[r0:r1]
+    rest_end = np.full(rest_shape, np.nan)
+    rest_end[rest_cells] = plan.rest_end[r0:r1]
+    inflight = np.zeros(rest_shape, dtype=bool)
+    inflight[rest_cells] = plan.rest_inflight[r0:r1]
+    return rest_start, rest_end, inflight
 
 
 def build_timeline(

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from itertools import accumulate
 from typing import Any, TypedDict
 
 import numpy as np
@@ -98,7 +99,7 @@ class CrewPlan:
     @property
     def crew(self) -> IntArray:
         """(D,) crew member of each duty."""
-        return np.repeat(np.arange(self.n_crew), np.diff(self.offsets))
+        return np.arange(self.n_crew).repeat(self.offsets[1:] - self.offsets[:-1])
 
     @property
     def last_event(self) -> FloatArray:
@@ -204,9 +205,7 @@ def plan_schedules(
         if not schedule.duties:
             raise ValueError(f"schedule {schedule.reference!r} has no duties")
     duties = [d for s in schedules for d in s.duties]
-    counts = [len(s.duties) for s in schedules]
-    offsets = np.zeros(len(counts) + 1, dtype=np.int64)
-    np.cumsum(counts, out=offsets[1:])
+    offsets = np.array([0, *accumulate(len(s.duties) for s in schedules)], dtype=np.int64)
     zones = _Zones()
     codes = _CodeCache()
     starts, ends, commute, prep = [], [], [], []

@@ -196,7 +196,7 @@ def pack_plan(
             strict=True,
         )
     }  # fmt: skip
-    w_crew = np.repeat(duty_crew, np.diff(plan.rest_ptr))  # each window's crew member
+    w_crew = duty_crew.repeat(plan.rest_ptr[1:] - plan.rest_ptr[:-1])  # each window's crew
     ok = (plan.rest_quality > 0.0) & (plan.rest_sleep_end > plan.rest_sleep_start)
     windows = {
         "crew": w_crew[ok].astype(np.float64),
@@ -209,7 +209,7 @@ def pack_plan(
     for i in chosen.tolist():
         if plan.activities[i]:
             _add_activities(i, plan, busy, windows, standby, p, sp)
-    b = {k: np.concatenate(v) for k, v in busy.items()}
+    b = {k: v[0] if len(v) == 1 else np.concatenate(v) for k, v in busy.items()}
     b_ptr, b_rows = _rows_of(b["crew"], pick, chosen.size)
     w_ptr, w_rows = _rows_of(windows["crew"], pick, chosen.size)
     sb = np.array(standby, dtype=np.float64).reshape(-1, 3)
@@ -248,7 +248,7 @@ def _rows_of(row_crew: FloatArray, pick: IntArray, n: int) -> tuple[IntArray, Ro
     owner = pick[row_crew.astype(np.int64)] if row_crew.size else np.zeros(0, np.int64)
     ptr = np.zeros(n + 1, dtype=np.int64)
     if owner.size == 0 or (owner[0] >= 0 and bool((owner[1:] >= owner[:-1]).all())):
-        np.cumsum(np.bincount(owner, minlength=n), out=ptr[1:])
+        np.bincount(owner, minlength=n).cumsum(out=ptr[1:])
         return ptr, slice(None)
     rows = np.flatnonzero(owner >= 0)
     rows = rows[np.argsort(owner[rows], kind="stable")]

@@ -189,9 +189,10 @@ def score_plan(
         end = np.maximum(horizon, plan.last_event + 1.0)  # covers prediction and scoring
         zones = crew_zone_timelines(plan, start, end)
         sleep = _sleep(plan, start, horizon, zones, params)
-        early = sleep.start[sleep.ptr[:-1][np.diff(sleep.ptr) > 0]] < start[np.diff(sleep.ptr) > 0]
+        has_sleep = sleep.ptr[1:] > sleep.ptr[:-1]
+        early = sleep.start[sleep.ptr[:-1][has_sleep]] < start[has_sleep]
         if early.any():  # a sleep before the warm-up start: the timeline starts with it
-            has = np.flatnonzero(np.diff(sleep.ptr) > 0)
+            has = np.flatnonzero(has_sleep)
             start = start.copy()
             start[has[early]] = sleep.start[sleep.ptr[has[early]]]
             zones = crew_zone_timelines(plan, start, end)
@@ -274,7 +275,7 @@ def _score_chunk(
     means = {"KSS": kss_means}  # the final KSS is already in the KSS scale's [1, 9]
     if kss is not None:
         means |= _mapped_means(kss, samples, other, params)
-    per_scale = {code: np.round(means[code], DECIMALS) for code in scales}
+    per_scale = {code: means[code].round(DECIMALS) for code in scales}
     risks = duty_risks(layout, timeline, kss_means, params) if risk else None
     return _results(plan, lo, hi, layout, per_scale, risks, sleep)
 
@@ -292,7 +293,7 @@ def _results(
     d0 = int(plan.offsets[lo])
     bounds = (plan.offsets[lo : hi + 1] - d0).tolist()
     counts = layout.count.tolist()
-    firsts = layout.column[np.cumsum(layout.count) - layout.count] if counts else layout.count
+    firsts = layout.column[layout.count.cumsum() - layout.count] if counts else layout.count
     risk_list = risks.tolist() if risks is not None else [None] * len(counts)
     on, off = plan.on_instant, plan.off_instant
     duties = [
