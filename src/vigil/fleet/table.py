@@ -118,11 +118,16 @@ class DutyTable:
 _EPOCH_DAY = date(1970, 1, 1)
 
 
+def _minutes(hours: float) -> int:
+    """A UTC offset in hours as whole minutes (the facts' unit)."""
+    return round(hours * 60)
+
+
 @lru_cache(maxsize=65536)
 def _offset_minutes(zone: str, epoch_s: int) -> int:
     if not zone:
         return 0
-    return round(tz.utc_offset_hours(zone, datetime.fromtimestamp(epoch_s, UTC)) * 60)
+    return _minutes(tz.utc_offset_hours(zone, datetime.fromtimestamp(epoch_s, UTC)))
 
 
 def _kinds(on_s: IntArray, off_s: IntArray, home_offset: IntArray) -> IntArray:
@@ -384,7 +389,7 @@ def _fixed_minutes(zone: str, day: int) -> float:
     if not zone:
         return 0.0
     offset = tz.fixed_offset_on(zone, _EPOCH_DAY + timedelta(days=day))
-    return math.nan if offset is None else float(round(offset.total_seconds() / 3600.0 * 60))
+    return math.nan if offset is None else float(_minutes(offset.total_seconds() / 3600.0))
 
 
 def roster_facts(stored: StoredScores, schedules: Sequence[Schedule]) -> RosterFacts:
