@@ -17,6 +17,11 @@ system) of the ``vigil serve`` process and all its workers over the run, from
 ``/proc`` via psutil, divided by the requests answered. Issue 14's goals: p99 <= 50 ms
 at 200 req/s with ``--workers 2``, and <= 1 ms of server CPU per request.
 
+``--rate R --floor`` puts that figure beside three floors measured the same way: a bare
+ASGI app answering ``{}`` under uvicorn, one FastAPI route doing the same
+(``_bare_asgi.py``), and ``GET /healthz`` through ``vigil serve``, so a request's CPU
+splits into uvicorn, FastAPI, Vigil's middleware and the route's own work.
+
 ``--asgi N`` instead calls the embedded app in this process, through its lifespan and
 every middleware but without sockets or uvicorn, N times, and prints the CPU per call
 (``time.process_time``) twice: with the real scoring, and with ``score`` answering a
@@ -24,7 +29,7 @@ stored report (the HTTP layer's own share: routing, authentication, body validat
 settings lookup, compression, access log; the report is still serialised). Both are far
 less noisy than the open loop on a shared machine.
 
-Run: ``.venv/bin/python benchmarks/bench_api.py [--seconds 10] [--rate 200] [--json]``
+Run: ``.venv/bin/python benchmarks/bench_api.py [--seconds 10] [--rate 200 [--floor]] [--json]``
 or ``.venv/bin/python benchmarks/bench_api.py --asgi 2000``
 """
 
@@ -40,8 +45,11 @@ import math
 import multiprocessing
 import os
 import signal
+import subprocess
+import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -115,11 +123,28 @@ def run_level(
     }
 
 
-async def _open_loop(
-    base: str, token: str, body: bytes, rate: float, seconds: float
-) -> tuple[list[float], int]:
+@dataclass(frozen=True)
+class Call:
+    """One kind of HTTP request for the open loop: method, path, body, headers."""
+
+    method: str
+    path: str
+    body: bytes = b""
+    headers: tuple[tuple[str, str], ...] = ()
+
+
+def fatigue_call(token: str, body: bytes) -> Call:
+    """ProcessFatigue with ``body``, as the open loop sends it."""
+    return Call(
+        "POST",
+        "/api/Processor/ProcessFatigue",
+        body,
+        (("Authorization", f"Bearer {token}"), ("Content-Type", "application/json")),
+    )
+
+
+async def _open_loop(base: str, call: Call, rate: float, seconds: float) -> tuple[list[float], int]:
     """Requests due every ``1 / rate`` s for ``seconds``, each timed from its due time."""
-    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
     limits = httpx.Limits(max_connections=200, max_keepalive_connections=200)
     latencies: list[float] = []
     errors = 0
@@ -128,8 +153,8 @@ async def _open_loop(
         async def one(due: float) -> None:
             nonlocal errors
             try:
-                response = await client.post(
-                    "/api/Processor/ProcessFatigue", content=body, headers=headers
+                response = await client.request(
+                    call.method, call.path, content=call.body, headers=dict(call.headers)
                 )
                 errors += response.status_code != 200
             except httpx.HTTPError:
@@ -148,7 +173,7 @@ async def _open_loop(
     return latencies, errors
 
 
-def _open_loop_process(args: tuple[str, str, bytes, float, float]) -> tuple[list[float], int]:
+def _open_loop_process(args: tuple[str, Call, float, float]) -> tuple[list[float], int]:
     return asyncio.run(_open_loop(*args))
 
 
@@ -170,16 +195,14 @@ RATE_PER_PROCESS = 50
 
 
 def run_rate(
-    base: str, token: str, body: bytes, rate: float, seconds: float, server_pid: int
+    base: str, call: Call, rate: float, seconds: float, server_pid: int
 ) -> dict[str, float]:
     """Open-loop load at ``rate`` req/s over processes of ``RATE_PER_PROCESS``; figures."""
     processes = max(1, math.ceil(rate / RATE_PER_PROCESS))
     cpu_before = _tree_cpu(server_pid)
     began = time.perf_counter()
     with multiprocessing.get_context("spawn").Pool(processes) as pool:
-        parts = pool.map(
-            _open_loop_process, [(base, token, body, rate / processes, seconds)] * processes
-        )
+        parts = pool.map(_open_loop_process, [(base, call, rate / processes, seconds)] * processes)
     elapsed = time.perf_counter() - began
     cpu = _tree_cpu(server_pid) - cpu_before
     lat = np.asarray([x for part in parts for x in part[0]]) * 1000
@@ -192,6 +215,73 @@ def run_rate(
         "p99_ms": float(np.percentile(lat, 99)),
         "server_cpu_ms_per_request": 1000 * cpu / max(lat.size, 1),
     }
+
+
+def _bare_server(app: str, port: int, workers: int) -> subprocess.Popen[bytes]:
+    """``_bare_asgi:<app>`` under uvicorn as ``vigil serve`` runs (no access log), ready."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", f"_bare_asgi:{app}", "--port", str(port)]
+        + ["--workers", str(workers), "--no-access-log", "--lifespan", "off"],
+        cwd=Path(__file__).parent,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(f"http://127.0.0.1:{port}/").status_code == 200:
+                time.sleep(2)  # every worker up
+                return process
+        time.sleep(0.2)
+    process.kill()
+    raise SystemExit("the bare ASGI server did not start")
+
+
+def run_floor(body: bytes, rate: float, seconds: float, workers: int) -> dict[str, float]:
+    """Server CPU per request at ``rate``, open loop, for three servers/routes (``--floor``).
+
+    1. ``bare``: an ASGI app that answers ``{}``, under uvicorn (sockets, HTTP parsing);
+    2. ``fastapi``: one ``async`` FastAPI route answering ``{}``, no middleware;
+    3. ``healthz``: ``GET /healthz`` through ``vigil serve`` (every middleware, routing,
+       the access log, no authentication);
+    4. ``fatigue``: ProcessFatigue, as ``--rate`` measures it.
+
+    The differences split a scoring request's server CPU into uvicorn, Vigil's HTTP stack
+    and the route's own work, under the same load as the goal is measured.
+    """
+    figures: dict[str, float] = {"errors": 0}
+    for app, name in (("app", "bare_ms"), ("fastapi_app", "fastapi_ms")):
+        port = free_port()
+        process = _bare_server(app, port, workers)
+        try:
+            floor = run_rate(
+                f"http://127.0.0.1:{port}", Call("GET", "/"), rate, seconds, process.pid
+            )
+        finally:
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=60)
+        figures[name] = floor["server_cpu_ms_per_request"]
+        figures["errors"] += floor["errors"]
+    with tempfile.TemporaryDirectory() as tmp:
+        port = free_port()
+        process, client_id, secret = start_server(Path(tmp), port, workers)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            token = httpx.post(
+                f"{base}/connect/token",
+                data={"grant_type": "client_credentials", "scope": "svc_fast_safe_api"},
+                auth=(client_id, secret),
+            ).json()["access_token"]
+            run_level(base, token, body, 8, 5.0)  # JIT caches load in every worker
+            health = run_rate(base, Call("GET", "/healthz"), rate, seconds, process.pid)
+            fatigue = run_rate(base, fatigue_call(token, body), rate, seconds, process.pid)
+        finally:
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=60)
+    figures["healthz_ms"] = health["server_cpu_ms_per_request"]
+    figures["fatigue_ms"] = fatigue["server_cpu_ms_per_request"]
+    figures["errors"] += health["errors"] + fatigue["errors"]
+    return figures
 
 
 async def _asgi_call(
@@ -311,6 +401,33 @@ async def _asgi_measure(
     return {"cpu_ms_per_call": scored, "cpu_ms_per_call_scoring_stored": http_layer}
 
 
+def _print_floor(body: bytes, args: argparse.Namespace) -> None:
+    """``--floor``: the three servers' CPU per request, and what each layer adds."""
+    rate = args.rate or 200.0
+    figures = run_floor(body, rate, args.seconds, args.workers)
+    figures |= {"name": "api-floor", "rate": rate, "load_avg": os.getloadavg()[0]}
+    if args.json:
+        print(json.dumps(figures))
+        return
+    bare, fastapi = figures["bare_ms"], figures["fastapi_ms"]
+    health, fatigue = figures["healthz_ms"], figures["fatigue_ms"]
+    print(
+        f"Server CPU per request, open loop {rate:.0f} req/s for {args.seconds:.0f} s each, "
+        f"--workers {args.workers} ({figures['errors']:.0f} errors)"
+    )
+    print(f"  bare ASGI app under uvicorn     {bare:6.2f} ms  (uvicorn and sockets)")
+    print(f"  bare FastAPI route under uvicorn {fastapi:5.2f} ms  (+{fastapi - bare:.2f}: FastAPI)")
+    print(
+        f"  vigil serve, GET /healthz       {health:6.2f} ms  (+{health - fastapi:.2f}: "
+        f"middleware, access log)"
+    )
+    print(
+        f"  vigil serve, ProcessFatigue     {fatigue:6.2f} ms  (+{fatigue - health:.2f}: "
+        f"authentication, body, settings, scoring, JSON)"
+    )
+    print(f"  goal <= 1 ms; load {figures['load_avg']:.1f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=10.0, help="duration of each level")
@@ -318,8 +435,20 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--rate", type=float, help="open loop at this many req/s instead")
     parser.add_argument("--asgi", type=int, metavar="N", help="N in-process calls instead")
+    parser.add_argument(
+        "--crew",
+        type=int,
+        default=1,
+        help="crew members per request (the goals are for 1; more shows the cost per crew)",
+    )
+    parser.add_argument(
+        "--floor",
+        action="store_true",
+        help="with --rate: server CPU per request of bare ASGI and FastAPI apps, /healthz "
+        "and scoring",
+    )
     args = parser.parse_args()
-    roster = generate_roster(1, 28, seed=3)
+    roster = generate_roster(args.crew, 28, seed=3)
     body = json.dumps(
         {"RosterData": roster, "SleepData": [], "DateFormat": "dmy", "PreferredScale": "KSS"}
     ).encode()
@@ -331,11 +460,14 @@ def main() -> None:
             print(json.dumps(figures))
             return
         print(
-            f"ProcessFatigue, 28-day single crew, in process (ASGI, no sockets), "
+            f"ProcessFatigue, 28 days x {args.crew} crew, in process (ASGI, no sockets), "
             f"{args.asgi} calls: {figures['cpu_ms_per_call']:.3f} ms CPU per call; with "
             f"scoring stored (the HTTP layer): {figures['cpu_ms_per_call_scoring_stored']:.3f} "
             f"ms; load {figures['load_avg']:.1f}"
         )
+        return
+    if args.floor:
+        _print_floor(body, args)
         return
     with tempfile.TemporaryDirectory() as tmp:
         port = free_port()
@@ -349,7 +481,9 @@ def main() -> None:
             ).json()["access_token"]
             run_level(base, token, body, 8, 5.0)  # JIT caches load in every worker
             if args.rate:
-                rated = run_rate(base, token, body, args.rate, args.seconds, process.pid)
+                rated = run_rate(
+                    base, fatigue_call(token, body), args.rate, args.seconds, process.pid
+                )
             else:
                 levels = [run_level(base, token, body, c, args.seconds) for c in (1, 10, 50)]
         finally:
@@ -357,13 +491,20 @@ def main() -> None:
             process.wait(timeout=60)
     duties = roster.count("\n")
     if args.rate:
-        rated |= {"name": "api-open-loop", "workers": args.workers, "load_avg": os.getloadavg()[0]}
+        rated |= {
+            "name": "api-open-loop",
+            "workers": args.workers,
+            "crew": args.crew,
+            "server_cpu_ms_per_crew": rated["server_cpu_ms_per_request"] / args.crew,
+            "load_avg": os.getloadavg()[0],
+        }
         if args.json:
             print(json.dumps(rated))
             return
         print(
-            f"ProcessFatigue, 28-day single crew ({duties} duties), vigil serve --workers "
-            f"{args.workers}, open loop {args.rate:.0f} req/s for {args.seconds:.0f} s"
+            f"ProcessFatigue, 28 days x {args.crew} crew ({duties} duties), vigil serve "
+            f"--workers {args.workers}, open loop {args.rate:.0f} req/s for "
+            f"{args.seconds:.0f} s"
         )
         print(
             f"  {rated['requests']} requests, {rated['errors']} errors, "
@@ -372,6 +513,8 @@ def main() -> None:
             f"{rated['server_cpu_ms_per_request']:.2f} ms/request (goal <= 1 ms); "
             f"load {rated['load_avg']:.1f}"
         )
+        if args.crew > 1:
+            print(f"  server CPU per crew member {rated['server_cpu_ms_per_crew']:.2f} ms")
         return
     if args.json:
         print(json.dumps({"name": "api", "duties_per_request": duties, "levels": levels}))
