@@ -49,6 +49,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -217,6 +218,27 @@ def run_rate(
     }
 
 
+@contextlib.contextmanager
+def vigil_server(workers: int, body: bytes) -> Iterator[tuple[str, str, int]]:
+    """``vigil serve --workers N`` in a temporary directory, warmed up with ``body``:
+    its base URL, a token with the scoring scopes, and its process ID."""
+    with tempfile.TemporaryDirectory() as tmp:
+        port = free_port()
+        process, client_id, secret = start_server(Path(tmp), port, workers)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            token = httpx.post(
+                f"{base}/connect/token",
+                data={"grant_type": "client_credentials", "scope": "svc_fast_safe_api"},
+                auth=(client_id, secret),
+            ).json()["access_token"]
+            run_level(base, token, body, 8, 5.0)  # JIT caches load in every worker
+            yield base, token, process.pid
+        finally:
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=60)
+
+
 def _bare_server(app: str, port: int, workers: int) -> subprocess.Popen[bytes]:
     """``_bare_asgi:<app>`` under uvicorn as ``vigil serve`` runs (no access log), ready."""
     process = subprocess.Popen(
@@ -262,22 +284,9 @@ def run_floor(body: bytes, rate: float, seconds: float, workers: int) -> dict[st
             process.wait(timeout=60)
         figures[name] = floor["server_cpu_ms_per_request"]
         figures["errors"] += floor["errors"]
-    with tempfile.TemporaryDirectory() as tmp:
-        port = free_port()
-        process, client_id, secret = start_server(Path(tmp), port, workers)
-        base = f"http://127.0.0.1:{port}"
-        try:
-            token = httpx.post(
-                f"{base}/connect/token",
-                data={"grant_type": "client_credentials", "scope": "svc_fast_safe_api"},
-                auth=(client_id, secret),
-            ).json()["access_token"]
-            run_level(base, token, body, 8, 5.0)  # JIT caches load in every worker
-            health = run_rate(base, Call("GET", "/healthz"), rate, seconds, process.pid)
-            fatigue = run_rate(base, fatigue_call(token, body), rate, seconds, process.pid)
-        finally:
-            process.send_signal(signal.SIGTERM)
-            process.wait(timeout=60)
+    with vigil_server(workers, body) as (base, token, pid):
+        health = run_rate(base, Call("GET", "/healthz"), rate, seconds, pid)
+        fatigue = run_rate(base, fatigue_call(token, body), rate, seconds, pid)
     figures["healthz_ms"] = health["server_cpu_ms_per_request"]
     figures["fatigue_ms"] = fatigue["server_cpu_ms_per_request"]
     figures["errors"] += health["errors"] + fatigue["errors"]
@@ -469,26 +478,11 @@ def main() -> None:
     if args.floor:
         _print_floor(body, args)
         return
-    with tempfile.TemporaryDirectory() as tmp:
-        port = free_port()
-        process, client_id, secret = start_server(Path(tmp), port, args.workers)
-        base = f"http://127.0.0.1:{port}"
-        try:
-            token = httpx.post(
-                f"{base}/connect/token",
-                data={"grant_type": "client_credentials", "scope": "svc_fast_safe_api"},
-                auth=(client_id, secret),
-            ).json()["access_token"]
-            run_level(base, token, body, 8, 5.0)  # JIT caches load in every worker
-            if args.rate:
-                rated = run_rate(
-                    base, fatigue_call(token, body), args.rate, args.seconds, process.pid
-                )
-            else:
-                levels = [run_level(base, token, body, c, args.seconds) for c in (1, 10, 50)]
-        finally:
-            process.send_signal(signal.SIGTERM)
-            process.wait(timeout=60)
+    with vigil_server(args.workers, body) as (base, token, pid):
+        if args.rate:
+            rated = run_rate(base, fatigue_call(token, body), args.rate, args.seconds, pid)
+        else:
+            levels = [run_level(base, token, body, c, args.seconds) for c in (1, 10, 50)]
     duties = roster.count("\n")
     if args.rate:
         rated |= {
