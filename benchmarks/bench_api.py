@@ -260,7 +260,7 @@ def _bare_server(app: str, port: int, workers: int) -> subprocess.Popen[bytes]:
 
 
 def run_floor(body: bytes, rate: float, seconds: float, workers: int) -> dict[str, float]:
-    """Server CPU per request at ``rate``, open loop, for three servers/routes (``--floor``).
+    """Server CPU per request at ``rate``, open loop, for four servers/routes (``--floor``).
 
     1. ``bare``: an ASGI app that answers ``{}``, under uvicorn (sockets, HTTP parsing);
     2. ``fastapi``: one ``async`` FastAPI route answering ``{}``, no middleware;
@@ -268,8 +268,8 @@ def run_floor(body: bytes, rate: float, seconds: float, workers: int) -> dict[st
        the access log, no authentication);
     4. ``fatigue``: ProcessFatigue, as ``--rate`` measures it.
 
-    The differences split a scoring request's server CPU into uvicorn, Vigil's HTTP stack
-    and the route's own work, under the same load as the goal is measured.
+    The differences split a scoring request's server CPU into uvicorn, FastAPI, Vigil's
+    middleware and the route's own work, under the same load as the goal is measured.
     """
     figures: dict[str, float] = {"errors": 0}
     for app, name in (("app", "bare_ms"), ("fastapi_app", "fastapi_ms")):
@@ -411,7 +411,7 @@ async def _asgi_measure(
 
 
 def _print_floor(body: bytes, args: argparse.Namespace) -> None:
-    """``--floor``: the three servers' CPU per request, and what each layer adds."""
+    """``--floor``: the four servers' CPU per request, and what each layer adds."""
     rate = args.rate or 200.0
     figures = run_floor(body, rate, args.seconds, args.workers)
     figures |= {"name": "api-floor", "rate": rate, "load_avg": os.getloadavg()[0]}
@@ -453,8 +453,8 @@ def main() -> None:
     parser.add_argument(
         "--floor",
         action="store_true",
-        help="with --rate: server CPU per request of bare ASGI and FastAPI apps, /healthz "
-        "and scoring",
+        help="server CPU per request of bare ASGI and FastAPI apps, /healthz and scoring, "
+        "at --rate (default 200)",
     )
     args = parser.parse_args()
     roster = generate_roster(args.crew, 28, seed=3)
