@@ -84,6 +84,23 @@ def test_close_finishes_the_running_build_and_drops_the_queued() -> None:
     assert ran == ["running"]
 
 
+def test_a_summary_submitted_after_close_is_dropped_not_raised(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A worker that outlived the pool's stop timeout stores its roster, then submits its
+    summary to a closed summariser: the summary is left to its first view and the worker
+    gets no error (its results are already committed)."""
+    summaries = Summariser()
+    summaries.close()
+    ran: list[int] = []
+    with caplog.at_level(logging.INFO, logger="vigil.worker.summaries"):
+        summaries.submit(lambda: ran.append(1), "roster 9")
+    assert ran == []
+    assert [r.getMessage() for r in caplog.records] == [
+        "summary of roster 9 left to its first view (the pool has stopped)"
+    ]
+
+
 def test_a_failed_build_is_logged_and_the_next_still_runs(
     caplog: pytest.LogCaptureFixture,
 ) -> None:

@@ -239,7 +239,9 @@ class Worker:
         self._summarise(job, scored, status)
         return status
 
-    def _summarise(self, job: jobs.ClaimedJob, scored: ScoredRoster, status: object) -> None:
+    def _summarise(
+        self, job: jobs.ClaimedJob, scored: ScoredRoster, status: jobs.JobStatus | None
+    ) -> None:
         """Issue 16: the dashboard's figures, once, after the results are visible (a
         dashboard opened meanwhile builds them itself: ``fleet.stored.ensure``); on the
         summariser's thread when there is one (issue 14: not serial between rosters)."""

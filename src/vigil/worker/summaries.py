@@ -29,7 +29,11 @@ class Summariser:
         self._executor = ThreadPoolExecutor(1, thread_name_prefix="vigil-summary")
 
     def submit(self, build: Callable[[], None], what: str) -> None:
-        """Queue ``build``; a failure is logged with ``what`` (it never reaches the roster)."""
+        """Queue ``build``; a failure is logged with ``what`` (it never reaches the roster).
+
+        After :meth:`close` (a worker that outlived the pool's stop timeout finished its
+        roster) the build is dropped like the queued ones: built on first view.
+        """
 
         def run() -> None:
             try:
@@ -37,7 +41,10 @@ class Summariser:
             except Exception:  # noqa: BLE001 - derived data: rebuilt on first view
                 logger.exception("building the summary of %s failed", what)
 
-        self._executor.submit(run)
+        try:
+            self._executor.submit(run)
+        except RuntimeError:  # the executor is shut down: the pool has stopped
+            logger.info("summary of %s left to its first view (the pool has stopped)", what)
 
     def drain(self) -> None:
         """Wait until every summary queued so far is built (one thread, in order: they are
