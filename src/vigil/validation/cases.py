@@ -13,6 +13,7 @@ import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -31,6 +32,10 @@ KNOWN_FAILURES: dict[str, str] = {
     "folkard2004-midnight": "R's hazard follows sleepiness, which peaks near the end of the "
     "night; injury risk peaks about midnight (no time-of-day risk term yet)",
 }
+
+
+#: What a row's evidence may claim: see :class:`Case` ``kind``.
+Kind = Literal["identity", "fitted", "independent"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +62,10 @@ class Case:
     unit: str = ""
     decimals: int = 2
     fmt: str = ""  #: format spec overriding ``decimals`` (e.g. ".1e")
+    #: "identity" (an implementation or definition check), "fitted" (used to choose the
+    #: parameters or rules named in ``fits``) or "independent" (never used for any choice)
+    kind: Kind | None = None
+    fits: tuple[str, ...] = ()  #: parameters or rules this row was used to choose ("fitted")
 
 
 @dataclass(frozen=True, slots=True)
@@ -375,10 +384,12 @@ def _case(
     unit: str = "",
     decimals: int = 2,
     fmt: str = "",
+    kind: Kind | None = None,
+    fits: tuple[str, ...] = (),
 ) -> Case:
     low, high = band
     return Case(key, source, measure, published, low, high, tolerance, why, compute, unit,
-                decimals, fmt)  # fmt: skip
+                decimals, fmt, kind, fits)  # fmt: skip
 
 
 _ROACH_WHY = "issue 12's band (±0.6 h), about one sleep cycle"
