@@ -251,7 +251,7 @@ def test_plan_rest_is_the_planners_answer_and_applies(
         headers={"Authorization": f"Bearer {api_token(service)}"},
     ).json()
     assert body["summary"] == api["summary"]
-    for key in ("landingKss", "crewMeanKss"):
+    for key in ("worstKss", "landingKss", "reliefKss", "crewMeanKss"):
         assert body["plan"]["proposal"][key] == api["proposal"][key]
     strip = [{k: b[k] for k in ("reference", "start", "end")} for b in api["proposal"]["breaks"]]
     assert [
@@ -300,6 +300,28 @@ def test_plan_problems_name_the_property(alice: httpx.Client, token: str) -> Non
     without_me = {**short, "duty": lh, "references": ["CA", "FO", "FB"]}
     answer = post(alice, token, "plan", without_me, data["csrf"])
     assert answer.status_code == 400 and answer.json()["errors"][0]["property"] == "References"
+
+
+def test_a_crew_member_missing_from_the_roster_is_planned_as_a_placeholder(
+    alice: httpx.Client, token: str
+) -> None:
+    data = page_data(alice, token)
+    draft = {**data["draft"], "scale": "KSS"}
+    lh = long_haul(draft)
+    crew = ["CA", "FO", "CB", "NEW1"]
+    request = {"draft": draft, "duty": lh, "references": crew, "landing": list(LANDING)}
+    # without saying it is a placeholder, an unknown Reference is still refused
+    assert post(alice, token, "plan", request, data["csrf"]).status_code == 404
+    answer = post(alice, token, "plan", {**request, "placeholders": ["NEW1"]}, data["csrf"])
+    assert answer.status_code == 200, answer.text
+    plan = answer.json()["plan"]
+    assert plan["placeholders"] == ["NEW1"]
+    assert [b["placeholder"] for b in plan["proposal"]["breaks"]] == [False, False, False, True]
+    assert {p["group"] for p in plan["pairs"]} == {"landing", "relief"}
+    stray = {**request, "placeholders": ["ZZ"]}
+    answer = post(alice, token, "plan", stray, data["csrf"])
+    assert answer.status_code == 400
+    assert answer.json()["errors"][0]["property"] == "placeholders"
 
 
 def test_bad_drafts_answer_400_or_data_errors(alice: httpx.Client, token: str) -> None:

@@ -69,7 +69,12 @@ def test_a_fatigue_token_plans(service: LiveService) -> None:
     data = response.json()
     proposal = data["proposal"]
     assert {b["reference"] for b in proposal["breaks"]} == set(CREW4)
-    assert proposal["landingKss"] <= data["equalSplit"]["landingKss"]
+    assert proposal["worstKss"] <= data["equalSplit"]["worstKss"]
+    assert proposal["worstKss"] == max(proposal["landingKss"], proposal["reliefKss"])
+    groups = {p["group"]: p for p in data["pairs"]}
+    assert groups["relief"]["proposalKss"] == proposal["reliefKss"]
+    assert groups["landing"]["equalSplitKss"] == data["equalSplit"]["landingKss"]
+    assert data["placeholders"] == []
     assert data["gain"] == pytest.approx(
         data["equalSplit"]["landingKss"] - proposal["landingKss"], abs=1e-3
     )

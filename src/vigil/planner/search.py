@@ -12,8 +12,12 @@ least 90 min (EASA CS FTL.1.205(c)(2) [1]_). The equal split (equal breaks, see
 :func:`equal_split`) is added as a candidate even when its boundary is off the grid, so a
 proposal can never be worse than it on the objective.
 
-Objective (lexicographic, lower is better): first the landing pilots' worst KSS in the last
-hour of the duty (the top-of-descent score), then the whole crew's mean KSS over the duty.
+Objective (lexicographic, lower is better): first the worst KSS of any pilot at their own
+critical phase, which for the landing pilots is the duty's last hour (top of descent, approach
+and landing) and for the other pilots their longest stretch at the controls; then the landing
+pilots' worst last-hour KSS; then the crew's mean KSS at the controls. A split that rests the
+landing pair by leaving the relief pair at the controls for most of the flight is therefore
+ranked by the relief pair's fatigue, not hidden behind the landing pair's gain.
 
 References
 ----------
@@ -168,34 +172,45 @@ def admissible(
 
 
 def objective(
-    last_hour_max: FloatArray, duty_mean: FloatArray, landing: npt.NDArray[np.bool_]
-) -> tuple[FloatArray, FloatArray]:
+    last_hour_max: FloatArray,
+    stretch_max: FloatArray,
+    controls_mean: FloatArray,
+    landing: npt.NDArray[np.bool_],
+) -> tuple[FloatArray, FloatArray, FloatArray]:
     """The planner's objective of each candidate (lower is better).
 
     Parameters
     ----------
     last_hour_max : ndarray, shape (C, P)
         Each pilot's worst KSS in the last hour of the duty under each candidate.
-    duty_mean : ndarray, shape (C, P)
-        Each pilot's mean KSS over the duty.
+    stretch_max : ndarray, shape (C, P)
+        Each pilot's worst KSS over their longest stretch at the controls (the longer of the
+        parts of the duty before and after their break).
+    controls_mean : ndarray, shape (C, P)
+        Each pilot's mean KSS at the controls (the duty's intervals outside their break).
     landing : ndarray of bool, shape (P,)
 
     Returns
     -------
-    primary, secondary : ndarray, shape (C,)
-        The landing pilots' worst last-hour KSS (top of descent), and the crew's mean KSS.
+    worst, landing_kss, crew_mean : ndarray, shape (C,)
+        The worst KSS of any pilot at their own critical phase (the last hour for the landing
+        pilots, the longest stretch at the controls for the others), the landing pilots' worst
+        last-hour KSS (top of descent), and the crew's mean KSS at the controls.
     """
-    primary: FloatArray = np.where(landing, last_hour_max, -np.inf).max(axis=1)
-    secondary: FloatArray = duty_mean.mean(axis=1)
-    return primary, secondary
+    critical = np.where(landing, last_hour_max, stretch_max)
+    worst: FloatArray = critical.max(axis=1)
+    landing_kss: FloatArray = np.where(landing, last_hour_max, -np.inf).max(axis=1)
+    crew_mean: FloatArray = controls_mean.mean(axis=1)
+    return worst, landing_kss, crew_mean
 
 
-def rank(primary: FloatArray, secondary: FloatArray, decimals: int = 3) -> IntArray:
-    """Candidate indices best first: primary, then secondary, then candidate order.
+def rank(*keys: FloatArray, decimals: int = 3) -> IntArray:
+    """Candidate indices best first: lexicographic on ``keys``, then candidate order.
 
     Values are compared at the scores' reported precision (``decimals``), so a difference
     below it never decides.
     """
-    keys = (np.arange(primary.size), np.round(secondary, decimals), np.round(primary, decimals))
-    order: IntArray = np.lexsort(keys).astype(np.int64)
+    n = keys[0].size
+    sort_keys = (np.arange(n), *(np.round(k, decimals) for k in reversed(keys)))
+    order: IntArray = np.lexsort(sort_keys).astype(np.int64)
     return order

@@ -63,6 +63,11 @@ class PlanIn(BaseModel):
     duty: int = Field(ge=0, description="Index of the duty in the draft.")
     references: list[str] = Field(min_length=1, max_length=4)
     landing: list[str] = Field(min_length=1, max_length=2)
+    placeholders: list[str] = Field(
+        default_factory=list,
+        max_length=3,
+        description="References of ``references`` not in the roster, planned as placeholders.",
+    )
 
 
 class DraftError(ValueError):

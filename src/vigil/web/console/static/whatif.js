@@ -478,7 +478,7 @@
     }
 
     /* ---- plan rest ---- */
-    var planDuty = -1;
+    var planDuty = -1, planPlaceholders = [];
     function openPlan(i) {
       planDuty = i;
       var info = data.crew[String(i)];
@@ -490,7 +490,17 @@
       var chosen = [data.schedule];
       info.crew.forEach(function (r) { if (chosen.length < info.size && chosen.indexOf(r) < 0) chosen.push(r); });
       chosen = info.crew.filter(function (r) { return chosen.indexOf(r) >= 0; });
-      info.crew.forEach(function (r) {
+      /* crew members not in the roster are planned as placeholders (rested, no prior duties) */
+      var names = info.crew.slice();
+      planPlaceholders = [];
+      for (var n = 1; names.length < info.size; n++) {
+        var stand = "PLACEHOLDER-" + n;
+        if (names.indexOf(stand) >= 0) continue;
+        names.push(stand);
+        chosen.push(stand);
+        planPlaceholders.push(stand);
+      }
+      names.forEach(function (r) {
         var l1 = html("label", { "class": "check" }, crewBox);
         var c = html("input", { type: "checkbox", name: "crew", value: r }, l1);
         c.checked = chosen.indexOf(r) >= 0;
@@ -501,9 +511,12 @@
         k.checked = chosen.indexOf(r) >= 0 && chosen.indexOf(r) < 2;
         l2.appendChild(document.createTextNode(" " + r));
       });
-      if (info.crew.length < info.size) {
-        planError("Planning needs the " + info.size + " pilots of this flight in the roster (same report and off-duty times and airports); found " + info.crew.length + ".");
-      } else planError("");
+      planError("");
+      var note = panel.querySelector("[data-plan-note]");
+      note.textContent = planPlaceholders.length ? (info.size - planPlaceholders.length) + " of the " + info.size +
+        " pilots of this flight are in the roster (same report, off-duty times and airports); " + planPlaceholders.join(", ") +
+        " stand in for the others, planned from a rested start with no prior duties." : "";
+      note.hidden = !planPlaceholders.length;
       panel.querySelector("[data-plan-result]").hidden = true;
     }
     function planError(text) {
@@ -521,7 +534,8 @@
       $("[data-plan-result]").hidden = true;
       var button = $("[data-action=plan]");
       button.disabled = true;
-      post("/plan", { draft: state.draft, duty: planDuty, references: refs, landing: landing }).then(function (res) {
+      var stand = planPlaceholders.filter(function (r) { return refs.indexOf(r) >= 0; });
+      post("/plan", { draft: state.draft, duty: planDuty, references: refs, landing: landing, placeholders: stand }).then(function (res) {
         button.disabled = false;
         if (!res.ok || !res.body) { planError(problemText(res)); return; }
         state.plan = res.body;
@@ -539,10 +553,20 @@
       panel.hidden = false;
       $("[data-testid=plan-summary]").textContent = res.summary;
       $("[data-testid=plan-mine]").textContent = res.mine + " · searched " + plan.candidates + " splits in " + res.serverMs + " ms (server)";
+      var pairs = $("[data-testid=plan-pairs] tbody");
+      pairs.textContent = "";
+      plan.pairs.forEach(function (p) {
+        var tr = html("tr", { "data-group": p.group }, pairs);
+        html("td", {}, tr, (p.group === "landing" ? "Landing pilots " : "Relief pilots ") + p.references.join(", "));
+        html("td", {}, tr, p.phase);
+        html("td", { "class": "num" }, tr, p.equalSplitKss.toFixed(2));
+        html("td", { "class": "num" }, tr, p.proposalKss.toFixed(2));
+        html("td", { "class": "num " + (p.gain > 0 ? "better" : p.gain < 0 ? "worse" : "") }, tr, (p.gain > 0 ? "−" : p.gain < 0 ? "+" : "±") + Math.abs(p.gain).toFixed(2));
+      });
       var alt = $("[data-plan-alternatives]");
       alt.textContent = "";
       plan.alternatives.forEach(function (a, k) {
-        html("li", {}, alt, "alternative " + (k + 2) + ": landing KSS " + a.landingKss.toFixed(2) + ", crew mean " + a.crewMeanKss.toFixed(2) + " — " +
+        html("li", {}, alt, "alternative " + (k + 2) + ": worst KSS " + a.worstKss.toFixed(2) + " (landing " + a.landingKss.toFixed(2) + ", relief " + a.reliefKss.toFixed(2) + "), crew mean " + a.crewMeanKss.toFixed(2) + " — " +
           a.breaks.map(function (b) { return b.reference + " " + b.start.slice(11, 16) + "–" + b.end.slice(11, 16); }).join(", "));
       });
       drawOverlay();
