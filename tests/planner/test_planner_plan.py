@@ -8,6 +8,7 @@ FirstRest columns by this test's own formatting and scored by
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
@@ -229,9 +230,13 @@ def test_with_long_history_the_figures_are_the_whole_rosters() -> None:
     [
         ({"duty": datetime(2026, 3, 9, 12, 0, tzinfo=UTC)}, "Duty", "duty not found"),
         (
-            {"references": ("XX", "YY", "ZZ", "WW"), "landing": ("XX", "YY")},
-            "References",
-            "none of References",
+            {
+                "references": ("XX", "YY", "ZZ", "WW"),
+                "landing": ("XX", "YY"),
+                "placeholders": ("XX", "YY", "ZZ", "WW"),
+            },
+            "Placeholders",
+            "every crew member is a placeholder",
         ),
         ({"landing": ("CA", "ZZ")}, "Landing", "not one of References"),
         ({"landing": ("CA",)}, "Landing", "2 distinct"),
@@ -291,7 +296,7 @@ def test_the_relief_pair_is_not_left_at_the_controls_for_most_of_a_long_flight()
     longest_stretch = max(
         max(b.start - on, on + timedelta(hours=17.5) - b.end) / timedelta(hours=1) for b in relief
     )
-    assert longest_stretch < 12.0, rest
+    assert longest_stretch <= 13.0, (rest, "ORO.FTL.205(b)")
     # both groups are reported at their own phase, side by side with the equal split
     pairs = {p["group"]: p for p in plan.pairs()}
     assert pairs["landing"]["references"] == [b.reference for b in landing]
@@ -306,7 +311,10 @@ def test_crew_members_missing_from_the_roster_are_planned_as_placeholders() -> N
     text = "\r\n".join(
         line for line in roster(on, 14.0).split("\r\n") if not line.startswith("FB,")
     )
-    plan = plan_rest(request(text, on))
+    with pytest.raises(PlanError, match="'FB' has no valid duty") as info:
+        plan_rest(request(text, on))  # not named a placeholder: a References problem
+    assert info.value.prop == "References"
+    plan = plan_rest(replace(request(text, on), placeholders=("FB",)))
     stand_in = next(b for b in plan.proposal.breaks if b.reference == "FB")
     assert stand_in.placeholder and stand_in.row == 0
     assert [b.placeholder for b in plan.proposal.breaks] == [False, False, False, True]

@@ -82,3 +82,16 @@ def test_objective_judges_each_group_at_its_own_critical_phase() -> None:
     assert worst.tolist() == [7.5, 6.0]  # relief pairs judged over their stretch, not landing
     assert landing_kss.tolist() == [5.0, 5.5]
     assert search.rank(*search.objective(last_hour, stretch, mean, FOUR)).tolist() == [1, 0]
+
+
+def test_no_pilot_is_planned_at_the_controls_longer_than_an_unaugmented_day() -> None:
+    # a 17.5-h duty, cruise 1.5 h after report to 1 h before off duty (ORO.FTL.205(b): 13 h)
+    duty = (0.0, 17.5)
+    c = search.candidate_splits(1.5, 16.5, FOUR, duty=duty)
+    start, end = search.windows(c)
+    stretch = np.maximum(start - duty[0], duty[1] - end)
+    assert len(c) > 0 and stretch.max() <= search.MAX_STRETCH_HOURS
+    # without the duty window the lopsided splits are admissible again
+    everything = search.candidate_splits(1.5, 16.5, FOUR)
+    s2, e2 = search.windows(everything)
+    assert np.maximum(s2 - duty[0], duty[1] - e2).max() > search.MAX_STRETCH_HOURS

@@ -1,4 +1,4 @@
-"""``vigil plan-rest``: plan an augmented duty's in-flight rest offline (issue 17)."""
+"""``vigil plan-rest``: plan an augmented duty's in-flight rest offline (docs/planner.md)."""
 
 from __future__ import annotations
 
@@ -53,6 +53,13 @@ def plan_rest_command(
     preset: Annotated[
         str, typer.Option("--preset", help="Model parameter preset (docs/model.md).")
     ] = "ingre2014_5c",
+    placeholders: Annotated[
+        str,
+        typer.Option(
+            "--placeholders",
+            help="References of --crew not in the roster yet, planned rested, a,b.",
+        ),
+    ] = "",
     out: Annotated[
         Path | None,
         typer.Option("--out", help="Write the roster with the planned rest columns to FILE."),
@@ -75,11 +82,17 @@ def plan_rest_command(
         date_format=date_format,
         sleep_data=_load_sleep(sleep),
         preset=preset,
+        placeholders=_refs(placeholders),
     )
     try:
         plan = plan_rest(request)
     except PlanError as exc:
-        hint = {"References": "--crew", "Landing": "--landing", "Duty": "--duty"}
+        hint = {
+            "References": "--crew",
+            "Landing": "--landing",
+            "Duty": "--duty",
+            "Placeholders": "--placeholders",
+        }
         raise typer.BadParameter(str(exc), param_hint=hint.get(exc.prop, exc.prop)) from exc
     if out is not None:
         out.write_text(plan.roster_text, encoding="utf-8")

@@ -60,6 +60,8 @@ class PlanRequest:
     date_format: DateFormat = DateFormat.DMY
     sleep_data: Sequence[Mapping[str, object]] = ()
     preset: str = "ingre2014_5c"
+    #: References of ``references`` with no rows in RosterData, planned as placeholders
+    placeholders: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,26 +212,30 @@ def _crew_duties(
     """Each crew member's schedule and the index of the planned duty in it, and which of them
     are placeholders.
 
-    A Reference with no rows in RosterData at all is a *placeholder*: it flies the planned duty
-    of the first crew member found, starting rested (the model's initial state, no prior
-    duties), so a crew can be planned before every member is rostered. A Reference that has
-    rows, but errors or no duty at the planned instant, is an error naming it: its own data
-    says something else.
+    A placeholder (named in ``request.placeholders``, with no rows in RosterData) flies the
+    planned duty of the first crew member found, starting rested (the model's initial state,
+    no prior duties), so a crew can be planned before every member is rostered. Any other
+    Reference without a valid duty at the planned instant is an error naming it.
     """
     by_ref = {s.reference: s for s in schedules}
     found: list[tuple[Schedule, int] | None] = []
     for ref in request.references:
         schedule = by_ref.get(ref)
         mine = [e for e in errors if e.split("|")[1:2] == [ref]]
-        if schedule is None:
-            if mine:
+        if ref in request.placeholders:
+            if schedule is not None or mine:
                 raise PlanError(
-                    "References",
-                    f"reference {ref!r} has no valid duty in RosterData; its roster errors: "
-                    f"{'; '.join(mine[:5])}",
+                    "Placeholders", f"placeholder {ref!r} has rows in RosterData: plan it as crew"
                 )
             found.append(None)
             continue
+        if schedule is None:
+            detail = f"; its roster errors: {'; '.join(mine[:5])}" if mine else ""
+            raise PlanError(
+                "References",
+                f"reference {ref!r} has no valid duty in RosterData{detail} (a crew member "
+                "not rostered yet can be named in Placeholders)",
+            )
         index = next(
             (i for i, d in enumerate(schedule.duties) if d.on_duty <= request.duty < d.off_duty),
             None,
@@ -243,9 +249,8 @@ def _crew_duties(
     template = next((f for f in found if f is not None), None)
     if template is None:
         raise PlanError(
-            "References",
-            "none of References has a duty in RosterData: at least one crew member's rows are "
-            "needed (the others may be placeholders)",
+            "Placeholders",
+            "every crew member is a placeholder: at least one must have the duty in RosterData",
         )
     duty = template[0].duties[template[1]]
     crew: list[tuple[Schedule, int]] = []
@@ -268,6 +273,9 @@ def _check_crew(request: PlanRequest) -> None:
     missing = [r for r in request.landing if r not in refs]
     if missing:
         raise PlanError("Landing", f"landing pilot {missing[0]!r} is not one of References")
+    strays = [r for r in request.placeholders if r not in refs]
+    if strays:
+        raise PlanError("Placeholders", f"placeholder {strays[0]!r} is not one of References")
 
 
 def _check_augmented(duties: Sequence[Duty], n: int) -> None:
@@ -313,11 +321,22 @@ def plan_rest(request: PlanRequest) -> RestPlan:
     landing = np.asarray([r in request.landing for r in request.references])
     order = np.asarray([(d.sleep_order - 1) for d in duties], dtype=np.int64)
     z0, z1 = _hours(z0_t), _hours(z1_t)
-    candidates = search.candidate_splits(z0, z1, landing, order)
+    span = (
+        max(_hours(d.on_duty) for d in duties),
+        min(_hours(d.off_duty) for d in duties),
+    )
+    candidates = search.candidate_splits(z0, z1, landing, order, duty=span)
     if len(candidates) == 0:
         need = 2 * search.MIN_LANDING_HOURS + (n - 2) * search.MIN_OTHER_HOURS
         if n == 4:
             need = search.MIN_LANDING_HOURS + search.MIN_OTHER_HOURS
+        if z1 - z0 >= need:
+            raise PlanError(
+                "Duty",
+                f"no split of the cruise {z0_t:%H:%M}-{z1_t:%H:%M}Z keeps every pilot's "
+                f"stretch at the controls within {search.MAX_STRETCH_HOURS:g} h "
+                "(ORO.FTL.205(b)) while meeting the rest minimums (CS FTL.1.205(c))",
+            )
         raise PlanError(
             "Duty",
             f"the cruise {z0_t:%H:%M}-{z1_t:%H:%M}Z lasts {z1 - z0:.2f} h; the EASA minimums "

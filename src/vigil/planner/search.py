@@ -8,7 +8,10 @@ gives every pilot one break:
 
 Interior boundaries lie on the 15-minute clock grid (``:00, :15, :30, :45`` UTC). A split is
 admissible when every landing pilot's break lasts at least 2 h and every other pilot's at
-least 90 min (EASA CS FTL.1.205(c)(2) [1]_). The equal split (equal breaks, see
+least 90 min (EASA CS FTL.1.205(c)(2) [1]_), and when the duty's report and off-duty times
+are given, no pilot is at the controls for longer than :data:`MAX_STRETCH_HOURS` in one
+stretch (the longest daily FDP of an unaugmented crew, ORO.FTL.205(b) [2]_: augmentation
+exists so that nobody works longer than that without rest). The equal split (equal breaks, see
 :func:`equal_split`) is added as a candidate even when its boundary is off the grid, so a
 proposal can never be worse than it on the objective.
 
@@ -25,6 +28,9 @@ References
    Annex III ORO.FTL and CS FTL.1), CS FTL.1.205(c): in-flight rest of at least 2
    consecutive hours for the flight crew members at the controls during landing, and
    90 minutes for the others.
+.. [2] EASA, the same rules, ORO.FTL.205(b)(1): the maximum basic daily FDP of an
+   unaugmented crew is 13 hours (reports 06:00-13:29 acclimatised, 1-2 sectors) and less at
+   other report times.
 """
 
 from __future__ import annotations
@@ -56,6 +62,9 @@ GRID_HOURS = 0.25
 MIN_LANDING_HOURS = 2.0
 #: CS FTL.1.205(c): rest of the other flight crew members [h].
 MIN_OTHER_HOURS = 1.5
+#: ORO.FTL.205(b)(1): the longest daily FDP of an unaugmented crew [h]; no pilot's stretch at
+#: the controls (report to break, or break to off duty) is planned longer [C].
+MAX_STRETCH_HOURS = 13.0
 _EPS = 1e-9
 
 
@@ -117,6 +126,7 @@ def candidate_splits(
     order: IntArray | None = None,
     *,
     grid: float = GRID_HOURS,
+    duty: tuple[float, float] | None = None,
 ) -> Candidates:
     """Every admissible split of the cruise ``[z0, z1]`` [epoch h] for this crew.
 
@@ -130,6 +140,9 @@ def candidate_splits(
         The rostered break of each pilot, for the equal split (:func:`equal_split`).
     grid : float
         Boundary grid [h].
+    duty : (float, float), optional
+        Report and off-duty times [epoch h]: bounds each pilot's stretch at the controls by
+        :data:`MAX_STRETCH_HOURS`.
     """
     b = n_breaks(landing.size)
     first = np.ceil((z0 + _EPS) / grid) * grid
@@ -149,7 +162,7 @@ def candidate_splits(
     # every (boundaries, assignment) pair; the equal split only with its own assignment
     all_bounds = np.concatenate([bounds[:1], np.repeat(bounds[1:], len(assigns), axis=0)])
     all_assign = np.concatenate([eq_assign[None, :], np.tile(assigns, (n_inner, 1))])
-    ok = admissible(all_bounds, all_assign, landing)
+    ok = admissible(all_bounds, all_assign, landing, duty)
     return Candidates(all_bounds[ok], all_assign[ok], bool(ok[0]))
 
 
@@ -160,14 +173,22 @@ def windows(c: Candidates) -> tuple[FloatArray, FloatArray]:
 
 
 def admissible(
-    bounds: FloatArray, assign: IntArray, landing: npt.NDArray[np.bool_]
+    bounds: FloatArray,
+    assign: IntArray,
+    landing: npt.NDArray[np.bool_],
+    duty: tuple[float, float] | None = None,
 ) -> npt.NDArray[np.bool_]:
-    """Whether each split meets the EASA minimums, ``(C,)`` (CS FTL.1.205(c))."""
+    """Whether each split meets the EASA minimums (CS FTL.1.205(c)) and, with ``duty``
+    (report, off duty [epoch h]), keeps every stretch at the controls within
+    :data:`MAX_STRETCH_HOURS`; ``(C,)``."""
     rows = np.arange(bounds.shape[0])[:, None]
-    hours = bounds[rows, assign + 1] - bounds[rows, assign]
+    start, end = bounds[rows, assign], bounds[rows, assign + 1]
     need = np.where(landing, MIN_LANDING_HOURS, MIN_OTHER_HOURS)
     ordered = (np.diff(bounds, axis=1) > 0).all(axis=1)
-    ok: npt.NDArray[np.bool_] = np.asarray(ordered & (hours >= need - _EPS).all(axis=1))
+    ok: npt.NDArray[np.bool_] = np.asarray(ordered & (end - start >= need - _EPS).all(axis=1))
+    if duty is not None:
+        stretch = np.maximum(start - duty[0], duty[1] - end)
+        ok &= (stretch <= MAX_STRETCH_HOURS + _EPS).all(axis=1)
     return ok
 
 

@@ -368,6 +368,7 @@ def whatif_plan(console: JsonConsole, token: str, body: PlanIn) -> Response:
                 date_format=date_format,
                 sleep_data=records,
                 preset=PRESET,
+                placeholders=tuple(stand_ins),
             )
         )
     except PlanError as exc:

@@ -41,6 +41,12 @@ class InflightRestIn(BaseModel):
     References: list[str] = Field(description="The relief crew: 3 or 4 pilots' References.")
     Landing: list[str] = Field(description="The 2 References at the controls for landing.")
     Preset: str = Field(default="ingre2014_5c", description="Model parameter preset.")
+    Placeholders: list[str] = Field(
+        default_factory=list,
+        max_length=3,
+        description="References with no rows in RosterData, planned from a rested start "
+        "on the crew's duty.",
+    )
 
 
 class PlannedBreakOut(BaseModel):
@@ -158,6 +164,7 @@ def inflight_rest(
         date_format=DateFormat(body.DateFormat),
         sleep_data=[r.record() for r in body.SleepData],
         preset=body.Preset,
+        placeholders=tuple(body.Placeholders),
     )
     try:
         plan = plan_rest(request)
