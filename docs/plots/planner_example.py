@@ -10,6 +10,7 @@ the service on its own pasted roster), with each pair's breaks drawn as bars.
 from __future__ import annotations
 
 import sys
+import textwrap
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -87,7 +88,7 @@ def draw(plan: RestPlan, text: str) -> None:
     ax.set_xlabel(f"hours since report ({ON:%H:%M}Z)")
     ax.set_ylabel("KSS")
     ax.set_ylim(0.8, 9)
-    ax.set_title(plan.summary, fontsize=8)
+    ax.set_title(textwrap.fill(plan.summary, 120), fontsize=8)
     ax.legend(loc="upper left", fontsize=8)
     fig.tight_layout()
     OUT.parent.mkdir(parents=True, exist_ok=True)
