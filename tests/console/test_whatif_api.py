@@ -355,6 +355,37 @@ def test_bad_drafts_answer_400_or_data_errors(alice: httpx.Client, token: str) -
     )
 
 
+def test_impossible_drafts_are_refused_naming_the_field(alice: httpx.Client, token: str) -> None:
+    data = page_data(alice, token)
+    draft = {**data["draft"], "scale": "KSS"}
+    lh = long_haul(draft)
+    duty = draft["duties"][lh]
+    hour = 3_600_000
+    # a rest that starts 10 minutes after report, before take-off (report + 60 min, ref §6)
+    early = json.loads(json.dumps(draft))
+    early["duties"][lh]["rests"] = [[duty["on"] + 600_000, duty["on"] + 3 * hour]]
+    answer = post(alice, token, "score", early, data["csrf"])
+    assert answer.status_code == 400
+    error = answer.json()["errors"][0]
+    assert error["property"] == f"duties[{lh}].rests[0]"
+    assert "outside the flight" in error["message"] and "take-off" in error["message"]
+    # the same rest inside the flight is accepted
+    inside = json.loads(json.dumps(draft))
+    inside["duties"][lh]["rests"] = [[duty["on"] + 2 * hour, duty["on"] + 4 * hour]]
+    assert post(alice, token, "score", inside, data["csrf"]).status_code == 200
+    # a given sleep stretched across the landing, outside every rest break
+    across = json.loads(json.dumps(inside))
+    across["sleep"] = [[duty["on"] + 2 * hour, duty["off"] + hour]]
+    answer = post(alice, token, "score", across, data["csrf"])
+    assert answer.status_code == 400
+    error = answer.json()["errors"][0]
+    assert error["property"] == "sleep[0]" and f"overlaps duty {lh + 1}" in error["message"]
+    # in-flight sleep inside the rest break is in-flight rest, and stays allowed
+    bunk = json.loads(json.dumps(inside))
+    bunk["sleep"] = [[duty["on"] + 2 * hour + 900_000, duty["on"] + 4 * hour]]
+    assert post(alice, token, "score", bunk, data["csrf"]).status_code == 200
+
+
 def test_json_endpoints_need_the_csrf_header_and_json(alice: httpx.Client, token: str) -> None:
     data = page_data(alice, token)
     url = f"/console/rosters/{token}/whatif/score"

@@ -121,7 +121,7 @@
       $("[data-testid=timing]").textContent = "re-scoring…";
       return post("/score", state.draft).then(function (res) {
         if (mine !== state.pending) return;
-        if (!res.ok || !res.body) { showErrors([problemText(res)]); return; }
+        if (!res.ok || !res.body) { if (!refuse(res)) showErrors([problemText(res)]); return false; }
         state.last = res.body;
         if (res.body.payload) state.good = res.body;
         showErrors(res.body.errors || []);
@@ -131,6 +131,31 @@
         $("[data-testid=timing]").textContent = "re-scored in " + res.body.serverMs + " ms (server)";
         render();
       });
+    }
+
+    /* a draft the server refuses (400 naming a field) is undone, and the reason is shown
+       next to that field: what-if never keeps an impossible draft */
+    function refuse(res) {
+      var errs = (res.body && res.body.errors) || [];
+      if (res.status !== 400 || !errs.length || !errs[0].property) return false;
+      if (state.history.length) {
+        state.draft = state.history.pop();
+        $("[data-action=undo]").disabled = !state.history.length;
+      }
+      buildTable();
+      render();
+      var m = /^duties\[(\d+)\](?:\.rests\[(\d+)\]|\.(on|off))?/.exec(errs[0].property);
+      var target = null;
+      if (m) {
+        var tr = root.querySelector('tr[data-duty="' + m[1] + '"]');
+        if (tr) target = tr.querySelector(m[2] !== undefined ? "[data-field=rest" + m[2] + "-start]" : "[data-field=" + (m[3] || "on") + "]");
+      }
+      if (target) {
+        target.classList.add("invalid");
+        html("div", { "class": "field-error", "data-testid": "field-error", role: "alert" }, target.parentNode, errs[0].message);
+      }
+      showErrors(["Not applied: " + errs[0].message]);
+      return true;
     }
 
     /* ---- the draft ---- */
@@ -387,6 +412,8 @@
       state.draft.duties.forEach(function (d, i) {
         var tr = html("tr", { "data-duty": i }, body);
         html("td", {}, tr, String(i + 1));
+        var c = d.cells || {};
+        html("td", { "data-field": "route" }, tr, (c.StartAirport || "?") + "–" + (c.EndAirport || "?"));
         [["on", d.on], ["off", d.off]].forEach(function (f) {
           html("input", { "data-field": f[0], size: 15, value: stamp(f[1]), "aria-label": f[0] + " duty " + (i + 1) }, html("td", {}, tr));
         });
@@ -654,7 +681,9 @@
       }
     });
     function addSleep() {
-      var v = view(), list = sleeps().slice().sort(function (p, q) { return p[0] - q[0]; });
+      /* the first free time among sleeps and duties (sleep on duty is only in-flight rest) */
+      var busy = state.draft.duties.map(function (d) { return [d.on, d.off]; });
+      var v = view(), list = sleeps().concat(busy).sort(function (p, q) { return p[0] - q[0]; });
       var a = Math.floor((v[0] + v[1]) / 2 / HOUR) * HOUR, b = null;
       for (var k = 0; k < list.length; k++) {
         if (list[k][1] <= a) continue;
@@ -678,7 +707,17 @@
         var i = Number(tr.getAttribute("data-duty"));
         var row = readRow(tr);
         if (!row) { showErrors(["Duty " + (i + 1) + ": times must read YYYY-MM-DD HH:MM (UTC), ends after starts, rests in pairs."]); return; }
-        change(function (d) { d.duties[i].on = row.on; d.duties[i].off = row.off; d.duties[i].rests = row.rests; });
+        change(function (d) {
+          var was = d.duties[i], shift = row.on - was.on;
+          /* a new report time moves the whole duty: its off-duty time, rest breaks and
+             PartialAugment period go along (the off-duty field alone changes its length) */
+          var moved = shift !== 0 && row.off === was.off &&
+            JSON.stringify(row.rests) === JSON.stringify(was.rests);
+          was.on = row.on;
+          was.off = moved ? row.off + shift : row.off;
+          was.rests = moved ? row.rests.map(function (r) { return [r[0] + shift, r[1] + shift]; }) : row.rests;
+          if (moved && was.augment) was.augment = [was.augment[0] + shift, was.augment[1] + shift];
+        }).then(function (applied) { if (applied !== false) buildTable(); });
       } else if (target.hasAttribute && target.hasAttribute("data-window")) {
         state.windowH = Number(target.value);
         state.start = null;
