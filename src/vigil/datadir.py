@@ -70,6 +70,24 @@ def prune_kernel_caches(current: Path, keep: int = KEPT_CACHES) -> None:
         shutil.rmtree(stale, ignore_errors=True)
 
 
+def ensure_data_dir(path: Path) -> Path:
+    """Create the data directory owner-only (0700) if it is missing; returns it.
+
+    The mode is set explicitly after creation, so neither the umask nor whichever part of
+    the service writes first (the kernel cache, the database, the secret key) decides who
+    can read the database and the key. An existing directory keeps the mode its owner
+    gave it.
+    """
+    if not path.is_dir():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            path.mkdir(mode=0o700)
+        except FileExistsError:
+            return path
+        path.chmod(0o700)
+    return path
+
+
 def use_numba_cache(data_dir: Path | None = None) -> Path:
     """Point ``NUMBA_CACHE_DIR`` at the data directory unless it is already set.
 
@@ -77,7 +95,7 @@ def use_numba_cache(data_dir: Path | None = None) -> Path:
     imports :mod:`vigil.model` (the CLI entry point does).
     """
     if "NUMBA_CACHE_DIR" not in os.environ:
-        cache = numba_cache_dir(data_dir or default_data_dir())
+        cache = numba_cache_dir(ensure_data_dir(data_dir or default_data_dir()))
         prune_kernel_caches(cache)
         os.environ["NUMBA_CACHE_DIR"] = str(cache)
     return Path(os.environ["NUMBA_CACHE_DIR"])

@@ -143,3 +143,18 @@ def test_upload_form_errors_are_pages(alice: httpx.Client) -> None:
         files={"roster": ("r.csv", ROSTER.encode(), "text/csv")},
     )
     assert long_name.status_code == 400 and "longer than 200" in long_name.text
+
+
+def test_the_console_opens_on_the_newest_scored_rosters_dashboard(
+    alice: httpx.Client, bob: httpx.Client
+) -> None:
+    # nothing scored yet: the connection overview
+    first = alice.get("/console/")
+    assert first.status_code == 200 and 'aria-current="page">Connect' in first.text
+    token = upload_and_wait(alice, ROSTER, "april")
+    landing = alice.get("/console/")
+    assert landing.status_code == 303
+    assert landing.headers["location"] == f"/console/rosters/{token}"
+    assert alice.get("/console/connect").status_code == 200
+    # another operator's roster is never where bob lands
+    assert bob.get("/console/").status_code == 200

@@ -251,7 +251,7 @@ def test_plan_rest_is_the_planners_answer_and_applies(
         headers={"Authorization": f"Bearer {api_token(service)}"},
     ).json()
     assert body["summary"] == api["summary"]
-    for key in ("landingKss", "crewMeanKss"):
+    for key in ("worstKss", "landingKss", "reliefKss", "crewMeanKss"):
         assert body["plan"]["proposal"][key] == api["proposal"][key]
     strip = [{k: b[k] for k in ("reference", "start", "end")} for b in api["proposal"]["breaks"]]
     assert [
@@ -302,6 +302,28 @@ def test_plan_problems_name_the_property(alice: httpx.Client, token: str) -> Non
     assert answer.status_code == 400 and answer.json()["errors"][0]["property"] == "References"
 
 
+def test_a_crew_member_missing_from_the_roster_is_planned_as_a_placeholder(
+    alice: httpx.Client, token: str
+) -> None:
+    data = page_data(alice, token)
+    draft = {**data["draft"], "scale": "KSS"}
+    lh = long_haul(draft)
+    crew = ["CA", "FO", "CB", "NEW1"]
+    request = {"draft": draft, "duty": lh, "references": crew, "landing": list(LANDING)}
+    # without saying it is a placeholder, an unknown Reference is still refused
+    assert post(alice, token, "plan", request, data["csrf"]).status_code == 404
+    answer = post(alice, token, "plan", {**request, "placeholders": ["NEW1"]}, data["csrf"])
+    assert answer.status_code == 200, answer.text
+    plan = answer.json()["plan"]
+    assert plan["placeholders"] == ["NEW1"]
+    assert [b["placeholder"] for b in plan["proposal"]["breaks"]] == [False, False, False, True]
+    assert {p["group"] for p in plan["pairs"]} == {"landing", "relief"}
+    stray = {**request, "placeholders": ["ZZ"]}
+    answer = post(alice, token, "plan", stray, data["csrf"])
+    assert answer.status_code == 400
+    assert answer.json()["errors"][0]["property"] == "placeholders"
+
+
 def test_bad_drafts_answer_400_or_data_errors(alice: httpx.Client, token: str) -> None:
     data = page_data(alice, token)
     draft = data["draft"]
@@ -331,6 +353,37 @@ def test_bad_drafts_answer_400_or_data_errors(alice: httpx.Client, token: str) -
     assert (
         missing.status_code == 400 and missing.headers["content-type"] == "application/problem+json"
     )
+
+
+def test_impossible_drafts_are_refused_naming_the_field(alice: httpx.Client, token: str) -> None:
+    data = page_data(alice, token)
+    draft = {**data["draft"], "scale": "KSS"}
+    lh = long_haul(draft)
+    duty = draft["duties"][lh]
+    hour = 3_600_000
+    # a rest that starts 10 minutes after report, before take-off (report + 60 min, ref §6)
+    early = json.loads(json.dumps(draft))
+    early["duties"][lh]["rests"] = [[duty["on"] + 600_000, duty["on"] + 3 * hour]]
+    answer = post(alice, token, "score", early, data["csrf"])
+    assert answer.status_code == 400
+    error = answer.json()["errors"][0]
+    assert error["property"] == f"duties[{lh}].rests[0]"
+    assert "outside the flight" in error["message"] and "take-off" in error["message"]
+    # the same rest inside the flight is accepted
+    inside = json.loads(json.dumps(draft))
+    inside["duties"][lh]["rests"] = [[duty["on"] + 2 * hour, duty["on"] + 4 * hour]]
+    assert post(alice, token, "score", inside, data["csrf"]).status_code == 200
+    # a given sleep stretched across the landing, outside every rest break
+    across = json.loads(json.dumps(inside))
+    across["sleep"] = [[duty["on"] + 2 * hour, duty["off"] + hour]]
+    answer = post(alice, token, "score", across, data["csrf"])
+    assert answer.status_code == 400
+    error = answer.json()["errors"][0]
+    assert error["property"] == "sleep[0]" and f"overlaps duty {lh + 1}" in error["message"]
+    # in-flight sleep inside the rest break is in-flight rest, and stays allowed
+    bunk = json.loads(json.dumps(inside))
+    bunk["sleep"] = [[duty["on"] + 2 * hour + 900_000, duty["on"] + 4 * hour]]
+    assert post(alice, token, "score", bunk, data["csrf"]).status_code == 200
 
 
 def test_json_endpoints_need_the_csrf_header_and_json(alice: httpx.Client, token: str) -> None:

@@ -212,3 +212,47 @@ def test_plan_rest_drag_a_sleep_and_download_the_draft(
     end = page.input_value("[data-field=sleep-end]")
     hours = (datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds() / 3600
     assert 0.5 <= hours <= 8
+
+
+def test_a_moved_duty_takes_its_rests_and_an_impossible_rest_is_refused_at_its_field(
+    browser: Any, service: LiveService
+) -> None:
+    create_user(service, "acme", "alice")
+    token = processed_upload(service, "acme", "longhaul", crew_roster())
+    page = new_page(browser, service)
+    sign_in(page, "alice")
+    page.goto(f"/console/rosters/{token}/whatif?schedule=CB")
+    n = wait_seq(page, 0)
+    row = page.locator("[data-testid=duties] tbody tr").filter(
+        has=page.locator(f"input[value='{ON:%Y-%m-%d %H:%M}']")
+    )
+    assert row.locator("[data-field=route]").inner_text() == "LHR–SIN"
+    stamp = "%Y-%m-%d %H:%M"
+    # give the long haul a rest inside its flight, then move the duty 2 h later
+    rest = (ON + timedelta(hours=3), ON + timedelta(hours=6))
+    row.locator("[data-field=rest0-start]").fill(f"{rest[0]:{stamp}}")
+    row.locator("[data-field=rest0-end]").fill(f"{rest[1]:{stamp}}")
+    row.locator("[data-field=rest0-end]").press("Enter")
+    n = wait_seq(page, n)
+    off = datetime.strptime(row.locator("[data-field=off]").input_value(), stamp)
+    row.locator("[data-field=on]").fill(f"{ON + timedelta(hours=2):{stamp}}")
+    row.locator("[data-field=on]").press("Enter")
+    n = wait_seq(page, n)
+    moved = page.locator("[data-testid=duties] tbody tr").filter(
+        has=page.locator(f"input[value='{ON + timedelta(hours=2):{stamp}}']")
+    )
+    assert moved.locator("[data-field=off]").input_value() == f"{off + timedelta(hours=2):{stamp}}"
+    assert (
+        moved.locator("[data-field=rest0-start]").input_value()
+        == f"{rest[0] + timedelta(hours=2):{stamp}}"
+    )
+    # a rest starting 10 minutes after report, before take-off: not applied, said at the field
+    start = moved.locator("[data-field=rest0-start]")
+    start.fill(f"{ON + timedelta(hours=2, minutes=10):{stamp}}")
+    start.press("Enter")
+    note = page.locator("[data-testid=field-error]")
+    note.wait_for()
+    assert "outside the flight" in note.inner_text()
+    assert "take-off" in note.inner_text()
+    assert start.input_value() == f"{rest[0] + timedelta(hours=2):{stamp}}"  # undone
+    assert "Not applied" in page.inner_text("[data-testid=draft-errors]")

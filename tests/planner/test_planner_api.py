@@ -69,7 +69,12 @@ def test_a_fatigue_token_plans(service: LiveService) -> None:
     data = response.json()
     proposal = data["proposal"]
     assert {b["reference"] for b in proposal["breaks"]} == set(CREW4)
-    assert proposal["landingKss"] <= data["equalSplit"]["landingKss"]
+    assert proposal["worstKss"] <= data["equalSplit"]["worstKss"]
+    assert proposal["worstKss"] == max(proposal["landingKss"], proposal["reliefKss"])
+    groups = {p["group"]: p for p in data["pairs"]}
+    assert groups["relief"]["proposalKss"] == proposal["reliefKss"]
+    assert groups["landing"]["equalSplitKss"] == data["equalSplit"]["landingKss"]
+    assert data["placeholders"] == []
     assert data["gain"] == pytest.approx(
         data["equalSplit"]["landingKss"] - proposal["landingKss"], abs=1e-3
     )
@@ -78,6 +83,21 @@ def test_a_fatigue_token_plans(service: LiveService) -> None:
     first = proposal["breaks"][0]
     assert first["columns"]["FirstRestStartTime"] == first["start"][11:16]
     assert "FirstRestStartDate" in data["rosterData"].splitlines()[0]
+
+
+def test_a_crew_member_not_rostered_yet_is_planned_as_a_placeholder(
+    service: LiveService,
+) -> None:
+    crew = ["CA", "FO", "CB", "NEW"]
+    response = post(
+        service, token_for(service, "fatigue"), body(References=crew, Placeholders=["NEW"])
+    )
+    assert response.status_code == 200, response.text
+    data = response.json()
+    assert data["placeholders"] == ["NEW"]
+    stand_in = next(b for b in data["proposal"]["breaks"] if b["reference"] == "NEW")
+    assert stand_in["placeholder"] and stand_in["row"] == 0
+    assert "\r\nNEW," not in data["rosterData"]
 
 
 def test_a_token_without_the_fatigue_scope_gets_403(service: LiveService) -> None:
@@ -93,6 +113,8 @@ def test_a_token_without_the_fatigue_scope_gets_403(service: LiveService) -> Non
     [
         ({"Duty": "2026-03-09T12:00:00Z"}, "Duty", "duty not found"),
         ({"References": ["CA", "FO", "CB", "XX"]}, "References", "'XX'"),
+        ({"Placeholders": ["FB"]}, "Placeholders", "has rows"),
+        ({"Placeholders": ["ZZ"]}, "Placeholders", "not one of References"),
         ({"Landing": ["CA", "XX"]}, "Landing", "not one of References"),
         ({"Duty": "2026-03-03T20:00:00"}, "Duty", "timezone"),
         ({"References": None}, "References", ""),

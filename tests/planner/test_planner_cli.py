@@ -22,7 +22,8 @@ def test_plan_rest_prints_the_summary_and_writes_the_roster(tmp_path: Path) -> N
     result = CliRunner().invoke(create_app(), ["plan-rest", str(path), *ARGS, "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert result.output.startswith("Landing pilots CA and FO take break")
-    assert "equal split: landing KSS" in result.output
+    assert "equal split: worst KSS at a critical phase" in result.output
+    assert "relief pilots CB, FB at the longest stretch at the controls" in result.output
     planned = out.read_text(encoding="utf-8").splitlines()
     assert planned[0].endswith("SecondRestEndTime")
     assert all(len(line.split(",")) == len(planned[0].split(",")) for line in planned)
@@ -31,6 +32,18 @@ def test_plan_rest_prints_the_summary_and_writes_the_roster(tmp_path: Path) -> N
     assert as_json.exit_code == 0
     data = json.loads(as_json.output)
     assert data["rosterData"].splitlines() == planned
+
+
+def test_a_pilot_not_rostered_yet_is_a_placeholder(tmp_path: Path) -> None:
+    path = tmp_path / "roster.csv"
+    text = "\r\n".join(x for x in roster(ON, 14.0).split("\r\n") if not x.startswith("FB,"))
+    path.write_text(text, encoding="utf-8")
+    result = CliRunner().invoke(create_app(), ["plan-rest", str(path), *ARGS])
+    assert result.exit_code == 2 and "--crew" in result.output
+    args = ["plan-rest", str(path), *ARGS, "--placeholders", "FB"]
+    result = CliRunner().invoke(create_app(), args)
+    assert result.exit_code == 0, result.output
+    assert "placeholders (not in the roster, planned rested): FB" in result.output
 
 
 def test_a_duty_that_cannot_be_planned_exits_2_naming_the_option(tmp_path: Path) -> None:

@@ -8,12 +8,14 @@ FirstRest columns by this test's own formatting and scored by
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
 import pytest
 
 from vigil.planner import PlanError, PlanRequest, RestPlan, plan_rest
+from vigil.planner.plan import Split
 from vigil.scoring.service import ScoreRequest, score
 
 HEADER = (
@@ -58,19 +60,44 @@ def roster(
     return "\r\n".join(lines)
 
 
-def objective(text: str, on: datetime, landing: tuple[str, ...]) -> tuple[float, float]:
-    """The documented objective, recomputed from the service's own scores of ``text``."""
+def objective(
+    text: str,
+    on: datetime,
+    landing: tuple[str, ...],
+    rests: dict[str, tuple[datetime, datetime]],
+) -> tuple[float, float, float]:
+    """The documented objective, recomputed from the service's own scores of ``text``: the
+    worst KSS of any pilot at their critical phase (landing pilots: the last hour; others:
+    the longer of the stretches before and after their break), the landing pilots' worst
+    last hour, and the crew's mean KSS outside their breaks."""
     report = score(ScoreRequest(roster_text=text))
     assert report.errors == ()
-    worst: list[float] = []
+    critical: list[float] = []
+    last_hours: list[float] = []
     means: list[float] = []
     for result in report.schedules:
         duty = next(d for d in result.duties if d.on_duty == on)
         kss = result.scores["KSS"][duty.first_interval : duty.first_interval + duty.interval_count]
-        means.append(float(kss.mean()))
+        start, end = rests[result.reference]
+        before, after = [], []
+        for k, value in enumerate(kss):
+            middle = on + timedelta(minutes=15 * k + 7.5)
+            if middle < start:
+                before.append(float(value))
+            elif middle >= end:
+                after.append(float(value))
+        means.append(float(np.mean(before + after)))
         if result.reference in landing:
-            worst.append(float(kss[-4:].max()))
-    return max(worst), float(np.mean(means))
+            last_hours.append(float(kss[-4:].max()))
+            critical.append(last_hours[-1])
+        else:
+            longer = before if start - on > duty.off_duty - end else after
+            critical.append(max(longer))
+    return max(critical), max(last_hours), float(np.mean(means))
+
+
+def figures(split: Split) -> tuple[float, float, float]:
+    return split.worst_kss, split.landing_kss, split.crew_mean_kss
 
 
 def pasted(plan: RestPlan, which: str = "proposal") -> dict[str, tuple[datetime, datetime]]:
@@ -103,16 +130,14 @@ def test_proposal_never_worse_than_the_equal_split(takeoff: datetime) -> None:
         text = roster(on, flight + 1.5)
         plan = plan_rest(request(text, on))
         check_minimums(plan)
-        assert plan.proposal.landing_kss <= plan.equal.landing_kss
+        assert plan.proposal.worst_kss <= plan.equal.worst_kss
         # the pasted columns, scored by the service one request each, agree with the plan
-        proposed = objective(roster(on, flight + 1.5, rests=pasted(plan)), on, LANDING)
-        equal = objective(roster(on, flight + 1.5, rests=pasted(plan, "equal")), on, LANDING)
-        assert proposed[0] == pytest.approx(plan.proposal.landing_kss, abs=1e-3)
-        assert equal[0] == pytest.approx(plan.equal.landing_kss, abs=1e-3)
-        assert (round(proposed[0], 3), round(proposed[1], 3)) <= (
-            round(equal[0], 3),
-            round(equal[1], 3),
-        )
+        mine, theirs = pasted(plan), pasted(plan, "equal")
+        proposed = objective(roster(on, flight + 1.5, rests=mine), on, LANDING, mine)
+        equal = objective(roster(on, flight + 1.5, rests=theirs), on, LANDING, theirs)
+        assert proposed == pytest.approx(figures(plan.proposal), abs=1e-3)
+        assert equal == pytest.approx(figures(plan.equal), abs=1e-3)
+        assert tuple(round(x, 3) for x in proposed) <= tuple(round(x, 3) for x in equal)
 
 
 def _grid(lo: datetime, hi: datetime) -> list[datetime]:
@@ -154,7 +179,8 @@ def test_equals_an_exhaustive_search_on_a_small_grid(crew: tuple[str, ...]) -> N
     scored = [
         (
             tuple(
-                round(x, 3) for x in objective(roster(on, hours, crew, s, prior=True), on, LANDING)
+                round(x, 3)
+                for x in objective(roster(on, hours, crew, s, prior=True), on, LANDING, s)
             ),
             i,
         )
@@ -162,10 +188,10 @@ def test_equals_an_exhaustive_search_on_a_small_grid(crew: tuple[str, ...]) -> N
     ]
     scored.sort()
     best_value, best = scored[0]
-    assert (plan.proposal.landing_kss, plan.proposal.crew_mean_kss) == best_value
+    assert figures(plan.proposal) == best_value
     if len(scored) == 1 or scored[1][0] != best_value:  # unique optimum: the same split
         assert pasted(plan) == splits[best]
-    alternatives = [(a.landing_kss, a.crew_mean_kss) for a in plan.alternatives]
+    alternatives = [figures(a) for a in plan.alternatives]
     assert alternatives == [v for v, _ in scored[1:4]]
     check_minimums(plan)
 
@@ -175,8 +201,8 @@ def test_pasted_roster_text_scores_as_the_proposal() -> None:
     text = roster(on, 14.5, prior=True)
     plan = plan_rest(request(text, on))
     assert "FirstRestStartDate" in plan.roster_text.splitlines()[0]
-    assert objective(plan.roster_text, on, LANDING)[0] == pytest.approx(
-        plan.proposal.landing_kss, abs=1e-3
+    assert objective(plan.roster_text, on, LANDING, pasted(plan)) == pytest.approx(
+        figures(plan.proposal), abs=1e-3
     )
     assert plan.gain == pytest.approx(plan.equal.landing_kss - plan.proposal.landing_kss)
     assert len(plan.alternatives) == 3
@@ -189,14 +215,13 @@ def test_with_long_history_the_figures_are_the_whole_rosters() -> None:
     on = datetime(2026, 3, 12, 18, 0, tzinfo=UTC)
     text = roster(on, 15.0, prior=True, prior_days=9)
     plan = plan_rest(request(text, on))
-    proposed = objective(plan.roster_text, on, LANDING)
-    equal = objective(roster(on, 15.0, rests=pasted(plan, "equal"), prior=True, prior_days=9),
-                      on, LANDING)  # fmt: skip
-    assert proposed == pytest.approx(
-        (plan.proposal.landing_kss, plan.proposal.crew_mean_kss), abs=1e-3
-    )
-    assert equal == pytest.approx((plan.equal.landing_kss, plan.equal.crew_mean_kss), abs=1e-3)
-    assert plan.proposal.landing_kss <= plan.equal.landing_kss
+    proposed = objective(plan.roster_text, on, LANDING, pasted(plan))
+    theirs = pasted(plan, "equal")
+    equal = objective(roster(on, 15.0, rests=theirs, prior=True, prior_days=9),
+                      on, LANDING, theirs)  # fmt: skip
+    assert proposed == pytest.approx(figures(plan.proposal), abs=1e-3)
+    assert equal == pytest.approx(figures(plan.equal), abs=1e-3)
+    assert plan.proposal.worst_kss <= plan.equal.worst_kss
     check_minimums(plan)
 
 
@@ -204,7 +229,15 @@ def test_with_long_history_the_figures_are_the_whole_rosters() -> None:
     ("change", "prop", "words"),
     [
         ({"duty": datetime(2026, 3, 9, 12, 0, tzinfo=UTC)}, "Duty", "duty not found"),
-        ({"references": ("CA", "FO", "XX", "FB")}, "References", "'XX'"),
+        (
+            {
+                "references": ("XX", "YY", "ZZ", "WW"),
+                "landing": ("XX", "YY"),
+                "placeholders": ("XX", "YY", "ZZ", "WW"),
+            },
+            "Placeholders",
+            "every crew member is a placeholder",
+        ),
         ({"landing": ("CA", "ZZ")}, "Landing", "not one of References"),
         ({"landing": ("CA",)}, "Landing", "2 distinct"),
         ({"references": ("CA", "FO")}, "References", "3 or 4"),
@@ -248,4 +281,45 @@ def test_partial_augment_bounds_the_cruise() -> None:
                     "03/03/2026,23:00,04/03/2026,06:00,,,,")  # fmt: skip
     plan = plan_rest(request("\r\n".join(rows), on))
     assert plan.cruise == (on + timedelta(hours=3), on + timedelta(hours=10))
+    check_minimums(plan)
+
+
+def test_the_relief_pair_is_not_left_at_the_controls_for_most_of_a_long_flight() -> None:
+    # a 17.5-h night duty like Dubai-Los Angeles (report 03:30 local = 23:30Z): the landing
+    # pair's rest alone would give the relief pair the 90-min minimum and 13+ h at the controls
+    on = datetime(2026, 3, 2, 23, 30, tzinfo=UTC)
+    plan = plan_rest(request(roster(on, 17.5, prior=True), on))
+    check_minimums(plan)
+    relief = [b for b in plan.proposal.breaks if not b.landing]
+    landing = [b for b in plan.proposal.breaks if b.landing]
+    rest = {b.reference: (b.end - b.start) / timedelta(hours=1) for b in plan.proposal.breaks}
+    longest_stretch = max(
+        max(b.start - on, on + timedelta(hours=17.5) - b.end) / timedelta(hours=1) for b in relief
+    )
+    assert longest_stretch <= 13.0, (rest, "ORO.FTL.205(b)")
+    # both groups are reported at their own phase, side by side with the equal split
+    pairs = {p["group"]: p for p in plan.pairs()}
+    assert pairs["landing"]["references"] == [b.reference for b in landing]
+    assert pairs["relief"]["proposalKss"] == plan.proposal.relief_kss
+    assert pairs["relief"]["gain"] == plan.relief_gain
+    assert plan.proposal.worst_kss == max(plan.proposal.landing_kss, plan.proposal.relief_kss)
+    assert "relief CB and FB" in plan.summary
+
+
+def test_crew_members_missing_from_the_roster_are_planned_as_placeholders() -> None:
+    on = datetime(2026, 3, 3, 20, 0, tzinfo=UTC)
+    text = "\r\n".join(
+        line for line in roster(on, 14.0).split("\r\n") if not line.startswith("FB,")
+    )
+    with pytest.raises(PlanError, match="'FB' has no valid duty") as info:
+        plan_rest(request(text, on))  # not named a placeholder: a References problem
+    assert info.value.prop == "References"
+    plan = plan_rest(replace(request(text, on), placeholders=("FB",)))
+    stand_in = next(b for b in plan.proposal.breaks if b.reference == "FB")
+    assert stand_in.placeholder and stand_in.row == 0
+    assert [b.placeholder for b in plan.proposal.breaks] == [False, False, False, True]
+    assert plan.to_dict()["placeholders"] == ["FB"]
+    # the placeholder flies CB's duty from a rested start: no roster row of its own is written
+    assert plan.roster_text.count("\r\nFB,") == 0
+    assert sum(1 for b in plan.proposal.breaks if b.columns) == 4
     check_minimums(plan)

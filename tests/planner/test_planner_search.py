@@ -63,3 +63,35 @@ def test_rank_is_lexicographic_at_the_reported_precision() -> None:
     secondary = np.array([1.0, 3.0, 2.0, 2.5])
     # 4.0004 ties 4.0 at 3 decimals, so the crew mean decides between 1, 2 and 3
     assert search.rank(primary, secondary).tolist() == [2, 3, 1, 0]
+
+
+def test_rank_breaks_ties_key_by_key_then_by_candidate_order() -> None:
+    worst = np.array([6.0, 6.0, 6.0, 5.9])
+    landing = np.array([5.0, 4.0, 4.0, 6.5])
+    mean = np.array([1.0, 3.0, 3.0, 9.0])
+    assert search.rank(worst, landing, mean).tolist() == [3, 1, 2, 0]
+
+
+def test_objective_judges_each_group_at_its_own_critical_phase() -> None:
+    # candidate 0 rests the landing pair long: best landing score, relief pair left at 7.5
+    # candidate 1 shares the cruise: landing 5.5, relief 6.0
+    last_hour = np.array([[5.0, 5.0, 7.9, 7.9], [5.5, 5.5, 6.5, 6.5]])
+    stretch = np.array([[6.0, 6.0, 7.5, 7.5], [6.2, 6.2, 6.0, 6.0]])
+    mean = np.full((2, 4), 5.0)
+    worst, landing_kss, _ = search.objective(last_hour, stretch, mean, FOUR)
+    assert worst.tolist() == [7.5, 6.0]  # relief pairs judged over their stretch, not landing
+    assert landing_kss.tolist() == [5.0, 5.5]
+    assert search.rank(*search.objective(last_hour, stretch, mean, FOUR)).tolist() == [1, 0]
+
+
+def test_no_pilot_is_planned_at_the_controls_longer_than_an_unaugmented_day() -> None:
+    # a 17.5-h duty, cruise 1.5 h after report to 1 h before off duty (ORO.FTL.205(b): 13 h)
+    duty = (0.0, 17.5)
+    c = search.candidate_splits(1.5, 16.5, FOUR, duty=duty)
+    start, end = search.windows(c)
+    stretch = np.maximum(start - duty[0], duty[1] - end)
+    assert len(c) > 0 and stretch.max() <= search.MAX_STRETCH_HOURS
+    # without the duty window the lopsided splits are admissible again
+    everything = search.candidate_splits(1.5, 16.5, FOUR)
+    s2, e2 = search.windows(everything)
+    assert np.maximum(s2 - duty[0], duty[1] - e2).max() > search.MAX_STRETCH_HOURS

@@ -1,4 +1,4 @@
-"""``vigil plan-rest``: plan an augmented duty's in-flight rest offline (issue 17)."""
+"""``vigil plan-rest``: plan an augmented duty's in-flight rest offline (docs/planner.md)."""
 
 from __future__ import annotations
 
@@ -53,6 +53,13 @@ def plan_rest_command(
     preset: Annotated[
         str, typer.Option("--preset", help="Model parameter preset (docs/model.md).")
     ] = "ingre2014_5c",
+    placeholders: Annotated[
+        str,
+        typer.Option(
+            "--placeholders",
+            help="References of --crew not in the roster yet, planned rested, a,b.",
+        ),
+    ] = "",
     out: Annotated[
         Path | None,
         typer.Option("--out", help="Write the roster with the planned rest columns to FILE."),
@@ -75,11 +82,17 @@ def plan_rest_command(
         date_format=date_format,
         sleep_data=_load_sleep(sleep),
         preset=preset,
+        placeholders=_refs(placeholders),
     )
     try:
         plan = plan_rest(request)
     except PlanError as exc:
-        hint = {"References": "--crew", "Landing": "--landing", "Duty": "--duty"}
+        hint = {
+            "References": "--crew",
+            "Landing": "--landing",
+            "Duty": "--duty",
+            "Placeholders": "--placeholders",
+        }
         raise typer.BadParameter(str(exc), param_hint=hint.get(exc.prop, exc.prop)) from exc
     if out is not None:
         out.write_text(plan.roster_text, encoding="utf-8")
@@ -87,15 +100,30 @@ def plan_rest_command(
         sys.stdout.write(json.dumps(plan.to_dict()) + "\n")
         return
     typer.echo(plan.summary)
+    for pair in plan.pairs():
+        typer.echo(
+            f"{pair['group']} pilots {', '.join(pair['references'])} at the {pair['phase']}: "  # type: ignore[arg-type]
+            f"KSS {pair['proposalKss']:.2f} proposed, {pair['equalSplitKss']:.2f} equal split "
+            f"(gain {pair['gain']:+.2f})"
+        )
+    if any(b.placeholder for b in plan.proposal.breaks):
+        names = ", ".join(b.reference for b in plan.proposal.breaks if b.placeholder)
+        typer.echo(f"placeholders (not in the roster, planned rested): {names}")
     for name, split in (("proposal", plan.proposal), ("equal split", plan.equal)):
         typer.echo(
-            f"{name}: landing KSS {split.landing_kss:.2f}, crew mean {split.crew_mean_kss:.2f}"
+            f"{name}: worst KSS at a critical phase {split.worst_kss:.2f} (landing "
+            f"{split.landing_kss:.2f}, relief {split.relief_kss:.2f}), crew mean "
+            f"{split.crew_mean_kss:.2f}"
         )
         for b in split.breaks:
             role = "landing" if b.landing else "relief"
+            row = "placeholder" if b.placeholder else f"row {b.row}"
             typer.echo(
                 f"  {b.reference:<12} {role:<8} break {b.number}  "
-                f"{b.start:%d %H:%M}-{b.end:%d %H:%M}Z  row {b.row}"
+                f"{b.start:%d %H:%M}-{b.end:%d %H:%M}Z  {row}"
             )
     for i, alt in enumerate(plan.alternatives, start=2):
-        typer.echo(f"#{i}: landing KSS {alt.landing_kss:.2f}, crew mean {alt.crew_mean_kss:.2f}")
+        typer.echo(
+            f"#{i}: worst KSS {alt.worst_kss:.2f} (landing {alt.landing_kss:.2f}, relief "
+            f"{alt.relief_kss:.2f}), crew mean {alt.crew_mean_kss:.2f}"
+        )

@@ -29,6 +29,8 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _HOUR = timedelta(hours=1)
+#: Length of one score interval [h] (contract: 15 minutes).
+INTERVAL_HOURS = 0.25
 #: Intervals in the last hour of a duty (the top-of-descent window of the objective).
 LAST_HOUR_INTERVALS = 4
 #: Next-best alternatives reported beside the proposal.
@@ -58,6 +60,8 @@ class PlanRequest:
     date_format: DateFormat = DateFormat.DMY
     sleep_data: Sequence[Mapping[str, object]] = ()
     preset: str = "ingre2014_5c"
+    #: References of ``references`` with no rows in RosterData, planned as placeholders
+    placeholders: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,10 +73,18 @@ class PilotBreak:
     number: int  #: 1-based break number, in time order
     start: datetime
     end: datetime
-    row: int  #: the duty's physical line in RosterData
+    row: int  #: the duty's physical line in RosterData (0 for a placeholder)
     columns: dict[str, str]  #: the eight rest cells of that row
     last_hour_kss: float  #: worst KSS in the last hour of the duty
-    mean_kss: float  #: mean KSS over the duty
+    mean_kss: float  #: mean KSS at the controls (the duty outside this break)
+    stretch_kss: float  #: worst KSS over the longest stretch at the controls
+    placeholder: bool = False  #: not in the roster: planned rested, with no prior duties
+
+    @property
+    def critical_kss(self) -> float:
+        """KSS at this pilot's critical phase: the last hour when landing, else the longest
+        stretch at the controls."""
+        return self.last_hour_kss if self.landing else self.stretch_kss
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,8 +92,14 @@ class Split:
     """A split of the cruise and what the model predicts for it."""
 
     breaks: tuple[PilotBreak, ...]
+    worst_kss: float  #: worst KSS of any pilot at their own critical phase (the objective)
     landing_kss: float  #: landing pilots' worst KSS in the duty's last hour (top of descent)
-    crew_mean_kss: float  #: mean KSS of the whole crew over the duty
+    crew_mean_kss: float  #: mean KSS of the whole crew at the controls
+
+    @property
+    def relief_kss(self) -> float:
+        """The other pilots' worst KSS over their longest stretch at the controls."""
+        return max((b.stretch_kss for b in self.breaks if not b.landing), default=float("nan"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +126,8 @@ class RestPlan:
             "proposal": _split_dict(self.proposal),
             "equalSplit": {**_split_dict(self.equal), "meetsMinimums": self.equal_meets_minimums},
             "gain": self.gain,
+            "pairs": self.pairs(),
+            "placeholders": [b.reference for b in self.proposal.breaks if b.placeholder],
             "alternatives": [_split_dict(a) for a in self.alternatives],
             "rosterData": self.roster_text,
         }
@@ -117,6 +137,35 @@ class RestPlan:
         """How much lower the proposal's top-of-descent KSS is than the equal split's."""
         return round(self.equal.landing_kss - self.proposal.landing_kss, 3)
 
+    @property
+    def relief_gain(self) -> float:
+        """How much lower the relief pilots' worst KSS over their longest stretch at the
+        controls is under the proposal than under the equal split (negative: a loss)."""
+        return round(self.equal.relief_kss - self.proposal.relief_kss, 3)
+
+    def pairs(self) -> list[dict[str, object]]:
+        """Both groups side by side: each at its own critical phase, proposal vs equal split."""
+        groups = (
+            ("landing", "last hour of the duty (top of descent to landing)", True),
+            ("relief", "longest stretch at the controls", False),
+        )
+        out: list[dict[str, object]] = []
+        for name, phase, landing in groups:
+            refs = [b.reference for b in self.proposal.breaks if b.landing == landing]
+            proposal = self.proposal.landing_kss if landing else self.proposal.relief_kss
+            equal = self.equal.landing_kss if landing else self.equal.relief_kss
+            out.append(
+                {
+                    "group": name,
+                    "references": refs,
+                    "phase": phase,
+                    "proposalKss": proposal,
+                    "equalSplitKss": equal,
+                    "gain": round(equal - proposal, 3),
+                }
+            )
+        return out
+
 
 def _iso(t: datetime) -> str:
     return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -124,7 +173,9 @@ def _iso(t: datetime) -> str:
 
 def _split_dict(split: Split) -> dict[str, object]:
     return {
+        "worstKss": split.worst_kss,
         "landingKss": split.landing_kss,
+        "reliefKss": split.relief_kss,
         "crewMeanKss": split.crew_mean_kss,
         "breaks": [
             {
@@ -137,7 +188,9 @@ def _split_dict(split: Split) -> dict[str, object]:
                 "row": b.row,
                 "columns": b.columns,
                 "lastHourKss": b.last_hour_kss,
+                "stretchKss": b.stretch_kss,
                 "meanKss": b.mean_kss,
+                "placeholder": b.placeholder,
             }
             for b in split.breaks
         ],
@@ -155,17 +208,33 @@ def _instant(hours: float) -> datetime:
 
 def _crew_duties(
     schedules: Sequence[Schedule], request: PlanRequest, errors: Sequence[str]
-) -> list[tuple[Schedule, int]]:
-    """Each crew member's schedule and the index of the planned duty in it."""
+) -> tuple[list[tuple[Schedule, int]], tuple[bool, ...]]:
+    """Each crew member's schedule and the index of the planned duty in it, and which of them
+    are placeholders.
+
+    A placeholder (named in ``request.placeholders``, with no rows in RosterData) flies the
+    planned duty of the first crew member found, starting rested (the model's initial state,
+    no prior duties), so a crew can be planned before every member is rostered. Any other
+    Reference without a valid duty at the planned instant is an error naming it.
+    """
     by_ref = {s.reference: s for s in schedules}
-    out: list[tuple[Schedule, int]] = []
+    found: list[tuple[Schedule, int] | None] = []
     for ref in request.references:
         schedule = by_ref.get(ref)
+        mine = [e for e in errors if e.split("|")[1:2] == [ref]]
+        if ref in request.placeholders:
+            if schedule is not None or mine:
+                raise PlanError(
+                    "Placeholders", f"placeholder {ref!r} has rows in RosterData: plan it as crew"
+                )
+            found.append(None)
+            continue
         if schedule is None:
-            mine = [e for e in errors if e.split("|")[1:2] == [ref]]
             detail = f"; its roster errors: {'; '.join(mine[:5])}" if mine else ""
             raise PlanError(
-                "References", f"reference {ref!r} has no valid duty in RosterData{detail}"
+                "References",
+                f"reference {ref!r} has no valid duty in RosterData{detail} (a crew member "
+                "not rostered yet can be named in Placeholders)",
             )
         index = next(
             (i for i, d in enumerate(schedule.duties) if d.on_duty <= request.duty < d.off_duty),
@@ -176,8 +245,21 @@ def _crew_duties(
                 "Duty",
                 f"duty not found: reference {ref!r} has no duty at {request.duty:%Y-%m-%dT%H:%MZ}",
             )
-        out.append((schedule, index))
-    return out
+        found.append((schedule, index))
+    template = next((f for f in found if f is not None), None)
+    if template is None:
+        raise PlanError(
+            "Placeholders",
+            "every crew member is a placeholder: at least one must have the duty in RosterData",
+        )
+    duty = template[0].duties[template[1]]
+    crew: list[tuple[Schedule, int]] = []
+    for ref, f in zip(request.references, found, strict=True):
+        if f is None:
+            stand_in = replace(duty, reference=ref, row=0)
+            f = (Schedule(reference=ref, duties=(stand_in,)), 0)
+        crew.append(f)
+    return crew, tuple(f is None for f in found)
 
 
 def _check_crew(request: PlanRequest) -> None:
@@ -191,6 +273,9 @@ def _check_crew(request: PlanRequest) -> None:
     missing = [r for r in request.landing if r not in refs]
     if missing:
         raise PlanError("Landing", f"landing pilot {missing[0]!r} is not one of References")
+    strays = [r for r in request.placeholders if r not in refs]
+    if strays:
+        raise PlanError("Placeholders", f"placeholder {strays[0]!r} is not one of References")
 
 
 def _check_augmented(duties: Sequence[Duty], n: int) -> None:
@@ -228,7 +313,7 @@ def plan_rest(request: PlanRequest) -> RestPlan:
         raise PlanError("Preset", str(exc)) from None
     parsed = parse_request(request.roster_text, request.date_format, sleep_data=request.sleep_data)
     errors = [format_error(e) for e in parsed.errors]
-    crew = _crew_duties(parsed.schedules, request, errors)
+    crew, placeholders = _crew_duties(parsed.schedules, request, errors)
     duties = [s.duties[i] for s, i in crew]
     n = len(duties)
     _check_augmented(duties, n)
@@ -236,11 +321,22 @@ def plan_rest(request: PlanRequest) -> RestPlan:
     landing = np.asarray([r in request.landing for r in request.references])
     order = np.asarray([(d.sleep_order - 1) for d in duties], dtype=np.int64)
     z0, z1 = _hours(z0_t), _hours(z1_t)
-    candidates = search.candidate_splits(z0, z1, landing, order)
+    span = (
+        max(_hours(d.on_duty) for d in duties),
+        min(_hours(d.off_duty) for d in duties),
+    )
+    candidates = search.candidate_splits(z0, z1, landing, order, duty=span)
     if len(candidates) == 0:
         need = 2 * search.MIN_LANDING_HOURS + (n - 2) * search.MIN_OTHER_HOURS
         if n == 4:
             need = search.MIN_LANDING_HOURS + search.MIN_OTHER_HOURS
+        if z1 - z0 >= need:
+            raise PlanError(
+                "Duty",
+                f"no split of the cruise {z0_t:%H:%M}-{z1_t:%H:%M}Z keeps every pilot's "
+                f"stretch at the controls within {search.MAX_STRETCH_HOURS:g} h "
+                "(ORO.FTL.205(b)) while meeting the rest minimums (CS FTL.1.205(c))",
+            )
         raise PlanError(
             "Duty",
             f"the cruise {z0_t:%H:%M}-{z1_t:%H:%M}Z lasts {z1 - z0:.2f} h; the EASA minimums "
@@ -251,27 +347,18 @@ def plan_rest(request: PlanRequest) -> RestPlan:
     # screen every split on the last SCREEN_DAYS of history, then score the best few and the
     # equal split on the whole roster: the reported figures are the service's own
     cut = _screen_cut(crew)
-    last_hour, means = _score(crew, starts, ends, params, cut)
-    primary, secondary = search.objective(last_hour, means, landing)
-    best = search.rank(primary, secondary)
+    stats = _score(crew, starts, ends, params, cut)
+    best = search.rank(*search.objective(*stats, landing))
     if cut is not None:
         keep = np.unique(np.concatenate([best[:SCREEN_KEEP], [0] if candidates.equal else []]))
         keep = keep.astype(np.int64)
         starts, ends, assign = starts[keep], ends[keep], assign[keep]
-        last_hour, means = _score(crew, starts, ends, params, None)
-        primary, secondary = search.objective(last_hour, means, landing)
-        best = search.rank(primary, secondary)
+        stats = _score(crew, starts, ends, params, None)
+        best = search.rank(*search.objective(*stats, landing))
 
-    def split(
-        c: int,
-        s: FloatArray,
-        e: FloatArray,
-        assign: IntArray,
-        lh: FloatArray,
-        mn: FloatArray,
-        pr: FloatArray,
-        se: FloatArray,
-    ) -> Split:
+    def split(c: int, s: FloatArray, e: FloatArray, assign: IntArray, stats: _Stats) -> Split:
+        last_hour, stretch, mean = stats
+        worst, landing_kss, crew_mean = search.objective(*stats, landing)
         breaks = tuple(
             PilotBreak(
                 reference=ref,
@@ -286,26 +373,32 @@ def plan_rest(request: PlanRequest) -> RestPlan:
                     _instant(float(e[c, p])),
                     request.date_format,
                 ),
-                last_hour_kss=round(float(lh[c, p]), 3),
-                mean_kss=round(float(mn[c, p]), 3),
+                last_hour_kss=round(float(last_hour[c, p]), 3),
+                mean_kss=round(float(mean[c, p]), 3),
+                stretch_kss=round(float(stretch[c, p]), 3),
+                placeholder=placeholders[p],
             )
             for p, ref in enumerate(request.references)
         )
-        return Split(breaks, round(float(pr[c]), 3), round(float(se[c]), 3))
+        return Split(
+            breaks,
+            round(float(worst[c]), 3),
+            round(float(landing_kss[c]), 3),
+            round(float(crew_mean[c]), 3),
+        )
 
-    found = (starts, ends, assign, last_hour, means, primary, secondary)
-    proposal = split(int(best[0]), *found)
+    proposal = split(int(best[0]), starts, ends, assign, stats)
     if candidates.equal:  # candidate 0, kept first by the screen
-        equal = split(0, *found)
+        equal = split(0, starts, ends, assign, stats)
     else:  # below the minimums: scored on its own, reported, never proposed
-        bounds, assign = search.equal_split(z0, z1, landing, order)
-        one = search.Candidates(bounds[None, :], assign[None, :], False)
+        bounds, one_assign = search.equal_split(z0, z1, landing, order)
+        one = search.Candidates(bounds[None, :], one_assign[None, :], False)
         s1, e1 = search.windows(one)
-        lh1, mn1 = _score(crew, s1, e1, params, None)
-        pr1, se1 = search.objective(lh1, mn1, landing)
-        equal = split(0, s1, e1, one.assign, lh1, mn1, pr1, se1)
-    alternatives = tuple(split(int(c), *found) for c in best[1 : 1 + ALTERNATIVES])
-    cells = {b.row: b.columns for b in proposal.breaks}
+        equal = split(0, s1, e1, one.assign, _score(crew, s1, e1, params, None))
+    alternatives = tuple(
+        split(int(c), starts, ends, assign, stats) for c in best[1 : 1 + ALTERNATIVES]
+    )
+    cells = {b.row: b.columns for b in proposal.breaks if not b.placeholder}
     return RestPlan(
         cruise=(z0_t, z1_t),
         proposal=proposal,
@@ -327,14 +420,19 @@ def _screen_cut(crew: Sequence[tuple[Schedule, int]]) -> datetime | None:
     return cut if early else None
 
 
+#: Per (candidate, pilot): worst last-hour KSS, worst KSS over the longest stretch at the
+#: controls, mean KSS at the controls; three ``(C, P)`` arrays.
+_Stats = tuple[FloatArray, FloatArray, FloatArray]
+
+
 def _score(
     crew: Sequence[tuple[Schedule, int]],
     starts: FloatArray,
     ends: FloatArray,
     params: Parameters,
     cut: datetime | None,
-) -> tuple[FloatArray, FloatArray]:
-    """Each pilot's last-hour worst and duty-mean KSS under each candidate, ``(C, P)`` each.
+) -> _Stats:
+    """Each pilot's figures under each candidate (:data:`_Stats`).
 
     One schedule is scored per distinct (pilot, break): a pilot's scores depend on their own
     break only. Each schedule is cut after the planned duty (later duties cannot change its
@@ -343,13 +441,13 @@ def _score(
     """
     batch: list[Schedule] = []
     inverse: list[IntArray] = []
-    counts: list[int] = []
+    pairs_of: list[FloatArray] = []
     for p, (schedule, index) in enumerate(crew):
         pairs, inv = np.unique(
             np.stack([starts[:, p], ends[:, p]], axis=1), axis=0, return_inverse=True
         )
         inverse.append(np.asarray(inv, dtype=np.int64).reshape(-1))
-        counts.append(len(pairs))
+        pairs_of.append(pairs)
         duty = schedule.duties[index]
         before = schedule.duties[:index]
         sleep = schedule.sleep
@@ -362,22 +460,47 @@ def _score(
             )
             batch.append(replace(schedule, duties=(*before, planned), sleep=sleep))
     kss = duty_scores(batch, params)
-    last_hour = np.empty(starts.shape)
-    means = np.empty(starts.shape)
+    out = (np.empty(starts.shape), np.empty(starts.shape), np.empty(starts.shape))
     row = 0
-    for p, k in enumerate(counts):
-        rows = kss[row : row + k]
-        tail = np.asarray([x[-LAST_HOUR_INTERVALS:].max() for x in rows])
-        mean = np.asarray([x.mean() for x in rows])
-        last_hour[:, p] = tail[inverse[p]]
-        means[:, p] = mean[inverse[p]]
-        row += k
-    return last_hour, means
+    for p, (schedule, index) in enumerate(crew):
+        duty = schedule.duties[index]
+        on, off = _hours(duty.on_duty), _hours(duty.off_duty)
+        figures = np.asarray(
+            [
+                phase_figures(kss[row + k], on, off, a, b)
+                for k, (a, b) in enumerate(pairs_of[p].tolist())
+            ]
+        )
+        for j in range(3):
+            out[j][:, p] = figures[inverse[p], j]
+        row += len(pairs_of[p])
+    return out
+
+
+def phase_figures(
+    kss: FloatArray, on: float, off: float, rest_start: float, rest_end: float
+) -> tuple[float, float, float]:
+    """One pilot's figures on one duty with one in-flight break (all times epoch hours).
+
+    Returns the worst KSS in the duty's last hour, the worst KSS over the pilot's longest
+    stretch at the controls (the longer of report-to-break and break-to-off-duty, the later
+    one on a tie), and the mean KSS at the controls. An interval belongs to the break when its
+    midpoint lies inside it.
+    """
+    mid = on + (np.arange(kss.size) + 0.5) * INTERVAL_HOURS
+    before = mid < rest_start
+    after = mid >= rest_end
+    stretch = before if rest_start - on > off - rest_end else after
+    working = before | after
+    worst_stretch = float(kss[stretch].max()) if stretch.any() else float("nan")
+    mean = float(kss[working].mean()) if working.any() else float("nan")
+    return float(kss[-LAST_HOUR_INTERVALS:].max()), worst_stretch, mean
 
 
 def summary(proposal: Split, equal: Split) -> str:
     """One line for the crew scheduler, e.g. "Landing pilots A, B take break 2, 03:15-05:45Z;
-    landing KSS 5.9 instead of 6.7 (equal split)"."""
+    landing KSS 5.9 instead of 6.7 (equal split); relief pilots C, D at most 6.1 over their
+    longest stretch at the controls instead of 6.0"."""
     landing = [b for b in proposal.breaks if b.landing]
     names = " and ".join(b.reference for b in landing)
     if len({b.number for b in landing}) == 1:
@@ -387,7 +510,10 @@ def summary(proposal: Split, equal: Split) -> str:
         where = "take breaks " + ", ".join(
             f"{b.number} ({b.reference}) {b.start:%H:%M}\u2013{b.end:%H:%M}Z" for b in landing
         )
+    relief = " and ".join(b.reference for b in proposal.breaks if not b.landing)
     return (
         f"Landing pilots {names} {where}; landing KSS {proposal.landing_kss:.1f} "
-        f"instead of {equal.landing_kss:.1f} with the equal split"
+        f"instead of {equal.landing_kss:.1f} with the equal split; relief {relief}: worst KSS "
+        f"over the longest stretch at the controls {proposal.relief_kss:.1f} instead of "
+        f"{equal.relief_kss:.1f}"
     )

@@ -8,12 +8,19 @@ gives every pilot one break:
 
 Interior boundaries lie on the 15-minute clock grid (``:00, :15, :30, :45`` UTC). A split is
 admissible when every landing pilot's break lasts at least 2 h and every other pilot's at
-least 90 min (EASA CS FTL.1.205(c)(2) [1]_). The equal split (equal breaks, see
+least 90 min (EASA CS FTL.1.205(c)(2) [1]_), and when the duty's report and off-duty times
+are given, no pilot is at the controls for longer than :data:`MAX_STRETCH_HOURS` in one
+stretch (the longest daily FDP of an unaugmented crew, ORO.FTL.205(b) [2]_: augmentation
+exists so that nobody works longer than that without rest). The equal split (equal breaks, see
 :func:`equal_split`) is added as a candidate even when its boundary is off the grid, so a
 proposal can never be worse than it on the objective.
 
-Objective (lexicographic, lower is better): first the landing pilots' worst KSS in the last
-hour of the duty (the top-of-descent score), then the whole crew's mean KSS over the duty.
+Objective (lexicographic, lower is better): first the worst KSS of any pilot at their own
+critical phase, which for the landing pilots is the duty's last hour (top of descent, approach
+and landing) and for the other pilots their longest stretch at the controls; then the landing
+pilots' worst last-hour KSS; then the crew's mean KSS at the controls. A split that rests the
+landing pair by leaving the relief pair at the controls for most of the flight is therefore
+ranked by the relief pair's fatigue, not hidden behind the landing pair's gain.
 
 References
 ----------
@@ -21,6 +28,9 @@ References
    Annex III ORO.FTL and CS FTL.1), CS FTL.1.205(c): in-flight rest of at least 2
    consecutive hours for the flight crew members at the controls during landing, and
    90 minutes for the others.
+.. [2] EASA, the same rules, ORO.FTL.205(b)(1): the maximum basic daily FDP of an
+   unaugmented crew is 13 hours (reports 06:00-13:29 acclimatised, 1-2 sectors) and less at
+   other report times.
 """
 
 from __future__ import annotations
@@ -52,6 +62,9 @@ GRID_HOURS = 0.25
 MIN_LANDING_HOURS = 2.0
 #: CS FTL.1.205(c): rest of the other flight crew members [h].
 MIN_OTHER_HOURS = 1.5
+#: ORO.FTL.205(b)(1): the longest daily FDP of an unaugmented crew [h]; no pilot's stretch at
+#: the controls (report to break, or break to off duty) is planned longer [C].
+MAX_STRETCH_HOURS = 13.0
 _EPS = 1e-9
 
 
@@ -113,6 +126,7 @@ def candidate_splits(
     order: IntArray | None = None,
     *,
     grid: float = GRID_HOURS,
+    duty: tuple[float, float] | None = None,
 ) -> Candidates:
     """Every admissible split of the cruise ``[z0, z1]`` [epoch h] for this crew.
 
@@ -126,6 +140,9 @@ def candidate_splits(
         The rostered break of each pilot, for the equal split (:func:`equal_split`).
     grid : float
         Boundary grid [h].
+    duty : (float, float), optional
+        Report and off-duty times [epoch h]: bounds each pilot's stretch at the controls by
+        :data:`MAX_STRETCH_HOURS`.
     """
     b = n_breaks(landing.size)
     first = np.ceil((z0 + _EPS) / grid) * grid
@@ -145,7 +162,7 @@ def candidate_splits(
     # every (boundaries, assignment) pair; the equal split only with its own assignment
     all_bounds = np.concatenate([bounds[:1], np.repeat(bounds[1:], len(assigns), axis=0)])
     all_assign = np.concatenate([eq_assign[None, :], np.tile(assigns, (n_inner, 1))])
-    ok = admissible(all_bounds, all_assign, landing)
+    ok = admissible(all_bounds, all_assign, landing, duty)
     return Candidates(all_bounds[ok], all_assign[ok], bool(ok[0]))
 
 
@@ -156,46 +173,65 @@ def windows(c: Candidates) -> tuple[FloatArray, FloatArray]:
 
 
 def admissible(
-    bounds: FloatArray, assign: IntArray, landing: npt.NDArray[np.bool_]
+    bounds: FloatArray,
+    assign: IntArray,
+    landing: npt.NDArray[np.bool_],
+    duty: tuple[float, float] | None = None,
 ) -> npt.NDArray[np.bool_]:
-    """Whether each split meets the EASA minimums, ``(C,)`` (CS FTL.1.205(c))."""
+    """Whether each split meets the EASA minimums (CS FTL.1.205(c)) and, with ``duty``
+    (report, off duty [epoch h]), keeps every stretch at the controls within
+    :data:`MAX_STRETCH_HOURS`; ``(C,)``."""
     rows = np.arange(bounds.shape[0])[:, None]
-    hours = bounds[rows, assign + 1] - bounds[rows, assign]
+    start, end = bounds[rows, assign], bounds[rows, assign + 1]
     need = np.where(landing, MIN_LANDING_HOURS, MIN_OTHER_HOURS)
     ordered = (np.diff(bounds, axis=1) > 0).all(axis=1)
-    ok: npt.NDArray[np.bool_] = np.asarray(ordered & (hours >= need - _EPS).all(axis=1))
+    ok: npt.NDArray[np.bool_] = np.asarray(ordered & (end - start >= need - _EPS).all(axis=1))
+    if duty is not None:
+        stretch = np.maximum(start - duty[0], duty[1] - end)
+        ok &= (stretch <= MAX_STRETCH_HOURS + _EPS).all(axis=1)
     return ok
 
 
 def objective(
-    last_hour_max: FloatArray, duty_mean: FloatArray, landing: npt.NDArray[np.bool_]
-) -> tuple[FloatArray, FloatArray]:
+    last_hour_max: FloatArray,
+    stretch_max: FloatArray,
+    controls_mean: FloatArray,
+    landing: npt.NDArray[np.bool_],
+) -> tuple[FloatArray, FloatArray, FloatArray]:
     """The planner's objective of each candidate (lower is better).
 
     Parameters
     ----------
     last_hour_max : ndarray, shape (C, P)
         Each pilot's worst KSS in the last hour of the duty under each candidate.
-    duty_mean : ndarray, shape (C, P)
-        Each pilot's mean KSS over the duty.
+    stretch_max : ndarray, shape (C, P)
+        Each pilot's worst KSS over their longest stretch at the controls (the longer of the
+        parts of the duty before and after their break).
+    controls_mean : ndarray, shape (C, P)
+        Each pilot's mean KSS at the controls (the duty's intervals outside their break).
     landing : ndarray of bool, shape (P,)
 
     Returns
     -------
-    primary, secondary : ndarray, shape (C,)
-        The landing pilots' worst last-hour KSS (top of descent), and the crew's mean KSS.
+    worst, landing_kss, crew_mean : ndarray, shape (C,)
+        The worst KSS of any pilot at their own critical phase (the last hour for the landing
+        pilots, the longest stretch at the controls for the others), the landing pilots' worst
+        last-hour KSS (top of descent), and the crew's mean KSS at the controls.
     """
-    primary: FloatArray = np.where(landing, last_hour_max, -np.inf).max(axis=1)
-    secondary: FloatArray = duty_mean.mean(axis=1)
-    return primary, secondary
+    critical = np.where(landing, last_hour_max, stretch_max)
+    worst: FloatArray = critical.max(axis=1)
+    landing_kss: FloatArray = np.where(landing, last_hour_max, -np.inf).max(axis=1)
+    crew_mean: FloatArray = controls_mean.mean(axis=1)
+    return worst, landing_kss, crew_mean
 
 
-def rank(primary: FloatArray, secondary: FloatArray, decimals: int = 3) -> IntArray:
-    """Candidate indices best first: primary, then secondary, then candidate order.
+def rank(*keys: FloatArray, decimals: int = 3) -> IntArray:
+    """Candidate indices best first: lexicographic on ``keys``, then candidate order.
 
     Values are compared at the scores' reported precision (``decimals``), so a difference
     below it never decides.
     """
-    keys = (np.arange(primary.size), np.round(secondary, decimals), np.round(primary, decimals))
-    order: IntArray = np.lexsort(keys).astype(np.int64)
+    n = keys[0].size
+    sort_keys = (np.arange(n), *(np.round(k, decimals) for k in reversed(keys)))
+    order: IntArray = np.lexsort(sort_keys).astype(np.int64)
     return order

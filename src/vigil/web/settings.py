@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from vigil import datadir
 from vigil.datadir import ENV_PREFIX, default_data_dir
 
 
@@ -136,8 +137,7 @@ class Settings(BaseSettings):
 
     def ensure_data_dir(self) -> Path:
         """Create the data directory (owner-only, 0700) if missing; returns it."""
-        self.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-        return self.data_dir
+        return datadir.ensure_data_dir(self.data_dir)
 
     @property
     def effective_issuer(self) -> str:

@@ -80,6 +80,15 @@ def count_for(console: Console) -> int:
     return len(uploads.list_uploads(session=console.db, operator=console.operator))
 
 
+def latest_scored(console: Console) -> str | None:
+    """The token of the operator's newest roster with results, if any."""
+    scored = (JobStatus.COMPLETED_SUCCESSFULLY, JobStatus.COMPLETED_WITH_ERRORS)
+    for upload in uploads.list_uploads(session=console.db, operator=console.operator):
+        if upload.status in scored:
+            return upload.token
+    return None
+
+
 def own_upload(console: Console, token: str) -> RosterUpload | None:
     return uploads.get_upload(session=console.db, operator=console.operator, token=token)
 

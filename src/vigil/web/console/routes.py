@@ -172,6 +172,16 @@ def logout(console: AnyConsole, csrf_token: Annotated[str | None, Form()] = None
 
 
 @pages.get("/")
+def home(console: UserConsole) -> Response:
+    """The officer's start: the dashboard of the operator's newest scored roster; the
+    connection overview while there is none."""
+    latest = rosters.latest_scored(console)
+    if latest is not None:
+        return RedirectResponse(f"{PREFIX}/rosters/{latest}", status_code=303)
+    return overview(console)
+
+
+@pages.get("/connect")
 def overview(console: UserConsole) -> Response:
     """Where to connect, which scopes this operator's clients hold, what is stored."""
     settings = console.runtime.settings

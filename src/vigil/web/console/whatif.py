@@ -340,7 +340,14 @@ def whatif_plan(console: JsonConsole, token: str, body: PlanIn) -> Response:
             f"References must include the draft's schedule {ref!r}",
             errors=[{"property": "References", "message": "the draft's schedule is missing"}],
         )
-    others = [r for r in dict.fromkeys(body.references) if r != ref]
+    stand_ins = set(body.placeholders)
+    if not stand_ins <= set(body.references) - {ref}:
+        return problem(
+            400,
+            "placeholders must be other References of the crew",
+            errors=[{"property": "placeholders", "message": "not one of the other References"}],
+        )
+    others = [r for r in dict.fromkeys(body.references) if r != ref and r not in stand_ins]
     mates, missing = _crew_drafts(upload, others)
     if missing:
         return problem(404, f"No such schedule in this roster: {missing[0]}.")
@@ -361,6 +368,7 @@ def whatif_plan(console: JsonConsole, token: str, body: PlanIn) -> Response:
                 date_format=date_format,
                 sleep_data=records,
                 preset=PRESET,
+                placeholders=tuple(stand_ins),
             )
         )
     except PlanError as exc:

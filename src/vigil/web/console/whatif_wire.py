@@ -9,12 +9,13 @@ holds), UTC; :func:`to_draft` turns it into a :class:`~.whatif_draft.Draft` or r
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from vigil.domain import Period
+from vigil.domain import CrewComposition, Period
+from vigil.model import DEFAULT
 from vigil.web.console.whatif_draft import CELL_COLUMNS, Draft, DraftDuty
 
 __all__ = ["DraftError", "DraftIn", "DutyIn", "PlanIn", "draft_json", "epoch_ms", "to_draft"]
@@ -63,6 +64,11 @@ class PlanIn(BaseModel):
     duty: int = Field(ge=0, description="Index of the duty in the draft.")
     references: list[str] = Field(min_length=1, max_length=4)
     landing: list[str] = Field(min_length=1, max_length=2)
+    placeholders: list[str] = Field(
+        default_factory=list,
+        max_length=3,
+        description="References of ``references`` not in the roster, planned as placeholders.",
+    )
 
 
 class DraftError(ValueError):
@@ -114,10 +120,66 @@ def to_draft(body: DraftIn) -> Draft:
                 cells=dict(d.cells),
             )
         )
+    for i, duty in enumerate(duties):
+        _check_rests(duty, f"duties[{i}]")
     sleep = None
     if body.sleep is not None:
         sleep = tuple(_period(s, f"sleep[{k}]", minutes=False) for k, s in enumerate(body.sleep))
+        for k, period in enumerate(sleep):
+            _check_sleep(period, duties, f"sleep[{k}]")
     return Draft(body.schedule, tuple(duties), sleep)
+
+
+def _flight(duty: DraftDuty) -> tuple[datetime, datetime]:
+    """The duty's flight: take-off (report + 60 min) to landing (off duty - 30 min), the
+    reference's §6 flight period (``report_to_takeoff``, ``landing_to_off``)."""
+    return (
+        duty.on + timedelta(hours=DEFAULT.report_to_takeoff),
+        duty.off - timedelta(hours=DEFAULT.landing_to_off),
+    )
+
+
+def _hhmm(instant: datetime) -> str:
+    return f"{instant:%Y-%m-%d %H:%M}Z"
+
+
+def _check_rests(duty: DraftDuty, prop: str) -> None:
+    """In-flight rest happens in flight: every rest break lies between take-off and landing."""
+    takeoff, landing = _flight(duty)
+    for k, rest in enumerate(duty.rests):
+        if rest.start < takeoff or rest.end > landing:
+            raise DraftError(
+                f"{prop}.rests[{k}]",
+                f"{prop}.rests[{k}] ({_hhmm(rest.start)}-{_hhmm(rest.end)}) is outside the "
+                f"flight, {_hhmm(takeoff)} (take-off) to {_hhmm(landing)} (landing): move it "
+                "into the flight",
+            )
+
+
+def _check_sleep(period: Period, duties: Sequence[DraftDuty], prop: str) -> None:
+    """Sleep during a duty is in-flight rest: it must lie inside one of that duty's rest
+    breaks, or, for an augmented duty whose breaks the roster leaves to the model
+    (reference §5.1), inside its flight."""
+    for i, duty in enumerate(duties):
+        if period.end <= duty.on or period.start >= duty.off:
+            continue
+        windows = [(r.start, r.end) for r in duty.rests]
+        if not windows and _augmented(duty):
+            windows = [_flight(duty)]
+        if any(a <= period.start and period.end <= b for a, b in windows):
+            continue
+        where = "its rest breaks" if duty.rests else "a rest break"
+        raise DraftError(
+            prop,
+            f"{prop} ({_hhmm(period.start)}-{_hhmm(period.end)}) overlaps duty {i + 1} "
+            f"({_hhmm(duty.on)}-{_hhmm(duty.off)}) outside {where}: a crew member sleeps on "
+            "duty only in in-flight rest",
+        )
+
+
+def _augmented(duty: DraftDuty) -> bool:
+    text = duty.cells.get("CrewComposition", "").strip()
+    return text.isdigit() and int(text) != CrewComposition.TWO_PILOTS
 
 
 def epoch_ms(instant: datetime) -> int:

@@ -41,6 +41,12 @@ class InflightRestIn(BaseModel):
     References: list[str] = Field(description="The relief crew: 3 or 4 pilots' References.")
     Landing: list[str] = Field(description="The 2 References at the controls for landing.")
     Preset: str = Field(default="ingre2014_5c", description="Model parameter preset.")
+    Placeholders: list[str] = Field(
+        default_factory=list,
+        max_length=3,
+        description="References with no rows in RosterData, planned from a rested start "
+        "on the crew's duty.",
+    )
 
 
 class PlannedBreakOut(BaseModel):
@@ -57,14 +63,26 @@ class PlannedBreakOut(BaseModel):
         description="The rest cells to paste into that row (FirstRest/SecondRest dates and times)."
     )
     lastHourKss: float = Field(description="Worst KSS in the duty's last hour.")
-    meanKss: float = Field(description="Mean KSS over the duty.")
+    stretchKss: float = Field(
+        description="Worst KSS over this pilot's longest stretch at the controls."
+    )
+    meanKss: float = Field(description="Mean KSS at the controls (the duty outside the break).")
+    placeholder: bool = Field(
+        description="Not in RosterData: planned from a rested start on the crew's duty."
+    )
 
 
 class SplitOut(BaseModel):
     """A rest split and its predicted scores."""
 
+    worstKss: float = Field(
+        description="The objective: worst KSS of any pilot at their own critical phase."
+    )
     landingKss: float = Field(description="Landing pilots' worst KSS in the last hour.")
-    crewMeanKss: float
+    reliefKss: float = Field(
+        description="Other pilots' worst KSS over their longest stretch at the controls."
+    )
+    crewMeanKss: float = Field(description="Crew's mean KSS at the controls.")
     breaks: list[PlannedBreakOut]
 
 
@@ -72,6 +90,17 @@ class EqualSplitOut(SplitOut):
     """The equal split, for comparison."""
 
     meetsMinimums: bool = Field(description="Whether it meets EASA CS FTL.1.205(c).")
+
+
+class PairOut(BaseModel):
+    """One group of the crew at its critical phase: proposal against the equal split."""
+
+    group: Literal["landing", "relief"]
+    references: list[str]
+    phase: str = Field(description="The phase the group is judged at.")
+    proposalKss: float
+    equalSplitKss: float
+    gain: float = Field(description="equalSplitKss - proposalKss (negative: a loss).")
 
 
 class WindowOut(BaseModel):
@@ -91,6 +120,12 @@ class InflightRestOut(BaseModel):
     proposal: SplitOut
     equalSplit: EqualSplitOut
     gain: float = Field(description="Landing KSS of the equal split minus the proposal's.")
+    pairs: list[PairOut] = Field(
+        description="Landing and relief pilots side by side, each at its own critical phase."
+    )
+    placeholders: list[str] = Field(
+        description="References not in RosterData, planned as placeholders."
+    )
     alternatives: list[SplitOut] = Field(description="The next-best splits, best first.")
     rosterData: str = Field(description="The whole roster with the proposal filled in.")
 
@@ -116,7 +151,7 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
 def inflight_rest(
     body: InflightRestIn, principal: FatiguePrincipal, runtime: RuntimeDep
 ) -> Response:
-    """Search break boundaries and crew assignment for the best top-of-descent score."""
+    """Search break boundaries and crew assignment: every pilot judged at their critical phase."""
     limit = runtime.settings.sync_row_limit
     rows = row_count(body.RosterData)
     if rows > limit:
@@ -129,6 +164,7 @@ def inflight_rest(
         date_format=DateFormat(body.DateFormat),
         sleep_data=[r.record() for r in body.SleepData],
         preset=body.Preset,
+        placeholders=tuple(body.Placeholders),
     )
     try:
         plan = plan_rest(request)

@@ -121,7 +121,7 @@
       $("[data-testid=timing]").textContent = "re-scoring…";
       return post("/score", state.draft).then(function (res) {
         if (mine !== state.pending) return;
-        if (!res.ok || !res.body) { showErrors([problemText(res)]); return; }
+        if (!res.ok || !res.body) { if (!refuse(res)) showErrors([problemText(res)]); return false; }
         state.last = res.body;
         if (res.body.payload) state.good = res.body;
         showErrors(res.body.errors || []);
@@ -131,6 +131,31 @@
         $("[data-testid=timing]").textContent = "re-scored in " + res.body.serverMs + " ms (server)";
         render();
       });
+    }
+
+    /* a draft the server refuses (400 naming a field) is undone, and the reason is shown
+       next to that field: what-if never keeps an impossible draft */
+    function refuse(res) {
+      var errs = (res.body && res.body.errors) || [];
+      if (res.status !== 400 || !errs.length || !errs[0].property) return false;
+      if (state.history.length) {
+        state.draft = state.history.pop();
+        $("[data-action=undo]").disabled = !state.history.length;
+      }
+      buildTable();
+      render();
+      var m = /^duties\[(\d+)\](?:\.rests\[(\d+)\]|\.(on|off))?/.exec(errs[0].property);
+      var target = null;
+      if (m) {
+        var tr = root.querySelector('tr[data-duty="' + m[1] + '"]');
+        if (tr) target = tr.querySelector(m[2] !== undefined ? "[data-field=rest" + m[2] + "-start]" : "[data-field=" + (m[3] || "on") + "]");
+      }
+      if (target) {
+        target.classList.add("invalid");
+        html("div", { "class": "field-error", "data-testid": "field-error", role: "alert" }, target.parentNode, errs[0].message);
+      }
+      showErrors(["Not applied: " + errs[0].message]);
+      return true;
     }
 
     /* ---- the draft ---- */
@@ -387,6 +412,8 @@
       state.draft.duties.forEach(function (d, i) {
         var tr = html("tr", { "data-duty": i }, body);
         html("td", {}, tr, String(i + 1));
+        var c = d.cells || {};
+        html("td", { "data-field": "route" }, tr, (c.StartAirport || "?") + "–" + (c.EndAirport || "?"));
         [["on", d.on], ["off", d.off]].forEach(function (f) {
           html("input", { "data-field": f[0], size: 15, value: stamp(f[1]), "aria-label": f[0] + " duty " + (i + 1) }, html("td", {}, tr));
         });
@@ -478,7 +505,7 @@
     }
 
     /* ---- plan rest ---- */
-    var planDuty = -1;
+    var planDuty = -1, planPlaceholders = [];
     function openPlan(i) {
       planDuty = i;
       var info = data.crew[String(i)];
@@ -490,7 +517,17 @@
       var chosen = [data.schedule];
       info.crew.forEach(function (r) { if (chosen.length < info.size && chosen.indexOf(r) < 0) chosen.push(r); });
       chosen = info.crew.filter(function (r) { return chosen.indexOf(r) >= 0; });
-      info.crew.forEach(function (r) {
+      /* crew members not in the roster are planned as placeholders (rested, no prior duties) */
+      var names = info.crew.slice();
+      planPlaceholders = [];
+      for (var n = 1; names.length < info.size; n++) {
+        var stand = "PLACEHOLDER-" + n;
+        if (names.indexOf(stand) >= 0) continue;
+        names.push(stand);
+        chosen.push(stand);
+        planPlaceholders.push(stand);
+      }
+      names.forEach(function (r) {
         var l1 = html("label", { "class": "check" }, crewBox);
         var c = html("input", { type: "checkbox", name: "crew", value: r }, l1);
         c.checked = chosen.indexOf(r) >= 0;
@@ -501,9 +538,12 @@
         k.checked = chosen.indexOf(r) >= 0 && chosen.indexOf(r) < 2;
         l2.appendChild(document.createTextNode(" " + r));
       });
-      if (info.crew.length < info.size) {
-        planError("Planning needs the " + info.size + " pilots of this flight in the roster (same report and off-duty times and airports); found " + info.crew.length + ".");
-      } else planError("");
+      planError("");
+      var note = panel.querySelector("[data-plan-note]");
+      note.textContent = planPlaceholders.length ? (info.size - planPlaceholders.length) + " of the " + info.size +
+        " pilots of this flight are in the roster (same report, off-duty times and airports); " + planPlaceholders.join(", ") +
+        " stand in for the others, planned from a rested start with no prior duties." : "";
+      note.hidden = !planPlaceholders.length;
       panel.querySelector("[data-plan-result]").hidden = true;
     }
     function planError(text) {
@@ -521,7 +561,8 @@
       $("[data-plan-result]").hidden = true;
       var button = $("[data-action=plan]");
       button.disabled = true;
-      post("/plan", { draft: state.draft, duty: planDuty, references: refs, landing: landing }).then(function (res) {
+      var stand = planPlaceholders.filter(function (r) { return refs.indexOf(r) >= 0; });
+      post("/plan", { draft: state.draft, duty: planDuty, references: refs, landing: landing, placeholders: stand }).then(function (res) {
         button.disabled = false;
         if (!res.ok || !res.body) { planError(problemText(res)); return; }
         state.plan = res.body;
@@ -539,10 +580,20 @@
       panel.hidden = false;
       $("[data-testid=plan-summary]").textContent = res.summary;
       $("[data-testid=plan-mine]").textContent = res.mine + " · searched " + plan.candidates + " splits in " + res.serverMs + " ms (server)";
+      var pairs = $("[data-testid=plan-pairs] tbody");
+      pairs.textContent = "";
+      plan.pairs.forEach(function (p) {
+        var tr = html("tr", { "data-group": p.group }, pairs);
+        html("td", {}, tr, (p.group === "landing" ? "Landing pilots " : "Relief pilots ") + p.references.join(", "));
+        html("td", {}, tr, p.phase);
+        html("td", { "class": "num" }, tr, p.equalSplitKss.toFixed(2));
+        html("td", { "class": "num" }, tr, p.proposalKss.toFixed(2));
+        html("td", { "class": "num " + (p.gain > 0 ? "better" : p.gain < 0 ? "worse" : "") }, tr, (p.gain > 0 ? "−" : p.gain < 0 ? "+" : "±") + Math.abs(p.gain).toFixed(2));
+      });
       var alt = $("[data-plan-alternatives]");
       alt.textContent = "";
       plan.alternatives.forEach(function (a, k) {
-        html("li", {}, alt, "alternative " + (k + 2) + ": landing KSS " + a.landingKss.toFixed(2) + ", crew mean " + a.crewMeanKss.toFixed(2) + " — " +
+        html("li", {}, alt, "alternative " + (k + 2) + ": worst KSS " + a.worstKss.toFixed(2) + " (landing " + a.landingKss.toFixed(2) + ", relief " + a.reliefKss.toFixed(2) + "), crew mean " + a.crewMeanKss.toFixed(2) + " — " +
           a.breaks.map(function (b) { return b.reference + " " + b.start.slice(11, 16) + "–" + b.end.slice(11, 16); }).join(", "));
       });
       drawOverlay();
@@ -630,7 +681,9 @@
       }
     });
     function addSleep() {
-      var v = view(), list = sleeps().slice().sort(function (p, q) { return p[0] - q[0]; });
+      /* the first free time among sleeps and duties (sleep on duty is only in-flight rest) */
+      var busy = state.draft.duties.map(function (d) { return [d.on, d.off]; });
+      var v = view(), list = sleeps().concat(busy).sort(function (p, q) { return p[0] - q[0]; });
       var a = Math.floor((v[0] + v[1]) / 2 / HOUR) * HOUR, b = null;
       for (var k = 0; k < list.length; k++) {
         if (list[k][1] <= a) continue;
@@ -654,7 +707,17 @@
         var i = Number(tr.getAttribute("data-duty"));
         var row = readRow(tr);
         if (!row) { showErrors(["Duty " + (i + 1) + ": times must read YYYY-MM-DD HH:MM (UTC), ends after starts, rests in pairs."]); return; }
-        change(function (d) { d.duties[i].on = row.on; d.duties[i].off = row.off; d.duties[i].rests = row.rests; });
+        change(function (d) {
+          var was = d.duties[i], shift = row.on - was.on;
+          /* a new report time moves the whole duty: its off-duty time, rest breaks and
+             PartialAugment period go along (the off-duty field alone changes its length) */
+          var moved = shift !== 0 && row.off === was.off &&
+            JSON.stringify(row.rests) === JSON.stringify(was.rests);
+          was.on = row.on;
+          was.off = moved ? row.off + shift : row.off;
+          was.rests = moved ? row.rests.map(function (r) { return [r[0] + shift, r[1] + shift]; }) : row.rests;
+          if (moved && was.augment) was.augment = [was.augment[0] + shift, was.augment[1] + shift];
+        }).then(function (applied) { if (applied !== false) buildTable(); });
       } else if (target.hasAttribute && target.hasAttribute("data-window")) {
         state.windowH = Number(target.value);
         state.start = null;
