@@ -12,8 +12,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from vigil.validation import kinds
-from vigil.validation.catalog import all_cases
 from vigil.validation.cases import Case
+from vigil.validation.catalog import all_cases
 
 
 def _row(key: str, kind: str | None, fits: tuple[str, ...] = ()) -> Case:

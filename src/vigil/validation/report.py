@@ -14,8 +14,8 @@ from pathlib import Path
 
 from vigil.scoring.service import ScoreReport
 from vigil.validation import plots
-from vigil.validation.catalog import all_cases, known_failures
 from vigil.validation.cases import Row, evaluate
+from vigil.validation.catalog import all_cases, known_failures
 from vigil.validation.scenarios import Runs, run_all
 
 #: Draws one ScoreReport (scores with sleep bars) to a PNG path; the CLI injects its own.

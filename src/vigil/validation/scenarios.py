@@ -49,6 +49,12 @@ ACTIGRAPHY_EFFICIENCY = 0.88
 UTC_OFFSET: dict[str, float] = {"ACC": 0.0, "HKG": 8.0, "DOH": 3.0, "IAH": -6.0, "JNB": 2.0}
 
 
+def actigraphic(hours: float) -> float:
+    """Predicted ground sleep [h] as actigraphy or polysomnography would count it: times
+    :data:`ACTIGRAPHY_EFFICIENCY` (the one place measured and predicted sleep meet)."""
+    return hours * ACTIGRAPHY_EFFICIENCY
+
+
 def epoch_hours(instant: datetime) -> float:
     """Aware datetime -> hours since 1970-01-01T00:00Z (the unit of sleep episodes)."""
     return instant.timestamp() / 3600.0
