@@ -30,7 +30,28 @@ from vigil.validation.cases import GANDER_2013, Case, Source
 from vigil.validation.scenarios import Runs, actigraphic, epoch_hours
 
 #: Rows of this module that fail today: key -> one-line reason.
-KNOWN_FAILURES: dict[str, str] = {}
+KNOWN_FAILURES: dict[str, str] = {
+    "layover0177-24h": "the 48-h layover holds a 5.9-h first sleep, a 10-h capped sleep and "
+    "a nap: under the abstract's mean once counted as actigraphy (x 0.88)",
+    "layover0177-vs-home": "layover sleep per 24 h is above home sleep, not below: home "
+    "nights are 8.1-h gate sleeps, the layover holds a 10-h capped sleep",
+    "oster2024-quick-return": "off at 21:30, in bed by 22:30, before the 22:34 gate onset: "
+    "the predictor loses no sleep in a quick return; nurses lost 1 h",
+    "sargent2022-immediate": "daytime sleep after a night awake ends at the wake gate "
+    "(4.8 h from 07:00); in a laboratory bed people slept 6.4 h",
+    "sargent2022-delayed": "daytime sleep from 10:00 ends at the wake gate (3.9 h); in a "
+    "laboratory bed people slept 6.4 h",
+    "sargent2022-split": "the second opportunity (13:30-17:00) opens before the onset gate: "
+    "no sleep in it",
+    "jackson2014-night": "10 h in bed at night: the wake gate ends sleep after 8.1 h, "
+    "7.1 h once counted as polysomnography (x 0.88); measured 8.4 h",
+    "jackson2014-day": "10 h in bed by day: the gates allow 3-5 h per day (and no sleep on "
+    "the first day until a nap); measured 6.4 h",
+    "jackson2014-split": "the afternoon opportunity (15:00-20:00) holds only a nap or "
+    "nothing: 5.7 h per day against 7.16 h",
+    "flynnevans2018-late-decline": "the sleep-in rule makes the sleep after each late finish "
+    "(02:00, 8.1 h) as long as the habitual night before the block: no decline",
+}
 
 # --- sources ------------------------------------------------------------------------
 
