@@ -68,7 +68,8 @@ class SleepParameters:
     #: sleeps Åkerstedt & Folkard 1996's 6.1 h (9.1 h with an unconditional sleep-in).
     #: [C, fitted: arsintescu2021-late]
     sleep_in_from_body: float = 21.0
-    sleep_in_to_body: float = 4.0  # [h body] see sleep_in_from_body [C, fitted: arsintescu2021-late]
+    #: [h body] see sleep_in_from_body [C, fitted: arsintescu2021-late]
+    sleep_in_to_body: float = 4.0
     #: [h body] delayed: last main onset 00:00-03:59 [C, fitted: arsintescu2021-late]
     sleep_in_prev_from_body: float = 0.0
     sleep_in_level: float = 13.82  # [TPM] S at waking after 8 h sleep / 16 h awake, §9.4

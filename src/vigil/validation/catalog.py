@@ -66,9 +66,9 @@ def extra_scenarios() -> list[Scenario]:
 
 def fit_groups() -> list[FitGroup]:
     """Every fit group: :mod:`~vigil.validation.fit_groups`'s, then the row modules'."""
-    from vigil.validation import fit_groups as own
+    from vigil.validation.fit_groups import FIT_GROUPS
 
-    out = list(own.FIT_GROUPS())
+    out = list(FIT_GROUPS())
     for m in case_modules():
         build = getattr(m, "FIT_GROUPS", None)
         if callable(build):

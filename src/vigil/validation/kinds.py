@@ -40,7 +40,7 @@ def source_files(dirs: Iterable[Path] = SOURCE_DIRS) -> list[Path]:
     return sorted(p for d in dirs for p in d.glob("*.py"))
 
 
-def _definitions(text: str) -> Iterable[tuple[str, str]]:
+def definitions(text: str) -> Iterable[tuple[str, str]]:
     """``(name, comment text)`` of each field or constant: the ``#:`` lines just above it
     plus its trailing comment."""
     pending: list[str] = []
@@ -59,7 +59,7 @@ def _definitions(text: str) -> Iterable[tuple[str, str]]:
 def defined_names(files: Sequence[Path] | None = None) -> set[str]:
     """Names of the fields and module constants defined in the scanned files."""
     files = source_files() if files is None else files
-    return {name for f in files for name, _ in _definitions(f.read_text(encoding="utf-8"))}
+    return {name for f in files for name, _ in definitions(f.read_text(encoding="utf-8"))}
 
 
 def fitted_tags(files: Sequence[Path] | None = None) -> dict[str, tuple[str, ...]]:
@@ -67,7 +67,7 @@ def fitted_tags(files: Sequence[Path] | None = None) -> dict[str, tuple[str, ...
     files = source_files() if files is None else files
     tags: dict[str, tuple[str, ...]] = {}
     for f in files:
-        for name, comment in _definitions(f.read_text(encoding="utf-8")):
+        for name, comment in definitions(f.read_text(encoding="utf-8")):
             match = _TAG.search(comment)
             if match:
                 keys = tuple(k.strip() for k in match.group(1).split(",") if k.strip())
