@@ -7,7 +7,8 @@ ends in ``_cases`` (e.g. ``independent_cases``, ``risk_cases``). Such a module m
 - ``KNOWN_FAILURES``: row key -> one-line reason, for its rows that fail today;
 - ``scenarios()``: the extra :class:`~vigil.validation.rosters.Scenario` s its rows read,
   scored with the others by :func:`vigil.validation.scenarios.run_all`;
-- ``FIT_GROUPS``: a callable returning :class:`~vigil.validation.fit.FitGroup` s.
+- ``FIT_GROUPS``: a callable returning :class:`~vigil.validation.fit.FitGroup` s;
+- ``SCENARIO_NOTES``: Markdown list lines describing its scenarios (printed in the report).
 
 Rows come in module order: ``cases`` first, then the others by name. Keys must be unique
 across modules (``tests/validation`` checks).
@@ -52,6 +53,11 @@ def known_failures() -> dict[str, str]:
     for m in case_modules():
         out.update(getattr(m, "KNOWN_FAILURES", {}))
     return out
+
+
+def scenario_notes() -> tuple[str, ...]:
+    """The ``SCENARIO_NOTES`` lines of the ``*_cases`` modules (Markdown list items)."""
+    return tuple(line for m in case_modules()[1:] for line in getattr(m, "SCENARIO_NOTES", ()))
 
 
 def extra_scenarios() -> list[Scenario]:

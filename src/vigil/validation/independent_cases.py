@@ -285,6 +285,35 @@ def scenarios() -> list[r.Scenario]:
     return out
 
 
+#: How this module's scenarios stand for the studies (printed in the report).
+SCENARIO_NOTES: tuple[str, ...] = (
+    "- Independent rows (`independent_cases.py`): predicted ground sleep is compared with",
+    "  actigraphy and polysomnography through the same stated efficiency as Roach 2012",
+    "  (`scenarios.actigraphic`); scores at top of descent are the interval holding",
+    "  landing - 30 min (landing = off - 30 min). Augmented flights are flown by both crews",
+    "  (rest first and second) and the value is their mean.",
+    "- Gander 2014: 13-h flights ACC-JNB (4 pilots, 2 rests) landing 08:00, 12:00, 16:00",
+    "  and 20:00 domicile time. Gander 2013 TOD: the in-flight sweep's 13-h and 17-h flights.",
+    "- Powell 2008: one two-pilot, two-sector 8-h duty at ACC, 20:00-04:00 or 08:00-16:00.",
+    "- Layover abstract 0177: IAH-HKG-IAH, report 10:00 Houston time, 16-h flights,",
+    "  4 pilots, 48-h layover; home sleep is the 72 h before report [C: within the",
+    "  abstract's routes and layovers].",
+    "- van den Berg 2023: cabin crew (composition 9, pattern 0, one rest) AKL-ORD 15.5 h",
+    "  reporting 18:30 NZDT, 51-h layover, ORD-AKL 16.5 h reporting 19:30 CST [C: the",
+    "  evening departures approximated]; baseline days are the 96 h to 24 h before report.",
+    "- Öster 2024: ground shifts at ACC with a 30-min commute and no preparation: evening",
+    "  13:00-21:30 then day 07:00-15:30 (quick return, 9.5 h) against two day shifts.",
+    "- Sargent 2022 and Jackson 2014 (laboratory): the person is kept awake by back-to-back",
+    "  ground rows except in the time in bed; each awake stretch ends 30 min (the",
+    "  wind-down) before lights-out. Sargent: awake from 07:00 before the first 18:00-06:00",
+    "  night shift; Jackson: two baseline nights 22:00-08:00, then five days of the",
+    "  condition's time in bed, sleep per day over day 4 08:00 to day 9 08:00.",
+    "- Vejvoda 2014: three consecutive 9-h, 3-sector duties at ACC reporting 06:00 (early",
+    "  start) or 16:00 (off 01:00, late finish), after days off; time awake at report is",
+    "  report minus the end of the last sleep. Flynn-Evans 2018: the LATE block above.",
+)
+
+
 # --- measures -----------------------------------------------------------------------
 
 

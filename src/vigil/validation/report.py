@@ -15,7 +15,7 @@ from pathlib import Path
 from vigil.scoring.service import ScoreReport
 from vigil.validation import plots
 from vigil.validation.cases import Row, evaluate
-from vigil.validation.catalog import all_cases, known_failures
+from vigil.validation.catalog import all_cases, known_failures, scenario_notes
 from vigil.validation.scenarios import Runs, run_all
 
 #: Draws one ScoreReport (scores with sleep bars) to a PNG path; the CLI injects its own.
@@ -129,7 +129,7 @@ def render_markdown(rows: Sequence[Row], model_version: str, image_dir: str) -> 
         )
     lines += ["", "## Why each tolerance", ""]
     lines += [f"{i}. `{row.case.key}`: {row.case.why}." for i, row in enumerate(rows, 1)]
-    lines += ["", "## Scenarios", "", *SCENARIO_NOTES, "", "## Figures", ""]
+    lines += ["", "## Scenarios", "", *SCENARIO_NOTES, *scenario_notes(), "", "## Figures", ""]
     for name, caption in FIGURES:
         lines += [f"![{caption}]({image_dir}/{name})", "", f"*{caption}*", ""]
     lines += ["## Sources", ""]
