@@ -115,3 +115,12 @@ def test_command_fits_a_group_and_writes_the_report(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "fit.json").read_text())["groups"][0]["name"] == "nap rule"
     bad = CliRunner().invoke(create_app(), ["report", "fit", "--group", "nonesuch"])
     assert bad.exit_code == 2 and "nonesuch" in bad.output
+
+
+def test_groups_of_parameters_the_model_no_longer_has_are_left_out_and_said() -> None:
+    spec = ("gone", (("no_such_parameter", 0.0, 1.0),), ("LATE",), (), "loss")
+    assert fit_groups._missing(spec) == ["no_such_parameter"]
+    names = {g.name for g in registered()}
+    assert {s[0] for s in fit_groups._specs() if not fit_groups._missing(s)} <= names
+    reasons = fit_groups.not_fitted()
+    assert "DEPARTURE_HOUR" in reasons and "no_such_parameter" not in reasons

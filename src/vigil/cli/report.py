@@ -80,7 +80,7 @@ def fit_command(
     from vigil import model
     from vigil.validation import fit as fitting
     from vigil.validation.catalog import fit_groups
-    from vigil.validation.fit_groups import NOT_FITTED, hand_set_parameters
+    from vigil.validation.fit_groups import hand_set_parameters, not_fitted
 
     groups = fit_groups()
     if only:
@@ -92,7 +92,7 @@ def fit_command(
     results = [fitting.fit(g) for g in groups]
     out.mkdir(parents=True, exist_ok=True)
     version = model.DEFAULT.model_version
-    markdown = fitting.render_markdown(results, hand_set_parameters(), NOT_FITTED, version)
+    markdown = fitting.render_markdown(results, hand_set_parameters(), not_fitted(), version)
     (out / "fit.md").write_text(markdown, encoding="utf-8")
     (out / "fit.json").write_text(fitting.to_json(results, version), encoding="utf-8")
     for res in results:
