@@ -77,3 +77,46 @@ def test_roach_steps_scale_by_the_actigraphy_efficiency() -> None:
     ]
     steps = cases.roach_steps(_runs(*schedules))
     assert np.allclose(steps, 60.0 * scenarios.ACTIGRAPHY_EFFICIENCY)
+
+
+def test_score_at_top_of_descent_reads_the_interval_an_hour_before_off() -> None:
+    from vigil.validation import independent_cases as ic
+
+    # one 4-h duty from T0: 16 intervals; TOD = off - 1 h = 3.0 h -> interval 12
+    result = ScheduleResult(
+        reference="D",
+        scores={"KSS": np.arange(16, dtype=float)},
+        duties=(DutyResult(_at(0.0), _at(4.0), 0, 16, None),),
+        sleep=(),
+    )
+    assert ic.top_of_descent(result) == 12.0
+    assert np.isnan(ic.score_at(result, "KSS", epoch_hours(_at(5.0))))
+
+
+def test_time_awake_at_report_and_preceding_sleep() -> None:
+    from vigil.validation import independent_cases as ic
+
+    # reports at 30 h and 54 h; sleeps end at 27 h (main, 8 h) and 46 h (main 7 h), and a
+    # nap 50-51 h before the second report
+    duties = [(30.0, 39.0), (54.0, 63.0)]
+    sleeps = [(19.0, 27.0), (39.5, 46.5), (50.0, 51.0)]
+    result = _schedule("V", duties, sleeps)
+    assert ic.awake_at_report(result) == np.mean([3.0, 3.0])
+    assert ic.prior_sleep(result, 0) == scenarios.actigraphic(8.0)
+    assert ic.prior_sleep(result, 1) == scenarios.actigraphic(7.0)
+
+
+def test_laboratory_rows_leave_exactly_the_time_in_bed_plus_the_wind_down() -> None:
+    from vigil.validation import independent_cases as ic
+    from vigil.validation.rosters import at
+
+    beds = [(at(4, 7.0), at(4, 14.0))]
+    scenario = ic.laboratory("LAB", at(3, 7.0), at(5, 6.0), beds)
+    gaps = [
+        (a.off_duty, b.on_duty)
+        for a, b in zip(scenario.rows, scenario.rows[1:], strict=False)
+        if a.off_duty != b.on_duty
+    ]
+    assert gaps == [(at(4, 6.5), at(4, 14.0))]
+    assert scenario.rows[0].on_duty == at(3, 7.0) and scenario.rows[-1].off_duty == at(5, 6.0)
+    assert all(r.off_duty - r.on_duty <= timedelta(hours=20) for r in scenario.rows)

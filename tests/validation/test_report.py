@@ -15,7 +15,8 @@ import pytest
 from typer.testing import CliRunner
 
 from vigil.cli import create_app
-from vigil.validation import CASES, KNOWN_FAILURES, Case, Runs, evaluate, run_all
+from vigil.validation import Case, Runs, evaluate, run_all
+from vigil.validation.catalog import all_cases, known_failures
 from vigil.validation.report import evaluate_all, render_markdown
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "validation.md"
@@ -24,6 +25,10 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "validation.md"
 @pytest.fixture(scope="module")
 def runs() -> Runs:
     return run_all()
+
+
+CASES = all_cases()
+KNOWN_FAILURES = known_failures()
 
 
 def _param(case: Case) -> object:

@@ -99,10 +99,12 @@ class Parameters:
     #: [-] share of the sleep cut by an early forced wake that is made up by going to bed
     #: earlier (onset advance = 0.65 × (natural wake - forced wake)): sleep before a duty then
     #: grows by ~15 min per hour of later start, Roach et al. 2012 (changed from a fixed
-    #: 1.5-h advance below a 07:00 body-time wake, ref §4.3.2), docs/sleep.md [C, calibrated]
+    #: 1.5-h advance below a 07:00 body-time wake, ref §4.3.2), docs/sleep.md
+    #: [C, fitted: roach2012-0400, roach2012-0900, roach2012-slope]
     early_advance_fraction: float = 0.65
     #: [h body] bedtime not before 19:30 body time (ref §4.3.2: 21:00, which made sleep
-    #: before 04:00-06:00 reports fall 60 min per hour earlier; Roach et al. 2012) [C]
+    #: before 04:00-06:00 reports fall 60 min per hour earlier; Roach et al. 2012)
+    #: [C, fitted: roach2012-0400, roach2012-0900, roach2012-slope, roach2012-monotone]
     early_earliest_body: float = 19.5
     nap_length: float = 1.5  # [h] pre-duty nap before evening/night reports, §4.3 [C]
     transfer_away: float = 0.5  # [h] hotel transfer away from base, ref §4.1 [C]

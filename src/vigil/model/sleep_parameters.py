@@ -47,7 +47,8 @@ class SleepParameters:
     nap_latest_end_body: float = 18.0  # [h body] nap ends by 18:00 body time, §4.3.3 [C]
     nap_earliest_start_body: float = 12.0  # [h body] nap starts at/after 12:00, §4.3.3 [C]
     #: [h] nap starts >= last wake + 3 h (ref §4.3.3 had 6 h, which blocked the second sleep
-    #: of daytime breaks; Roach et al. 2016: >1 sleep in 41-50 % of daytime breaks) [C]
+    #: of daytime breaks; Roach et al. 2016: >1 sleep in 41-50 % of daytime breaks)
+    #: [C, fitted: roach2016-daytime]
     nap_after_wake: float = 3.0
     nap_min: float = 0.75  # [h] at least 45 min of nap must fit, ref §4.3.3 [C]
     #: [h] layover sleep timing: the gates' clock moves from body time toward local time
@@ -56,7 +57,7 @@ class SleepParameters:
     #: 2012's 49.5-h layover, w = 1 - 36/99 = 0.64, their 64 % local-night sleepers.
     #: Replaces ref §4.3.4's onset gate G_on + 1.0 in 21:00-02:00 local (never fired) and
     #: 1.1-1.2's pull of both gates by 3.0·min(1, h/36) (left Holmes's crew on Doha time)
-    #: [C, calibrated]
+    #: [C, fitted: holmes2012, darwent2010]
     local_ramp: float = 36.0
     #: [h body] sleep-in: a sleep starting 21:00-03:59 body time lasts at least until S is
     #: back at its steady-state waking level (13.82, ref §9.4), within max_sleep and the
@@ -64,14 +65,17 @@ class SleepParameters:
     #: the person's last main sleep began 00:00-03:59 body time (1.1.1: behavioural delay
     #: after late finishes). Arsintescu et al. 2021: 8.47 h before late-finishing duties.
     #: Free time after the last duty keeps the gate: a 03:00 bedtime after 20 h awake
-    #: sleeps Åkerstedt & Folkard 1996's 6.1 h (9.1 h with an unconditional sleep-in). [C]
+    #: sleeps Åkerstedt & Folkard 1996's 6.1 h (9.1 h with an unconditional sleep-in).
+    #: [C, fitted: arsintescu2021-late]
     sleep_in_from_body: float = 21.0
-    sleep_in_to_body: float = 4.0  # [h body] see sleep_in_from_body
-    sleep_in_prev_from_body: float = 0.0  # [h body] delayed: last main onset 00:00-03:59 [C]
+    #: [h body] see sleep_in_from_body [C, fitted: arsintescu2021-late]
+    sleep_in_to_body: float = 4.0
+    #: [h body] delayed: last main onset 00:00-03:59 [C, fitted: arsintescu2021-late]
+    sleep_in_prev_from_body: float = 0.0
     sleep_in_level: float = 13.82  # [TPM] S at waking after 8 h sleep / 16 h awake, §9.4
     #: [h body] habitual wake (ref §9.4: awake at 07:00 with S = 13.82); with it the rested
     #: person's gate onset, ``usual_onset_body`` (22:51 body), anchors the early-start
-    #: bedtime advance (ref §4.3.2 recalibrated, docs/sleep.md) [C]
+    #: bedtime advance (ref §4.3.2 recalibrated, docs/sleep.md) [C, fitted: arsintescu2021-early]
     habitual_wake_body: float = 7.0
     standby_quality: float = 0.9  # [-] q of sleep overlapping home standby, §4.3.6 / §7 [C]
     activity_commute: float = 1.0  # [h] commute around an ActivityData work item [C, ours]

@@ -408,6 +408,8 @@ CASES: tuple[Case, ...] = (
         _ROACH_WHY,
         lambda runs: roach_bin(runs, 4.0),
         "h",
+        kind="fitted",
+        fits=("early_advance_fraction", "early_earliest_body", "ACTIGRAPHY_EFFICIENCY"),
     ),
     _case(
         "roach2012-0900",
@@ -420,6 +422,8 @@ CASES: tuple[Case, ...] = (
         _ROACH_WHY,
         lambda runs: roach_bin(runs, 9.0),
         "h",
+        kind="fitted",
+        fits=("early_advance_fraction", "early_earliest_body", "ACTIGRAPHY_EFFICIENCY"),
     ),
     _case(
         "roach2012-slope",
@@ -432,6 +436,8 @@ CASES: tuple[Case, ...] = (
         roach_slope,
         "min/h",
         1,
+        kind="fitted",
+        fits=("early_advance_fraction", "early_earliest_body"),
     ),
     _case(
         "roach2012-monotone",
@@ -443,6 +449,8 @@ CASES: tuple[Case, ...] = (
         "the predictor's 1-min resolution",
         roach_largest_drop,
         "h",
+        kind="fitted",
+        fits=("early_earliest_body",),
     ),
     _case(
         "arsintescu2021-late",
@@ -454,6 +462,8 @@ CASES: tuple[Case, ...] = (
         _ARS_WHY,
         lambda runs: prior_main_sleep(runs, "LATE"),
         "h",
+        kind="fitted",
+        fits=("sleep_in_from_body", "sleep_in_to_body", "sleep_in_prev_from_body"),
     ),
     _case(
         "arsintescu2021-early",
@@ -465,6 +475,8 @@ CASES: tuple[Case, ...] = (
         _ARS_WHY,
         lambda runs: prior_main_sleep(runs, "EARLY"),
         "h",
+        kind="fitted",
+        fits=("habitual_wake_body",),
     ),
     _case(
         "roach2016-daytime",
@@ -477,6 +489,8 @@ CASES: tuple[Case, ...] = (
         lambda runs: break_sleep_count(runs, "DAYBREAK"),
         "",
         0,
+        kind="fitted",
+        fits=("nap_after_wake",),
     ),
     _case(
         "roach2016-night",
@@ -489,6 +503,7 @@ CASES: tuple[Case, ...] = (
         lambda runs: break_sleep_count(runs, "NIGHTBREAK"),
         "",
         0,
+        kind="independent",
     ),
     _case(
         "gander2013-lr",
@@ -500,6 +515,8 @@ CASES: tuple[Case, ...] = (
         _GANDER_WHY,
         lambda runs: inflight_sleep(runs, sc.LONG_RANGE),
         "h",
+        kind="fitted",
+        fits=("DEPARTURE_HOUR",),
     ),
     _case(
         "gander2013-ulr",
@@ -511,6 +528,8 @@ CASES: tuple[Case, ...] = (
         _GANDER_WHY,
         lambda runs: inflight_sleep(runs, sc.ULTRA_LONG_RANGE),
         "h",
+        kind="fitted",
+        fits=("DEPARTURE_HOUR",),
     ),
     _case(
         "gander2013-slope",
@@ -523,6 +542,8 @@ CASES: tuple[Case, ...] = (
         inflight_slope,
         "min/h",
         1,
+        kind="fitted",
+        fits=("DEPARTURE_HOUR",),
     ),
     _case(
         "holmes2012",
@@ -536,6 +557,8 @@ CASES: tuple[Case, ...] = (
         "majority did (binomial 95 % CI 50-78 %, above one half) on most nights",
         lambda runs: local_night_sleeper(runs, "DOHIAH", "IAH"),
         "",
+        kind="fitted",
+        fits=("local_ramp",),
     ),
     _case(
         "darwent2010",
@@ -547,6 +570,8 @@ CASES: tuple[Case, ...] = (
         "a direction check; a change under one 15-min score interval is not a move",
         local_night_drift,
         "h",
+        kind="fitted",
+        fits=("local_ramp",),
     ),
     _case(
         "folkard2003-nights",
@@ -559,6 +584,7 @@ CASES: tuple[Case, ...] = (
         night_run_ratio,
         "",
         2,
+        kind="identity",
     ),
     _case(
         "folkard2003-nights-first",
@@ -570,6 +596,7 @@ CASES: tuple[Case, ...] = (
         "half the gap to the 3rd night's 1.17",
         functools.partial(night_run_ratio, over=1),
         "",
+        kind="identity",
     ),
     _case(
         "smith1994-night",
@@ -581,6 +608,7 @@ CASES: tuple[Case, ...] = (
         "the study's 95 % confidence interval",
         lambda runs: shift_risk_ratio(runs, "SHIFT-N"),
         "",
+        kind="independent",
     ),
     _case(
         "folkard2004-afternoon",
@@ -592,6 +620,7 @@ CASES: tuple[Case, ...] = (
         "a direction check: the abstract gives no number, the reference's 1.18 is unverified",
         lambda runs: shift_risk_ratio(runs, "SHIFT-A"),
         "",
+        kind="independent",
     ),
     _case(
         "folkard2004-midnight",
@@ -603,6 +632,7 @@ CASES: tuple[Case, ...] = (
         "'about' midnight: an hour either side",
         night_peak,
         "h",
+        kind="independent",
     ),
     _case(
         "reference-duty",
@@ -615,6 +645,7 @@ CASES: tuple[Case, ...] = (
         lambda runs: float(runs["REFDUTY"].duties[0].risk or math.nan),
         "",
         3,
+        kind="identity",
     ),
     _case(
         "fips-tpm",
@@ -626,6 +657,7 @@ CASES: tuple[Case, ...] = (
         "reference §9.3: the closed forms are exact, so only rounding may differ",
         fips_difference,
         fmt=".1e",
+        kind="identity",
     ),
     _case(
         "tpm-s-wake",
@@ -638,6 +670,7 @@ CASES: tuple[Case, ...] = (
         lambda runs: float(model.steady_state_at_waking()),
         "",
         3,
+        kind="identity",
     ),
     _case(
         "tpm-s-bed",
@@ -650,6 +683,7 @@ CASES: tuple[Case, ...] = (
         lambda runs: float(model.wake_pressure(model.steady_state_at_waking(), 16.0)),
         "",
         3,
+        kind="identity",
     ),
     *(
         _case(
@@ -663,6 +697,7 @@ CASES: tuple[Case, ...] = (
             "values printed to 0.1 h; plus the gates' 5-min scan and 1-min rounding",
             functools.partial(bedtime_sleep, bedtime=b),
             "h",
+            kind="identity",
         )
         for b, v in zip(sc.BEDTIMES, (6.1, 4.6, 3.7, 4.9), strict=True)
     ),
@@ -676,6 +711,7 @@ CASES: tuple[Case, ...] = (
         "covers both cited figures (1.5 and 1.53 h/day)",
         lambda runs: -float(model.advance_phase(0.0, -6.0, 24.0)),
         "h/day",
+        kind="identity",
     ),
     _case(
         "clock-east",
@@ -687,6 +723,7 @@ CASES: tuple[Case, ...] = (
         "covers both cited figures (1.0 and 0.95 h/day)",
         lambda runs: float(model.advance_phase(0.0, 6.0, 24.0)),
         "h/day",
+        kind="identity",
     ),
     _case(
         "clock-layover",
@@ -698,6 +735,7 @@ CASES: tuple[Case, ...] = (
         "'about' 3 h: half an hour either side",
         lambda runs: -float(model.advance_phase(0.0, -8.0, 48.0)),
         "h",
+        kind="identity",
     ),
     _case(
         "pmr-vs-speed",
@@ -710,5 +748,6 @@ CASES: tuple[Case, ...] = (
         lambda runs: relative_error_over_speed(7.0),
         "×",
         1,
+        kind="independent",
     ),
 )

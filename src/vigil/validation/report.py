@@ -14,7 +14,8 @@ from pathlib import Path
 
 from vigil.scoring.service import ScoreReport
 from vigil.validation import plots
-from vigil.validation.cases import CASES, KNOWN_FAILURES, Row, evaluate
+from vigil.validation.cases import Row, evaluate
+from vigil.validation.catalog import all_cases, known_failures, scenario_notes
 from vigil.validation.scenarios import Runs, run_all
 
 #: Draws one ScoreReport (scores with sleep bars) to a PNG path; the CLI injects its own.
@@ -31,8 +32,8 @@ FIGURES: tuple[tuple[str, str], ...] = (
 
 
 def evaluate_all(runs: Runs) -> list[Row]:
-    """Every case of :data:`CASES`, evaluated."""
-    return [evaluate(case, runs) for case in CASES]
+    """Every row of every row module (:func:`~vigil.validation.catalog.all_cases`), evaluated."""
+    return [evaluate(case, runs) for case in all_cases()]
 
 
 def _value(row: Row) -> str:
@@ -46,7 +47,7 @@ def _value(row: Row) -> str:
 def _result(row: Row) -> str:
     if row.passed:
         return "pass"
-    reason = KNOWN_FAILURES.get(row.case.key, "not in KNOWN_FAILURES: the tests fail")
+    reason = known_failures().get(row.case.key, "not in KNOWN_FAILURES: the tests fail")
     return f"**FAIL**: {reason}"
 
 
@@ -54,9 +55,35 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
+def _tally(rows: Sequence[Row], kind: str) -> tuple[int, int]:
+    """(passed, total) of the rows of ``kind``."""
+    chosen = [r for r in rows if r.case.kind == kind]
+    return sum(r.passed for r in chosen), len(chosen)
+
+
+def headline(rows: Sequence[Row]) -> str:
+    """The report's headline: the independent rows' pass rate, then the other kinds."""
+    ind_pass, ind = _tally(rows, "independent")
+    fit_pass, fit = _tally(rows, "fitted")
+    id_pass, ident = _tally(rows, "identity")
+    rate = f" ({100.0 * ind_pass / ind:.0f} %)" if ind else ""
+    return (
+        f"**Independent evidence: {ind_pass} of {ind} independent rows pass{rate}.** "
+        f"Fitted rows (used to choose a parameter or rule, named in the Kind column): "
+        f"{fit_pass} of {fit} pass. Identity rows (implementation and definition checks): "
+        f"{id_pass} of {ident} pass. All rows: {sum(r.passed for r in rows)} of {len(rows)}."
+    )
+
+
+def _kind(row: Row) -> str:
+    case = row.case
+    if case.kind == "fitted":
+        return f"fitted: {', '.join(case.fits)}"
+    return case.kind or "**none**"
+
+
 def render_markdown(rows: Sequence[Row], model_version: str, image_dir: str) -> str:
     """The report's Markdown text (deterministic for the same rows)."""
-    passed = sum(row.passed for row in rows)
     lines = [
         "# Validation report",
         "",
@@ -66,9 +93,18 @@ def render_markdown(rows: Sequence[Row], model_version: str, image_dir: str) -> 
         "SleepData. Every row is recomputed through the service's own scoring path",
         "(`vigil.scoring.service.score`) on scenario rosters built in",
         "`src/vigil/validation/scenarios.py`, and checked by `tests/validation/`.",
-        f"**{passed} of {len(rows)} rows pass.** Failing rows stay in the table with the",
-        "reason; the list of expected failures is `KNOWN_FAILURES` in",
-        "`src/vigil/validation/cases.py`.",
+        "",
+        headline(rows),
+        "",
+        "Each row has a kind: *identity* (an implementation or definition check), *fitted*",
+        "(the figure was used to choose the parameters or rules it names: it shows the fit,",
+        "not evidence for the model) or *independent* (never used for any choice). A",
+        "parameter chosen with a row says so by a `fitted:` tag in its comment, and",
+        "`tests/validation/test_kinds.py` fails unless the row is marked the same way. The",
+        "fitting procedure and its residuals: [validation/fit.md](validation/fit.md).",
+        "Failing rows stay in the table with the reason; the lists of expected failures are",
+        "the `KNOWN_FAILURES` of `src/vigil/validation/cases.py` and of the other",
+        "`*_cases.py` row modules.",
         "",
         "Regenerate (text and figures) with:",
         "",
@@ -81,19 +117,19 @@ def render_markdown(rows: Sequence[Row], model_version: str, image_dir: str) -> 
         "one-line reason). The command exits 1 while a row disagrees with that list, and",
         "`tests/validation/` fails while this file differs from a fresh rendering.",
         "",
-        "| # | Source | Measure | Published | Vigil | Tolerance | Result |",
-        "|---|---|---|---|---|---|---|",
+        "| # | Kind | Source | Measure | Published | Vigil | Tolerance | Result |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for i, row in enumerate(rows, 1):
         case = row.case
         lines.append(
-            f"| {i} | {_cell(case.source.short)} | {_cell(case.measure)} | "
-            f"{_cell(case.published)} | {_value(row)} | {_cell(case.tolerance)} | "
-            f"{_cell(_result(row))} |"
+            f"| {i} | {_cell(_kind(row))} | {_cell(case.source.short)} | "
+            f"{_cell(case.measure)} | {_cell(case.published)} | {_value(row)} | "
+            f"{_cell(case.tolerance)} | {_cell(_result(row))} |"
         )
     lines += ["", "## Why each tolerance", ""]
     lines += [f"{i}. `{row.case.key}`: {row.case.why}." for i, row in enumerate(rows, 1)]
-    lines += ["", "## Scenarios", "", *SCENARIO_NOTES, "", "## Figures", ""]
+    lines += ["", "## Scenarios", "", *SCENARIO_NOTES, *scenario_notes(), "", "## Figures", ""]
     for name, caption in FIGURES:
         lines += [f"![{caption}]({image_dir}/{name})", "", f"*{caption}*", ""]
     lines += ["## Sources", ""]

@@ -21,7 +21,8 @@ from vigil.validation import rosters as r
 REPORT_HOURS: tuple[float, ...] = tuple(4.0 + 0.5 * k for k in range(13))
 #: Flight lengths of the in-flight sleep sweep (Gander et al. 2013) [h].
 FLIGHT_HOURS: tuple[float, ...] = (12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0)
-#: Departure (local = UTC, ACC) of every sweep flight: an evening departure [C].
+#: Departure (local = UTC, ACC) of every sweep flight: an evening departure
+#: [C, fitted: gander2013-lr, gander2013-ulr, gander2013-slope].
 DEPARTURE_HOUR = 21.0
 #: Rest orders of the sweep: each flight is flown by both crews of the 4-pilot complement,
 #: the one resting first (SleepOrder 1) and the one resting second (2). Gander et al. 2013
@@ -41,10 +42,17 @@ NIGHT = (23.0, 31.0)
 #: sleep period [C]), and not to in-flight sleep, which the predictor already gives as
 #: sleep obtained (Σ of per-minute propensity e(t) = 0.70·g, reference §5.2). 1.1 used
 #: 6.8/7.6 = 0.895 (Wu et al. 2016: actigraphic sleep per 24 h over self-reported usual
-#: night sleep), a ratio of two measures of different scope.
+#: night sleep), a ratio of two measures of different scope. The switch to 0.88 made
+#: roach2012-0900 pass [C, fitted: roach2012-0400, roach2012-0900].
 ACTIGRAPHY_EFFICIENCY = 0.88
 #: UTC offsets of the scenario airports in January 2026 (no DST at any of them) [h].
 UTC_OFFSET: dict[str, float] = {"ACC": 0.0, "HKG": 8.0, "DOH": 3.0, "IAH": -6.0, "JNB": 2.0}
+
+
+def actigraphic(hours: float) -> float:
+    """Predicted ground sleep [h] as actigraphy or polysomnography would count it: times
+    :data:`ACTIGRAPHY_EFFICIENCY` (the one place measured and predicted sleep meet)."""
+    return hours * ACTIGRAPHY_EFFICIENCY
 
 
 def epoch_hours(instant: datetime) -> float:
@@ -170,10 +178,17 @@ def combined_sleep(items: Sequence[r.Scenario]) -> list[dict[str, str]]:
 
 @functools.lru_cache(maxsize=1)
 def run_all() -> Runs:
-    """Score every scenario (default preset, KSS, risk and sleep included); cached."""
-    items = scenarios()
+    """Score every scenario, those of the ``*_cases`` modules too (default preset, KSS and
+    SP, risk and sleep included); cached."""
+    from vigil.validation.catalog import extra_scenarios
+
+    items = scenarios() + extra_scenarios()
     request = ScoreRequest(
-        r.roster_text(items), sleep_data=combined_sleep(items), risk=True, include_sleep=True
+        r.roster_text(items),
+        sleep_data=combined_sleep(items),
+        risk=True,
+        include_sleep=True,
+        extra_scales=("SP",),
     )
     report = score(request)
     if report.errors:
