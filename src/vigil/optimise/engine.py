@@ -26,7 +26,7 @@ ProcessFatigueRisk path) to the golden baseline's tolerance (3 decimals).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -83,6 +83,10 @@ class Evaluation:
     duty_ptr: IntArray
     duty_risk: FloatArray
     duty_report: FloatArray
+    #: with ``detail``: every chain duty's unrounded interval mean KSS, CSR by duty
+    #: (``interval_ptr``, one more than the chains' duties)
+    interval_ptr: IntArray | None = None
+    interval_kss: FloatArray | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,6 +298,14 @@ class Engine:
                 f"schedule {ref!r} has SleepData or activities: the engine evaluates "
                 "predicted sleep of duty-only chains"
             )
+        if cand.duty.size and ((cand.duty < 0) | (cand.duty >= pool.plan.on.size)).any():
+            raise EngineError("a candidate names a duty outside the pool")
+        if cand.duty_ptr.shape != (cand.n + 1,) or cand.duty_ptr[0] != 0 or (
+            np.diff(cand.duty_ptr) < 0
+        ).any() or cand.duty_ptr[-1] != cand.duty.size:
+            raise EngineError("duty_ptr must run from 0 to len(duty) in n + 1 steps")
+        if not (np.isfinite(cand.window_start).all() and np.isfinite(cand.window_end).all()):
+            raise EngineError("windows must be finite instants")
         lo, hi = base.offsets[cand.crew], base.offsets[cand.crew + 1]
         # replaced: base duties overlapping the window (on < end and off > start)
         r0 = _crew_search(base.off, lo, hi, cand.window_start, "right")
@@ -310,16 +322,12 @@ class Engine:
         pos = np.arange(total) - np.repeat(offsets[:-1], length)
         owner = np.repeat(np.arange(cand.n), length)
         kb, nw = kept_before[owner], new[owner]
+        last = max(cand.duty.size - 1, 0)
+        pool_row = cand.duty[np.clip(cand.duty_ptr[owner] + pos - kb, 0, last)] if cand.duty.size else pos
         src = np.where(
             pos < kb,
             lo[owner] + pos,
-            np.where(
-                pos < kb + nw,
-                n_base + cand.duty[np.minimum(cand.duty_ptr[owner] + pos - kb, max(cand.duty.size - 1, 0))]
-                if cand.duty.size
-                else 0,
-                r1[owner] + pos - kb - nw,
-            ),
+            np.where(pos < kb + nw, n_base + pool_row, r1[owner] + pos - kb - nw),
         ).astype(np.int64)
         pool_on = pool.plan.on
         pool_off = pool.plan.off
@@ -338,14 +346,13 @@ class Engine:
             i = int(owner[1:][overlap][0])
             raise EngineError(f"candidate {i}: duties overlap or are not in time order")
         head_base = np.where(kept_before > 0, cand.crew, -1)
-        head_pool = np.where(
-            kept_before > 0, 0, _pool_group(pool, cand.duty[np.minimum(cand.duty_ptr[:-1], max(cand.duty.size - 1, 0))])
-            if cand.duty.size else 0
-        ).astype(np.int64)
+        heads = cand.duty[np.minimum(cand.duty_ptr[:-1], last)] if cand.duty.size else lo
+        head_pool = np.where(kept_before > 0, 0, _pool_group(pool, heads)).astype(np.int64)
         return Sources(src, offsets, head_base.astype(np.int64), head_pool), kept_before, r0, r1
 
-    def evaluate(self, pool: Pool, cand: Candidates) -> Evaluation:
-        """Every candidate's cost terms, restarting from the base (module docstring)."""
+    def evaluate(self, pool: Pool, cand: Candidates, *, detail: bool = False) -> Evaluation:
+        """Every candidate's cost terms, restarting from the base (module docstring);
+        ``detail`` adds every chain interval's mean KSS."""
         b = self._base
         base = b.plan
         p = self.params
@@ -477,7 +484,22 @@ class Engine:
         terms_sub = duty_terms(
             layout, kss, risks, _padded(every[0], every[1], every[2]), p, self.costs, weights
         )
-        return self._assemble(cand, sources, chains, owner, chain_row, terms_sub, risks)
+        out = self._assemble(cand, sources, chains, owner, chain_row, terms_sub, risks)
+        if not detail:
+            return out
+        ptr = np.zeros(chains.on.size + 1, np.int64)
+        np.cumsum(chains.count, out=ptr[1:])
+        n_base = base.on.size
+        src = sources.src
+        from_base = np.repeat(src < n_base, chains.count)
+        first_iv = np.repeat(b.kss_ptr[np.minimum(src, n_base - 1)] - ptr[:-1], chains.count)
+        rows = first_iv + np.arange(int(ptr[-1]))
+        every_kss = np.where(from_base, b.kss[np.where(from_base, rows, 0)], np.nan)
+        iv = np.repeat(ptr[chain_row], chains.count[chain_row]) + (
+            np.arange(layout.duty.size) - np.repeat(np.cumsum(layout.count) - layout.count, layout.count)
+        )
+        every_kss[iv] = kss
+        return replace(out, interval_ptr=ptr, interval_kss=every_kss)
 
     def _known_kss(
         self, layout: sc.Layout, src: IntArray, resim: npt.NDArray[np.bool_]
@@ -545,7 +567,10 @@ class Engine:
             layout, kss, risks, (timeline.sleep_start, timeline.sleep_end), p, self.costs,
             end_weight,
         )  # fmt: skip
-        return Evaluation(chain_terms(terms, chains.offsets, self.costs), chains.offsets, risks, chains.on)
+        ptr = np.zeros(chains.on.size + 1, np.int64)
+        np.cumsum(chains.count, out=ptr[1:])
+        terms_c = chain_terms(terms, chains.offsets, self.costs)
+        return Evaluation(terms_c, chains.offsets, risks, chains.on, ptr, kss)
 
 
 def end_weights(parsed: sc.ParsedRoster, costs: CostSettings) -> FloatArray:
@@ -666,7 +691,6 @@ def _timeline(
     ptr, s, e, q, k = sleep
     arrays = sc.SleepArrays(ptr, s, e, q, k, np.zeros(s.size, dtype=bool))
     timeline = sc.build_timeline(start, arrays, zones)
-    from dataclasses import replace
 
     return replace(timeline, s_start=np.asarray(s_start, dtype=np.float64), phase_start=phase)
 
