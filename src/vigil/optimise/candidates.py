@@ -88,7 +88,12 @@ def parse_candidates(engine: Engine, text: str, date_format: str = "dmy") -> Par
             continue
         cells[ref_col] = cand
         out_lines.append(",".join(_quote(c) for j, c in enumerate(cells) if j != cand_col))
-    parsed = sc.parse_request("\r\n".join(out_lines) + "\r\n", date_format)
+    parsed = sc.parse_request(
+        "\r\n".join(out_lines) + "\r\n",
+        date_format,
+        airports=engine.airports,
+        blank_defaults=engine.blank_defaults,
+    )
     errors.extend(sc.format_error(e) for e in parsed.errors)
     found = parsed.columns.references if parsed.columns is not None else parsed.schedules
     if not found:

@@ -43,6 +43,7 @@ from dataclasses import dataclass, field, fields, replace
 import numpy as np
 import numpy.typing as npt
 
+from vigil.fleet.bands import DEFAULT_BOUNDS
 from vigil.model.parameters import Parameters
 
 __all__ = [
@@ -86,7 +87,9 @@ class CostSettings:
 
     weights: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     band_kss: float = 7.0  #: the operator's highest KSS warning level
-    high_risk: float = 2.0  #: R above which a duty is "high" (risk band bound)
+    #: R above which a duty is "high": the upper bound of the operator's elevated band
+    #: (default 1.72², two KSS units of the crash hazard, :mod:`vigil.fleet.bands`)
+    high_risk: float = DEFAULT_BOUNDS[1]
     sleep_need_h: float = 7.0  #: [h] predicted sleep before a duty below which it counts short
     tod_lead_h: float = 1.0 / 3.0  #: [h] top of descent before landing [C]
     airport_category: Mapping[str, str] = field(default_factory=dict)  #: code -> A/B/C

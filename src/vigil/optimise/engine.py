@@ -26,11 +26,13 @@ ProcessFatigueRisk path) to the golden baseline's tolerance (3 decimals).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
 
+from vigil.domain import Airport
 from vigil.model.parameters import Parameters
 from vigil.model.sleep_parameters import KIND_MAIN
 from vigil.optimise import _scoring as sc
@@ -121,6 +123,9 @@ class Engine:
         self.params = params
         self.costs = costs or CostSettings()
         self._end_weight = np.ones(plan.on.size) if end_weight is None else end_weight
+        #: the operator's airport table and blank-cell values candidate rows are read with
+        self.airports: Mapping[str, Airport] | None = None
+        self.blank_defaults: Mapping[str, int] | None = None
         self._base = self._load(plan)
 
     # ------------------------------------------------------------------ loading
@@ -132,17 +137,29 @@ class Engine:
         date_format: str = "dmy",
         params: Parameters | None = None,
         costs: CostSettings | None = None,
+        *,
+        airports: Mapping[str, Airport] | None = None,
+        blank_defaults: Mapping[str, int] | None = None,
     ) -> Engine:
-        """Parse and load a base roster (RosterData, contract §3.1); row errors raise."""
+        """Parse and load a base roster (RosterData, contract §3.1); row errors raise.
+
+        ``airports`` and ``blank_defaults`` are the operator's airport table and blank
+        cell values (as :class:`~vigil.scoring.service.ScoreRequest` takes them); the
+        engine reads candidate rows with the same.
+        """
         p = params or sc.resolve_preset("ingre2014_5c")
         costs = costs or CostSettings()
-        parsed = sc.parse_request(roster_text, date_format)
+        parsed = sc.parse_request(
+            roster_text, date_format, airports=airports, blank_defaults=blank_defaults
+        )
         if parsed.errors:
             raise EngineError(
                 "the base roster has row errors:\n"
                 + "\n".join(sc.format_error(e) for e in parsed.errors)
             )
-        return cls(sc.plan_parsed(parsed, p), p, costs, end_weights(parsed, costs))
+        engine = cls(sc.plan_parsed(parsed, p), p, costs, end_weights(parsed, costs))
+        engine.airports, engine.blank_defaults = airports, blank_defaults
+        return engine
 
     @property
     def references(self) -> tuple[str, ...]:
@@ -164,7 +181,9 @@ class Engine:
 
     def pool_from_roster(self, roster_text: str, date_format: str = "dmy") -> Pool:
         """Parse a roster of duty groups (each Reference a pairing) as a :class:`Pool`."""
-        parsed = sc.parse_request(roster_text, date_format)
+        parsed = sc.parse_request(
+            roster_text, date_format, airports=self.airports, blank_defaults=self.blank_defaults
+        )
         if parsed.errors:
             raise EngineError(
                 "the pool has row errors:\n" + "\n".join(sc.format_error(e) for e in parsed.errors)
