@@ -169,6 +169,10 @@ class Engine:
     def plan(self) -> sc.CrewPlan:
         return self._base.plan
 
+    def base_terms(self) -> Terms:
+        """The cost terms of every base crew member's own chain (base order)."""
+        return chain_terms(self._base.duty, self._base.plan.offsets, self.costs)
+
     def crew_index(self, reference: str) -> int:
         try:
             return self.references.index(reference)
