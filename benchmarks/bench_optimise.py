@@ -93,10 +93,14 @@ def main() -> None:
         print(json.dumps(result))
     else:
         print(f"vigil.optimise, {result['workload']}")
-        print(f"  incremental: {result['incremental_per_s_wall']:>8,} eval/s wall  "
-              f"{result['incremental_per_s_cpu']:>8,} eval/s per CPU-s  (goal >= 10,000)")
-        print(f"  full:        {result['full_per_s_wall']:>8,} eval/s wall  "
-              f"{result['full_per_s_cpu']:>8,} eval/s per CPU-s")
+        print(
+            f"  incremental: {result['incremental_per_s_wall']:>8,} eval/s wall  "
+            f"{result['incremental_per_s_cpu']:>8,} eval/s per CPU-s  (goal >= 10,000)"
+        )
+        print(
+            f"  full:        {result['full_per_s_wall']:>8,} eval/s wall  "
+            f"{result['full_per_s_cpu']:>8,} eval/s per CPU-s"
+        )
         print(f"  ratio (CPU, same run, median of {args.runs}): {result['ratio_cpu_median']}x")
         for key in ("http_per_s_wall", "http_server_cpu_ms_per_eval"):
             if key in result:

@@ -69,12 +69,16 @@ def http_figures(base: str, sets: list[CandidateSet], runs: int) -> dict[str, An
             ).json()["access_token"]
             headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
             with httpx.Client(timeout=600) as client:
-                warm = client.post(f"{url}/api/Optimise/Evaluate", content=bodies[0], headers=headers)
+                warm = client.post(
+                    f"{url}/api/Optimise/Evaluate", content=bodies[0], headers=headers
+                )
                 warm.raise_for_status()
                 walls, cpus, counts = [], [], []
                 for body in bodies[:runs]:
                     cpu0, t0 = _tree_cpu(process.pid), time.perf_counter()
-                    answer = client.post(f"{url}/api/Optimise/Evaluate", content=body, headers=headers)
+                    answer = client.post(
+                        f"{url}/api/Optimise/Evaluate", content=body, headers=headers
+                    )
                     walls.append(time.perf_counter() - t0)
                     cpus.append(_tree_cpu(process.pid) - cpu0)
                     answer.raise_for_status()

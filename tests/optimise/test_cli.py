@@ -55,7 +55,9 @@ def test_evaluate_prints_the_engines_terms(tmp_path: Path) -> None:
     )
     ev = engine.evaluate(cs.pool, span)  # type: ignore[attr-defined]
     np.testing.assert_allclose(out["cost"], ev.terms.cost, atol=1e-5)
-    csv = CliRunner().invoke(create_app(), ["evaluate", "--base", str(base), "--candidates", str(cands)])
+    csv = CliRunner().invoke(
+        create_app(), ["evaluate", "--base", str(base), "--candidates", str(cands)]
+    )
     assert csv.exit_code == 0
     header, *rows = csv.stdout.strip().splitlines()
     assert header.split(",") == ["candidate", *TERM_NAMES] and len(rows) == len(keep)
@@ -68,7 +70,9 @@ def test_evaluate_reports_bad_rows_and_scores_the_rest(tmp_path: Path) -> None:
     lines.append(lines[1].replace(ref, "NOBODY", 1).rsplit(",", 1)[0] + ",x1")
     lines.append("short,row")
     cands.write_text("\r\n".join(lines) + "\r\n")
-    result = CliRunner().invoke(create_app(), ["evaluate", "--base", str(base), "--candidates", str(cands)])
+    result = CliRunner().invoke(
+        create_app(), ["evaluate", "--base", str(base), "--candidates", str(cands)]
+    )
     assert result.exit_code == 1
     n = len(lines)
     assert f"{n - 1}|x1|Reference 'NOBODY' is not a schedule of the base roster" in result.stderr
@@ -80,6 +84,8 @@ def test_evaluate_refuses_a_header_without_candidate(tmp_path: Path) -> None:
     base, _, _, _ = _files(tmp_path)
     plain = tmp_path / "plain.csv"
     plain.write_text(base.read_text())
-    result = CliRunner().invoke(create_app(), ["evaluate", "--base", str(base), "--candidates", str(plain)])
+    result = CliRunner().invoke(
+        create_app(), ["evaluate", "--base", str(base), "--candidates", str(plain)]
+    )
     assert result.exit_code == 1
     assert "1||no Candidate column in the header" in result.stderr

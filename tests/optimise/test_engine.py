@@ -50,7 +50,9 @@ def test_base_walk_gives_the_predictors_episodes(engine: Engine) -> None:
         assert np.array_equal(mine, theirs)
 
 
-def test_incremental_and_full_equal_process_fatigue_risk(engine: Engine, cands: CandidateSet) -> None:
+def test_incremental_and_full_equal_process_fatigue_risk(
+    engine: Engine, cands: CandidateSet
+) -> None:
     inc = engine.evaluate(cands.pool, cands.candidates, detail=True)
     full = engine.evaluate_full(cands.pool, cands.candidates)
     assert inc.interval_kss is not None and inc.interval_ptr is not None
@@ -116,17 +118,17 @@ def test_bad_candidates_are_refused_with_a_reason(engine: Engine, cands: Candida
     outside = Candidates(np.array([99]), c.window_start[one], c.window_end[one], ptr, duties)
     with pytest.raises(EngineError, match="outside the base roster"):
         engine.evaluate(cands.pool, outside)
-    twice = Candidates(c.crew[one], c.window_start[one], c.window_end[one],
-                       np.array([0, 2 * duties.size]), np.concatenate([duties, duties]))  # fmt: skip
+    both = np.concatenate([duties, duties])
+    twice = Candidates(
+        c.crew[one], c.window_start[one], c.window_end[one], np.array([0, both.size]), both
+    )
     with pytest.raises(EngineError, match="overlap"):
         engine.evaluate(cands.pool, twice)
     with pytest.raises(EngineError, match="row errors"):
         Engine.from_roster("Reference,OnDutyDate\r\nX,1\r\n")
 
 
-def test_weights_and_airport_categories_move_the_cost(
-    engine: Engine, cands: CandidateSet
-) -> None:
+def test_weights_and_airport_categories_move_the_cost(engine: Engine, cands: CandidateSet) -> None:
     ev = engine.evaluate(cands.pool, cands.candidates)
     t = ev.terms
     expected = (

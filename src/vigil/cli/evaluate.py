@@ -52,8 +52,8 @@ def evaluate_command(
     from vigil.optimise import EngineError
     from vigil.optimise._scoring import ScoringError, resolve_preset
     from vigil.optimise.candidates import parse_candidates
-    from vigil.optimise.engine import Engine
     from vigil.optimise.costs import TERM_NAMES
+    from vigil.optimise.engine import Engine
 
     base_text = _read(base, "--base")
     cand_text = _read(candidates, "--candidates")

@@ -59,7 +59,11 @@ def restarts(
             for j in range(p, lo - 1, -1):
                 if rec.kind[j] != GROUND or rec.t_wake[j] > limit:
                     continue
-                if rec.n[j] == 0 or any_length or rec.last_e[j] - rec.last_s[j] >= full_sleep - 1e-9:
+                if (
+                    rec.n[j] == 0
+                    or any_length
+                    or rec.last_e[j] - rec.last_s[j] >= full_sleep - 1e-9
+                ):
                     r = j
                     break
         out_r[i] = r

@@ -30,7 +30,7 @@ import numba as nb
 import numpy as np
 
 from vigil.model._arrays import FloatArray, IntArray
-from vigil.model._clock import clock, phi, theta
+from vigil.model._clock import Clock, clock, phi, theta
 from vigil.model._kernels import Consts, wrap
 from vigil.model.sleep_inflight import inflight
 from vigil.model.sleep_parameters import KIND_MAIN, KIND_NAP, WINDOW_INFLIGHT
@@ -69,7 +69,7 @@ def _same(a: float, b: float) -> bool:
 
 @nb.njit(cache=True)
 def _record(
-    k: Consts, c: object, rec: Records, r: int, wf: FloatArray, u: int, kind: float,
+    k: Consts, c: Clock, rec: Records, r: int, wf: FloatArray, u: int, kind: float,
     away: float, st: tuple[int, float, float], out: Out,
 ) -> None:  # fmt: skip
     n = st[0]
@@ -88,7 +88,7 @@ def _record(
 
 @nb.njit(cache=True)
 def _converged(
-    k: Consts, c: object, base: Records, lo: int, hi: int, wf: FloatArray, u: int,
+    k: Consts, c: Clock, base: Records, lo: int, hi: int, wf: FloatArray, u: int,
     away: float, st: tuple[int, float, float], out: Out, eps: float,
 ) -> int:  # fmt: skip
     """Index of the base record of this window if the walk state equals it, else -1."""
@@ -116,7 +116,7 @@ def _converged(
 
 @nb.njit(cache=True)
 def _person(
-    k: Consts, c: object, t_end: float, busy: Busy, rest: Rest, sb_s: FloatArray,
+    k: Consts, c: Clock, t_end: float, busy: Busy, rest: Rest, sb_s: FloatArray,
     sb_e: FloatArray, out: Out, from_ws: float, st: tuple[int, float, float],
     conv_from: float, base: Records, b_lo: int, b_hi: int, eps: float, record: bool,
     rec: Records, r_lo: int,

@@ -52,9 +52,7 @@ def parse_candidates(engine: Engine, text: str, date_format: str = "dmy") -> Par
     names = [h.strip() for h in header]
     lowered = [h.lower() for h in names]
     if CANDIDATE_COLUMN.lower() not in lowered:
-        return ParsedCandidates(
-            (), None, None, (f"1||no {CANDIDATE_COLUMN} column in the header",)
-        )
+        return ParsedCandidates((), None, None, (f"1||no {CANDIDATE_COLUMN} column in the header",))
     if "reference" not in lowered:
         return ParsedCandidates((), None, None, ("1||no Reference column in the header",))
     cand_col = lowered.index(CANDIDATE_COLUMN.lower())
@@ -79,7 +77,9 @@ def parse_candidates(engine: Engine, text: str, date_format: str = "dmy") -> Par
             continue
         known = crew_of.setdefault(cand, ref)
         if known != ref:
-            errors.append(f"{row_no}|{cand}|a candidate's rows must share one Reference ({known!r})")
+            errors.append(
+                f"{row_no}|{cand}|a candidate's rows must share one Reference ({known!r})"
+            )
             out_lines.append("")
             continue
         if ref not in engine.references:

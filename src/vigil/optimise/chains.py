@@ -19,6 +19,7 @@ from typing import overload
 import numpy as np
 import numpy.typing as npt
 
+from vigil.domain import Schedule
 from vigil.optimise._scoring import CrewPlan
 
 __all__ = ["Pool", "Sources", "gather_plan", "merge_zones"]
@@ -129,15 +130,20 @@ def gather_plan(base: CrewPlan, pool: Pool, sources: Sources) -> CrewPlan:
     hb_l, hp_l = hb.tolist(), hp.tolist()
     return CrewPlan(
         references=tuple(
-            base.references[b] if b >= 0 else p.references[g] for b, g in zip(hb_l, hp_l)
+            base.references[b] if b >= 0 else p.references[g]
+            for b, g in zip(hb_l, hp_l, strict=True)
         ),
         offsets=sources.offsets,
         on_instant=_Gathered(base.on_instant, p.on_instant, src),
         off_instant=_Gathered(base.off_instant, p.off_instant, src),
         zones=pool.zones,
         home_zone=home_zone.astype(np.int64),
-        home_base=tuple(base.home_base[b] if b >= 0 else p.home_base[g] for b, g in zip(hb_l, hp_l)),
-        warmup=tuple(base.warmup[b] if b >= 0 else p.warmup[g] for b, g in zip(hb_l, hp_l)),
+        home_base=tuple(
+            base.home_base[b] if b >= 0 else p.home_base[g] for b, g in zip(hb_l, hp_l, strict=True)
+        ),
+        warmup=tuple(
+            base.warmup[b] if b >= 0 else p.warmup[g] for b, g in zip(hb_l, hp_l, strict=True)
+        ),
         activities=tuple(() for _ in hb_l),
         sleep=tuple(() for _ in hb_l),
         schedules=_no_schedules,
@@ -145,5 +151,5 @@ def gather_plan(base: CrewPlan, pool: Pool, sources: Sources) -> CrewPlan:
     )
 
 
-def _no_schedules(crew: IntArray) -> Sequence[object]:
+def _no_schedules(crew: IntArray) -> Sequence[Schedule]:
     raise NotImplementedError("candidate chains have no Schedule objects")

@@ -39,12 +39,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from vigil.fleet.bands import DEFAULT_BOUNDS
 from vigil.model.parameters import Parameters
+from vigil.optimise._scoring import Layout
 
 __all__ = [
     "COST_TERMS",
@@ -168,7 +170,7 @@ TERM_NAMES = tuple(f.name for f in fields(Terms))
 
 
 def duty_terms(
-    layout: object,
+    layout: Layout,
     kss: FloatArray,
     risks: FloatArray,
     sleep: tuple[FloatArray, FloatArray],
@@ -180,31 +182,35 @@ def duty_terms(
     risks ``risks``, each crew row's predicted sleep ``sleep`` as NaN-padded start and
     end arrays, ``end_weight`` the category weight of each duty's last landing)."""
     lay = layout
-    on: FloatArray = lay.on  # type: ignore[attr-defined]
-    off: FloatArray = lay.off  # type: ignore[attr-defined]
-    duty: IntArray = lay.duty  # type: ignore[attr-defined]
-    start: FloatArray = lay.start  # type: ignore[attr-defined]
+    on: FloatArray = lay.on
+    off: FloatArray = lay.off
+    duty: IntArray = lay.duty
+    start: FloatArray = lay.start
     n = on.size
     if n == 0:
         empty = np.zeros(0)
         return DutyTerms(empty, empty, empty, empty, empty, empty)
     length = np.clip(off[duty] - start, 0.0, 0.25)
     mid = start + length / 2
-    rest_s: FloatArray = lay.rest_start[duty]  # type: ignore[attr-defined]
-    rest_e: FloatArray = lay.rest_end[duty]  # type: ignore[attr-defined]
+    rest_s: FloatArray = lay.rest_start[duty]
+    rest_e: FloatArray = lay.rest_end[duty]
     resting = ((mid[:, None] >= rest_s) & (mid[:, None] < rest_e)).any(axis=1)
     controls = ~resting
-    hours7 = np.bincount(duty, weights=length * (controls & (kss > 7.0)), minlength=n)
-    hours_band = np.bincount(duty, weights=length * (controls & (kss > costs.band_kss)), minlength=n)
+    hours7 = np.bincount(duty, weights=length * (controls & (kss > 7.0)), minlength=n).astype(
+        np.float64
+    )
+    hours_band = np.bincount(
+        duty, weights=length * (controls & (kss > costs.band_kss)), minlength=n
+    ).astype(np.float64)
     # predicted sleep in the 24 h before report
-    crew: IntArray = lay.crew  # type: ignore[attr-defined]
+    crew: IntArray = lay.crew
     ss, se = sleep[0][crew], sleep[1][crew]
     lo = (on - 24.0)[:, None]
     overlap = np.minimum(se, on[:, None]) - np.maximum(ss, lo)
     sleep24 = np.nansum(np.maximum(overlap, 0.0), axis=1)
     # top of descent at each landing (sectors as reference §6 places them)
-    sectors = np.maximum(lay.sectors, 1.0).astype(np.int64)  # type: ignore[attr-defined]
-    count: IntArray = lay.count  # type: ignore[attr-defined]
+    sectors = np.maximum(lay.sectors, 1.0).astype(np.int64)
+    count: IntArray = lay.count
     first = np.zeros(n, np.int64)
     np.cumsum(count[:-1], out=first[1:])
     owner = np.repeat(np.arange(n), sectors)
@@ -217,7 +223,8 @@ def duty_terms(
     k_tod = kss[first[owner] + np.maximum(k_idx, 0)]
     last = j == sectors[owner] - 1
     w = np.where(last, 1.0 if end_weight is None else end_weight[owner], 1.0)
-    tod_sum = np.bincount(owner, weights=w * np.exp(params.risk_beta * (k_tod - 5.0)), minlength=n)
+    fatigue = w * np.exp(params.risk_beta * (k_tod - 5.0))
+    tod_sum = np.bincount(owner, weights=fatigue, minlength=n).astype(np.float64)
     tod_max = np.full(n, -np.inf)
     np.maximum.at(tod_max, owner, k_tod)
     return DutyTerms(
@@ -231,7 +238,7 @@ def chain_terms(duties: DutyTerms, offsets: IntArray, costs: CostSettings) -> Te
     at = offsets[:-1]
     risk_sum = np.add.reduceat(duties.risk, at)
     min_sleep = np.minimum.reduceat(duties.sleep24, at)
-    terms = {
+    terms: dict[str, Any] = {
         "risk_sum": risk_sum,
         "risk_max": np.maximum.reduceat(duties.risk, at),
         "high_risk_duties": np.add.reduceat((duties.risk > costs.high_risk).astype(np.int64), at),
@@ -247,7 +254,7 @@ def chain_terms(duties: DutyTerms, offsets: IntArray, costs: CostSettings) -> Te
         weight = costs.weight(name)
         if weight:
             cost = cost + weight * terms[name]
-    return Terms(cost=cost, **terms)  # type: ignore[arg-type]
+    return Terms(cost=cost, **terms)  # each term's array, by name
 
 
 def with_weights(costs: CostSettings, weights: Mapping[str, float]) -> CostSettings:

@@ -34,6 +34,7 @@ import numpy.typing as npt
 
 from vigil.domain import Airport
 from vigil.model.parameters import Parameters
+from vigil.model.simulate import CrewTimeline
 from vigil.model.sleep_parameters import KIND_MAIN
 from vigil.optimise import _scoring as sc
 from vigil.optimise._ranges import restarts, risk_ends, seeded_capacity
@@ -275,7 +276,7 @@ class Engine:
     def _kss(
         self,
         layout: sc.Layout,
-        timeline: object,
+        timeline: CrewTimeline,
         resim: npt.NDArray[np.bool_],
         known: FloatArray,
     ) -> FloatArray:
@@ -294,7 +295,7 @@ class Engine:
                 layout.rest_start, layout.rest_end,
             )  # fmt: skip
             kss[rows] = sc.interval_kss(
-                timeline,  # type: ignore[arg-type]
+                timeline,
                 samples,
                 ptr,
                 duty[rows],
@@ -305,7 +306,9 @@ class Engine:
 
     # ------------------------------------------------------------------ candidates
 
-    def _sources(self, pool: Pool, cand: Candidates) -> tuple[Sources, IntArray, IntArray, IntArray]:
+    def _sources(
+        self, pool: Pool, cand: Candidates
+    ) -> tuple[Sources, IntArray, IntArray, IntArray]:
         """Each chain's duty sources; per candidate the kept base duties before the
         window (``first``), the replaced base duties ``[r0, r1)`` (absolute indices)."""
         base = self._base.plan
@@ -323,9 +326,12 @@ class Engine:
             )
         if cand.duty.size and ((cand.duty < 0) | (cand.duty >= pool.plan.on.size)).any():
             raise EngineError("a candidate names a duty outside the pool")
-        if cand.duty_ptr.shape != (cand.n + 1,) or cand.duty_ptr[0] != 0 or (
-            np.diff(cand.duty_ptr) < 0
-        ).any() or cand.duty_ptr[-1] != cand.duty.size:
+        if (
+            cand.duty_ptr.shape != (cand.n + 1,)
+            or cand.duty_ptr[0] != 0
+            or (np.diff(cand.duty_ptr) < 0).any()
+            or cand.duty_ptr[-1] != cand.duty.size
+        ):
             raise EngineError("duty_ptr must run from 0 to len(duty) in n + 1 steps")
         if not (np.isfinite(cand.window_start).all() and np.isfinite(cand.window_end).all()):
             raise EngineError("windows must be finite instants")
@@ -346,7 +352,9 @@ class Engine:
         owner = np.repeat(np.arange(cand.n), length)
         kb, nw = kept_before[owner], new[owner]
         last = max(cand.duty.size - 1, 0)
-        pool_row = cand.duty[np.clip(cand.duty_ptr[owner] + pos - kb, 0, last)] if cand.duty.size else pos
+        pool_row = (
+            cand.duty[np.clip(cand.duty_ptr[owner] + pos - kb, 0, last)] if cand.duty.size else pos
+        )
         src = np.where(
             pos < kb,
             lo[owner] + pos,
@@ -393,7 +401,9 @@ class Engine:
         last_new = offs[:-1] + first + new - 1
         t_last[has_new] = chains.off[last_new[has_new]] + chains.lag[last_new[has_new]]
         removed = r1 > r0
-        t_change[removed] = np.minimum(t_change[removed], base.on[r0[removed]] - base.lead[r0[removed]])
+        t_change[removed] = np.minimum(
+            t_change[removed], base.on[r0[removed]] - base.lead[r0[removed]]
+        )
         t_last[removed] = np.maximum(
             t_last[removed], base.off[r1[removed] - 1] + base.lag[r1[removed] - 1]
         )
@@ -439,7 +449,13 @@ class Engine:
         seed_ptr = np.zeros(n + 1, np.int64)
         np.cumsum(n0, out=seed_ptr[1:])
         seed_rows = np.repeat(seed_lo - seed_ptr[:-1], n0) + np.arange(int(seed_ptr[-1]))
-        seed = (seed_ptr, b.ep_s[seed_rows], b.ep_e[seed_rows], b.ep_q[seed_rows], b.ep_k[seed_rows])
+        seed = (
+            seed_ptr,
+            b.ep_s[seed_rows],
+            b.ep_e[seed_rows],
+            b.ep_q[seed_rows],
+            b.ep_k[seed_rows],
+        )
         restart = Restart(
             np.where(restarted, b.rec.ws[pr], -np.inf), n0, b.rec.s_w[pr], b.rec.t_wake[pr],
             conv_from, np.where(restarted, cand.crew, -1).astype(np.int64),
@@ -456,7 +472,9 @@ class Engine:
         conv_ws = np.where(converged, b.rec.ws[cj], np.inf)
         e_idx = np.empty(n, np.int64)
         b_idx = np.empty(n, np.int64)
-        risk_ends(first, conv_ws, chains.on, chains.off, offs, float(p.consecutive_gap), e_idx, b_idx)
+        risk_ends(
+            first, conv_ws, chains.on, chains.off, offs, float(p.consecutive_gap), e_idx, b_idx
+        )
         a_idx = np.where(changed, a_idx, 0)
         e_idx = np.where(changed, e_idx, 0)
         b_idx = np.where(changed, b_idx, 0)
@@ -487,17 +505,13 @@ class Engine:
         owner = np.repeat(np.arange(n), count)
         chain_row = offs[owner] + a_idx[owner] + local
         idx_in_chain = a_idx[owner] + local
-        t_sources = Sources(
-            sources.src[chain_row], t_ptr, sources.head_base, sources.head_pool
-        )
+        t_sources = Sources(sources.src[chain_row], t_ptr, sources.head_base, sources.head_pool)
         sub = gather_plan(base, pool, t_sources)
         layout = sc.build_layout(sub, 0, n)
         resim = (idx_in_chain >= first[owner]) & (idx_in_chain < e_idx[owner])
         known = self._known_kss(layout, sources.src[chain_row], resim)
         kss = self._kss(layout, timeline, resim, known)
-        risks = (
-            sc.duty_risks(layout, timeline, kss, p) if layout.on.size else np.empty(0)
-        )
+        risks = sc.duty_risks(layout, timeline, kss, p) if layout.on.size else np.empty(0)
         every = _concat_episodes(
             (b.ep_ptr[cand.crew], np.where(restarted, seed_lo - b.ep_ptr[cand.crew], 0), b),
             (w_ptr, walked, w_ep),
@@ -519,7 +533,8 @@ class Engine:
         rows = first_iv + np.arange(int(ptr[-1]))
         every_kss = np.where(from_base, b.kss[np.where(from_base, rows, 0)], np.nan)
         iv = np.repeat(ptr[chain_row], chains.count[chain_row]) + (
-            np.arange(layout.duty.size) - np.repeat(np.cumsum(layout.count) - layout.count, layout.count)
+            np.arange(layout.duty.size)
+            - np.repeat(np.cumsum(layout.count) - layout.count, layout.count)
         )
         every_kss[iv] = kss
         return replace(out, interval_ptr=ptr, interval_kss=every_kss)
@@ -650,18 +665,15 @@ def _pool_group(pool: Pool, duty: IntArray) -> IntArray:
 
 
 def _concat_episodes(
-    *parts: tuple[object, ...],
+    pre: tuple[IntArray, IntArray, _Base],
+    walked: tuple[IntArray, IntArray, tuple[FloatArray, FloatArray, FloatArray, IntArray]],
+    post: tuple[IntArray, IntArray, _Base],
 ) -> tuple[IntArray, FloatArray, FloatArray, FloatArray, IntArray]:
-    """Per person, the episodes of several sources back to back (CSR)."""
-    (pre_lo, pre_n, b), (w_ptr, w_n, w_ep), (post_lo, post_n, _) = parts
-    base: _Base = b  # type: ignore[assignment]
-    pre_lo_a: IntArray = pre_lo  # type: ignore[assignment]
-    pre_n_a: IntArray = pre_n  # type: ignore[assignment]
-    w_ptr_a: IntArray = w_ptr  # type: ignore[assignment]
-    w_n_a: IntArray = w_n  # type: ignore[assignment]
-    post_lo_a: IntArray = post_lo  # type: ignore[assignment]
-    post_n_a: IntArray = post_n  # type: ignore[assignment]
-    ws, we, wq, wk = w_ep  # type: ignore[misc]
+    """Per person, base episodes ``pre`` (first row, count), the walk's (CSR pointer,
+    count, columns) and base episodes ``post`` (first row, count), back to back (CSR)."""
+    pre_lo_a, pre_n_a, base = pre
+    w_ptr_a, w_n_a, (ws, we, wq, wk) = walked
+    post_lo_a, post_n_a, _ = post
     total = pre_n_a + w_n_a + post_n_a
     n = total.size
     ptr = np.zeros(n + 1, np.int64)
@@ -677,7 +689,9 @@ def _concat_episodes(
     rows = np.where(
         local < pn,
         pre_lo_a[owner] + local,
-        np.where(local < pn + wn, nb_ + w_ptr_a[owner] + local - pn, post_lo_a[owner] + local - pn - wn),
+        np.where(
+            local < pn + wn, nb_ + w_ptr_a[owner] + local - pn, post_lo_a[owner] + local - pn - wn
+        ),
     )
     return ptr, src_s[rows], src_e[rows], src_q[rows], src_k[rows]
 
@@ -710,7 +724,8 @@ def _timeline(
     phase: FloatArray,
     sleep: tuple[IntArray, FloatArray, FloatArray, FloatArray, IntArray],
     zones: tuple[IntArray, FloatArray, FloatArray],
-) -> object:
+) -> CrewTimeline:
+    """The model timeline of each person from its restart state (``start``, S, φ)."""
     ptr, s, e, q, k = sleep
     arrays = sc.SleepArrays(ptr, s, e, q, k, np.zeros(s.size, dtype=bool))
     timeline = sc.build_timeline(start, arrays, zones)

@@ -116,7 +116,9 @@ def greedy(problem: Problem) -> list[int]:
         c = min(fits, key=lambda c: (hours[c], c))
         owner[p] = c
         owned[c].append(p)
-        hours[c] += sum((d.off_duty - d.on_duty).total_seconds() / 3600 for d in problem.pairings[p])
+        hours[c] += sum(
+            (d.off_duty - d.on_duty).total_seconds() / 3600 for d in problem.pairings[p]
+        )
         del a, b
     return owner
 
@@ -163,7 +165,11 @@ def improve(
             proposals.append((p, a, b))
         if not proposals:
             break
-        crew_i, ws, we, ptr, duty = [], [], [], [0], []
+        crew_i: list[int] = []
+        ws: list[float] = []
+        we: list[float] = []
+        ptr: list[int] = [0]
+        duty: list[int] = []
         for p, a, b in proposals:
             start, end = problem.span(p)
             g = group[f"T{p:03d}"]
@@ -216,9 +222,7 @@ def figures(problem: Problem, owner: list[int], costs: CostSettings) -> Figures:
     engine = Engine.from_roster(text, costs=costs)
     t = engine.base_terms()
     report = sc.score(sc.ScoreRequest(text, risk=True))
-    scored = sum(
-        1 for s in report.schedules for d in s.duties if (d.risk or 0.0) > costs.high_risk
-    )
+    scored = sum(1 for s in report.schedules for d in s.duties if (d.risk or 0.0) > costs.high_risk)
     return Figures(
         legal=all(legal(problem, o) for o in owned if o) and sorted(owner) == sorted(owner),
         high_risk=int(t.high_risk_duties.sum()),

@@ -56,7 +56,11 @@ def swap_candidates(
     homes: dict[str, list[str]] = {}
     for r in refs:
         homes.setdefault(by[r][0].home, []).append(r)
-    chains, windows, crew, starts, ends = [], [], [], [], []
+    chains: list[list[SyntheticDuty]] = []
+    windows: list[list[SyntheticDuty]] = []
+    crew: list[str] = []
+    starts: list[float] = []
+    ends: list[float] = []
     while len(chains) < n:
         r = rng.choice(refs)
         mates = [m for m in homes[by[r][0].home] if m != r]

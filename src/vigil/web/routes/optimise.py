@@ -137,9 +137,7 @@ def evaluate(body: EvaluateIn, principal: RiskPrincipal, runtime: RuntimeDep) ->
     try:
         engine = _engine(runtime, principal.operator, body, costs)
     except EngineError as exc:
-        return problem(
-            400, str(exc), errors=[{"property": "BaseRosterData", "message": str(exc)}]
-        )
+        return problem(400, str(exc), errors=[{"property": "BaseRosterData", "message": str(exc)}])
     parsed = parse_candidates(engine, text, body.DateFormat)
     out: dict[str, Any] = {
         "modelVersion": engine.params.model_version,
