@@ -118,10 +118,15 @@ class Engine:
         params: Parameters,
         costs: CostSettings | None = None,
         end_weight: FloatArray | None = None,
+        *,
+        eps: float = CONVERGENCE_EPS,
     ) -> None:
+        if not 0.0 <= eps < 1.0:
+            raise EngineError("eps must be in [0, 1) TPM units")
         if plan.n_crew == 0:
             raise EngineError("the base roster has no schedule without errors")
         self.params = params
+        self.eps = eps  #: the convergence tolerance on S (see :data:`CONVERGENCE_EPS`)
         self.costs = costs or CostSettings()
         self._end_weight = np.ones(plan.on.size) if end_weight is None else end_weight
         #: the operator's airport table and blank-cell values candidate rows are read with
@@ -141,6 +146,7 @@ class Engine:
         *,
         airports: Mapping[str, Airport] | None = None,
         blank_defaults: Mapping[str, int] | None = None,
+        eps: float = CONVERGENCE_EPS,
     ) -> Engine:
         """Parse and load a base roster (RosterData, contract §3.1); row errors raise.
 
@@ -158,7 +164,7 @@ class Engine:
                 "the base roster has row errors:\n"
                 + "\n".join(sc.format_error(e) for e in parsed.errors)
             )
-        engine = cls(sc.plan_parsed(parsed, p), p, costs, end_weights(parsed, costs))
+        engine = cls(sc.plan_parsed(parsed, p), p, costs, end_weights(parsed, costs), eps=eps)
         engine.airports, engine.blank_defaults = airports, blank_defaults
         return engine
 
@@ -262,7 +268,7 @@ class Engine:
             conv = np.zeros(n, np.int64)
             written = np.zeros(n, np.int64)
             walk_all(
-                k, args, restart, base_rec, b_ptr, CONVERGENCE_EPS, record, rec, rec_ptr,
+                k, args, restart, base_rec, b_ptr, self.eps, record, rec, rec_ptr,
                 o_ptr, o_s, o_e, o_q, o_k, count, conv, written,
             )  # fmt: skip
             if (count <= cap).all():
