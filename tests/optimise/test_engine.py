@@ -154,3 +154,21 @@ def test_a_category_c_airport_weighs_its_landings(duties: list[SyntheticDuty]) -
     pool_h = heavy.pool_from_roster(render_roster([d for w in cands.windows for d in w]))
     b = heavy.evaluate(pool_h, cands.candidates).terms.tod_fatigue
     assert (b > a).all()  # every last landing now weighs 2
+
+
+def test_windows_at_the_chains_ends_equal_the_full_rescore(
+    engine: Engine, duties: list[SyntheticDuty]
+) -> None:
+    # windows over the first duties (a new warm-up) and up to the last ones (nothing kept
+    # after the window: the walk runs to the horizon)
+    edge = swap_candidates(engine, duties, 12, seed=5, first_window_day=-2, days=5)
+    firsts = edge.candidates.window_start < np.array(
+        [engine.plan.on[engine.plan.offsets[c]] for c in edge.candidates.crew]
+    )
+    assert firsts.any()
+    inc = engine.evaluate(edge.pool, edge.candidates)
+    for k, chain in enumerate(edge.chains):
+        (result,) = sc.score(sc.ScoreRequest(render_roster(chain), risk=True)).schedules
+        lo, hi = inc.duty_ptr[k], inc.duty_ptr[k + 1]
+        risk = np.array([d.risk for d in result.duties])
+        np.testing.assert_allclose(inc.duty_risk[lo:hi], risk, atol=TOL, rtol=0)

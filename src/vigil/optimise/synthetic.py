@@ -46,8 +46,10 @@ def swap_candidates(
     first_day: datetime = datetime(2026, 3, 1, tzinfo=UTC),
     span_days: int = 40,
     seed: int = 1,
+    first_window_day: int = 4,
 ) -> CandidateSet:
-    """``n`` swap candidates of ``days``-day windows (module docstring)."""
+    """``n`` swap candidates of ``days``-day windows starting on a day from
+    ``first_window_day`` to ``span_days - days - 2`` (module docstring)."""
     rng = random.Random(seed)
     by: dict[str, list[SyntheticDuty]] = {}
     for d in duties:
@@ -67,7 +69,7 @@ def swap_candidates(
         if not mates:
             continue
         other = rng.choice(mates)
-        ws = first_day + timedelta(days=rng.randrange(4, span_days - days - 1))
+        ws = first_day + timedelta(days=rng.randrange(first_window_day, span_days - days - 1))
         we = ws + timedelta(days=days)
         new = [d for d in by[other] if d.on_duty >= ws and d.off_duty <= we]
         kept = [d for d in by[r] if not (d.on_duty < we and d.off_duty > ws)]
