@@ -25,7 +25,6 @@ ProcessFatigueRisk path) to the golden baseline's tolerance (3 decimals).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
@@ -737,6 +736,3 @@ def _timeline(
     timeline = sc.build_timeline(start, arrays, zones)
 
     return replace(timeline, s_start=np.asarray(s_start, dtype=np.float64), phase_start=phase)
-
-
-_ = math

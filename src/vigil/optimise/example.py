@@ -30,7 +30,7 @@ import random
 import time
 from collections import Counter
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 import numpy as np
 
@@ -109,7 +109,6 @@ def greedy(problem: Problem) -> list[int]:
     hours = [0.0] * len(problem.crew)
     owned: list[list[int]] = [[] for _ in problem.crew]
     for p in range(len(problem.pairings)):
-        a, b = problem.span(p)
         fits = [c for c in range(len(problem.crew)) if legal(problem, [*owned[c], p])]
         if not fits:
             raise SystemExit(f"pairing {p} cannot be covered legally; add crew")
@@ -119,7 +118,6 @@ def greedy(problem: Problem) -> list[int]:
         hours[c] += sum(
             (d.off_duty - d.on_duty).total_seconds() / 3600 for d in problem.pairings[p]
         )
-        del a, b
     return owner
 
 
@@ -224,7 +222,8 @@ def figures(problem: Problem, owner: list[int], costs: CostSettings) -> Figures:
     report = sc.score(sc.ScoreRequest(text, risk=True))
     scored = sum(1 for s in report.schedules for d in s.duties if (d.risk or 0.0) > costs.high_risk)
     return Figures(
-        legal=all(legal(problem, o) for o in owned if o) and sorted(owner) == sorted(owner),
+        legal=all(legal(problem, o) for o in owned)
+        and all(0 <= c < len(problem.crew) for c in owner),
         high_risk=int(t.high_risk_duties.sum()),
         risk_sum=float(t.risk_sum.sum()),
         hours_kss7=float(t.hours_kss7.sum()),
@@ -272,6 +271,3 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
-
-
-_ = UTC
