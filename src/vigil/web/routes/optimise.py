@@ -60,8 +60,31 @@ class EvaluateIn(BaseModel):
     )
 
 
+class EvaluateOut(BaseModel):
+    """The answer: one array per cost term, one element per valid candidate (documentation
+    of the response for OpenAPI; docs/optimise.md gives each term's meaning and unit)."""
+
+    modelVersion: str
+    settingsVersion: int
+    candidate: list[str] = Field(description="Candidate IDs, in first-appearance order.")
+    risk_sum: list[float] = Field(description="Σ R_d over the chain [R].")
+    risk_max: list[float] = Field(description="Highest R_d [R].")
+    high_risk_duties: list[int] = Field(description="Duties above the elevated band.")
+    hours_kss7: list[float] = Field(description="Hours at the controls above KSS 7.")
+    hours_band: list[float] = Field(description="Hours above the operator's KSS warning level.")
+    min_sleep24: list[float] = Field(description="Least predicted sleep in 24 h before a report.")
+    short_sleep: list[float] = Field(description="Hours that least sleep falls short of 7 h.")
+    tod_fatigue: list[float] = Field(description="Category-weighted top-of-descent fatigue.")
+    tod_kss_max: list[float] = Field(description="Highest KSS at a top of descent.")
+    cost: list[float] = Field(description="The weighted cost.")
+    errors: list[str] = Field(description="Row errors, row|candidate|message (contract §4).")
+
+
 _RESPONSES: dict[int | str, dict[str, Any]] = {
-    200: {"description": "One array per cost term, one element per valid candidate."},
+    200: {
+        "model": EvaluateOut,
+        "description": "One array per cost term, one element per valid candidate.",
+    },
     400: {"description": "Unusable base roster, columns or weights (problem+json)."},
     401: {"description": "Missing or invalid credentials."},
     403: {"description": "Valid token without the risk scope (empty body)."},
