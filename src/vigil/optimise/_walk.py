@@ -34,7 +34,7 @@ from vigil.model._clock import Clock, clock, phi, theta
 from vigil.model._kernels import Consts, wrap
 from vigil.model.sleep_inflight import inflight
 from vigil.model.sleep_parameters import KIND_MAIN, KIND_NAP, WINDOW_INFLIGHT
-from vigil.model.sleep_windows import Busy, Rest, Win, ground, windows
+from vigil.model.sleep_windows import Busy, Packed, Rest, Win, ground, windows
 from vigil.model.sleep_windows_out import Out, last_onset
 
 __all__ = ["GROUND", "Records", "Restart", "walk_all"]
@@ -147,16 +147,6 @@ def _person(
         w = Win(wf[u, 0], wf[u, 1], wf[u, 2], away != 0.0, wf[u, 3], nap, not split, kind)
         st = ground(k, c, w, st, sb_s, sb_e, out)
     return st[0], -1, r
-
-
-#: The packed predictor input's fields the walk reads (:class:`PackedSleepInput`).
-Packed = namedtuple(
-    "Packed",
-    ["start", "end", "s_start", "phase_start", "zone_ptr", "zone_time", "zone_offset",
-     "busy_ptr", "busy_start", "busy_end", "busy_lead", "busy_lag", "busy_away", "busy_nap",
-     "window_ptr", "window_start", "window_end", "window_kind", "window_quality",
-     "standby_ptr", "standby_start", "standby_end"],
-)  # fmt: skip
 
 
 @nb.njit(cache=True, parallel=True)
