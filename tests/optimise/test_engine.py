@@ -124,6 +124,16 @@ def test_bad_candidates_are_refused_with_a_reason(engine: Engine, cands: Candida
     )
     with pytest.raises(EngineError, match="overlap"):
         engine.evaluate(cands.pool, twice)
+    backwards = Candidates(c.crew[one], c.window_end[one], c.window_start[one], ptr, duties)
+    with pytest.raises(EngineError, match="ends before it starts"):
+        engine.evaluate(cands.pool, backwards)
+    crew = int(c.crew[k])
+    first_on = engine.plan.on[engine.plan.offsets[crew]]
+    none = np.zeros(1, np.int64)
+    strip = Candidates(c.crew[one], np.array([first_on - 1]), np.array([first_on + 1]),
+                       np.zeros(2, np.int64), none[:0])  # fmt: skip
+    with pytest.raises(EngineError, match="first duty of a pool group"):
+        engine.evaluate(cands.pool, strip)
     with pytest.raises(EngineError, match="row errors"):
         Engine.from_roster("Reference,OnDutyDate\r\nX,1\r\n")
 

@@ -340,6 +340,9 @@ class Engine:
             raise EngineError("duty_ptr must run from 0 to len(duty) in n + 1 steps")
         if not (np.isfinite(cand.window_start).all() and np.isfinite(cand.window_end).all()):
             raise EngineError("windows must be finite instants")
+        if (cand.window_end < cand.window_start).any():
+            i = int(np.flatnonzero(cand.window_end < cand.window_start)[0])
+            raise EngineError(f"candidate {i}: its window ends before it starts")
         lo, hi = base.offsets[cand.crew], base.offsets[cand.crew + 1]
         # replaced: base duties overlapping the window (on < end and off > start)
         r0 = _crew_search(base.off, lo, hi, cand.window_start, "right")
@@ -383,7 +386,18 @@ class Engine:
             raise EngineError(f"candidate {i}: duties overlap or are not in time order")
         head_base = np.where(kept_before > 0, cand.crew, -1)
         heads = cand.duty[np.minimum(cand.duty_ptr[:-1], last)] if cand.duty.size else lo
-        head_pool = np.where(kept_before > 0, 0, _pool_group(pool, heads)).astype(np.int64)
+        groups = _pool_group(pool, heads) if cand.duty.size else np.zeros(cand.n, np.int64)
+        # a chain's warm-up and home come from its first duty (reference §9.4): the base
+        # crew member's, or the first duty of a pool group
+        lead = kept_before == 0
+        bad_head = lead & ((new == 0) | (pool.plan.offsets[groups] != heads))
+        if bad_head.any():
+            i = int(np.flatnonzero(bad_head)[0])
+            raise EngineError(
+                f"candidate {i}: a window over the chain's first duty must start the chain "
+                "with the first duty of a pool group"
+            )
+        head_pool = np.where(lead, groups, 0).astype(np.int64)
         return Sources(src, offsets, head_base.astype(np.int64), head_pool), kept_before, r0, r1
 
     def evaluate(self, pool: Pool, cand: Candidates, *, detail: bool = False) -> Evaluation:

@@ -160,6 +160,8 @@ def improve(
             a, b = owner[p], rng.randrange(len(problem.crew))
             if b == a or len(owned[a]) < 2 or not legal(problem, [*owned[b], p]):
                 continue
+            if p == min(owned[a], key=lambda q: problem.span(q)[0]):
+                continue  # the engine keeps a chain's first duty (its warm-up) unless replaced
             proposals.append((p, a, b))
         if not proposals:
             break
