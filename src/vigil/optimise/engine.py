@@ -131,6 +131,8 @@ class Engine:
         #: the operator's airport table and blank-cell values candidate rows are read with
         self.airports: Mapping[str, Airport] | None = None
         self.blank_defaults: Mapping[str, int] | None = None
+        #: the operator settings version the engine was loaded under (``settingsVersion``)
+        self.settings_version = 0
         self._base = self._load(plan)
 
     # ------------------------------------------------------------------ loading

@@ -111,7 +111,7 @@ def _engine(runtime: Runtime, operator: str, body: EvaluateIn, costs: CostSettin
         airports=options["airports"],
         blank_defaults=options["blank_defaults"],
     )
-    engine.settings_version = found.version  # type: ignore[attr-defined]
+    engine.settings_version = found.version
     with _lock:
         _engines[key] = engine
         while len(_engines) > KEPT_ENGINES:
@@ -164,7 +164,7 @@ def evaluate(body: EvaluateIn, principal: RiskPrincipal, runtime: RuntimeDep) ->
     parsed = parse_candidates(engine, text, body.DateFormat)
     out: dict[str, Any] = {
         "modelVersion": engine.params.model_version,
-        "settingsVersion": getattr(engine, "settings_version", 0),
+        "settingsVersion": engine.settings_version,
         "candidate": list(parsed.ids),
     }
     if parsed.candidates is not None and parsed.pool is not None:
