@@ -35,6 +35,7 @@ SCOPE_OF = {
     "/api/DeleteRoster": "upload",
     "/api/ListRosters": "upload",
     "/api/Planner/InflightRest": "fatigue",
+    "/api/Optimise/Evaluate": "risk",
     "/api/GetSettings": "upload",
     "/api/UploadObservations": "upload",
     "/api/GetCalibration": "upload",

@@ -26,6 +26,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "vigil.cli.score",
         "Score ROSTER offline: per-15-minute fatigue scores (and risk) for every schedule.",
     ),
+    "evaluate": (
+        "vigil.cli.evaluate",
+        "Evaluate candidate chains: one row of fatigue cost terms per candidate.",
+    ),
     "plan-rest": (
         "vigil.cli.plan",
         "Plan the in-flight rest of an augmented duty: best split, equal split, alternatives.",

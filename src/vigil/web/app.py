@@ -38,6 +38,7 @@ EMBEDDED_ROUTERS: tuple[str, ...] = (
     "vigil.web.routes.processor:router",
     "vigil.web.routes.upload:router",
     "vigil.web.routes.planner:router",
+    "vigil.web.routes.optimise:router",
     "vigil.web.routes.settings:router",
     "vigil.web.routes.observations:router",
     "vigil.web.console.routes:router",

@@ -1,0 +1,194 @@
+"""The sleep predictor's window walk, restartable at a window and stopping on convergence.
+
+:func:`vigil.model.sleep_windows.person` walks one person's sleep windows in time order,
+carrying the walk state ``(episodes so far, S at the last wake, last wake)`` and placing
+sleep with the model's own window functions (:func:`~vigil.model.sleep_windows.windows`,
+:func:`~vigil.model.sleep_windows.ground`, :func:`~vigil.model.sleep_inflight.inflight`)
+on the person's body clock (:func:`vigil.model._clock.clock`). This module runs the same
+calls in the same order, with two additions an optimiser needs:
+
+* **record** (the base roster): before each window, the state the rest of the walk
+  depends on is written out: the window's bounds and flags, the walk state, the latest
+  main-sleep onset (the sleep-in rule reads it, reference §4.2 as recalibrated in
+  docs/sleep.md), the last episode, the body-clock offset φ and its target θ;
+* **restart and stop** (a candidate): the walk skips the windows before ``from_ws``,
+  starts from a recorded state (with the base's recent episodes seeded into the output,
+  so the sleep-in rule sees them), and stops at the first ground window after the last
+  changed duty whose recorded state equals the base's within ``eps``. From there on the
+  windows, the clock and the state are the base's, so every later episode is the base's.
+
+``tests/optimise/test_walk.py`` checks that the recording walk gives exactly the
+episodes of :func:`vigil.model.sleep.predict_packed`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+
+import numba as nb
+import numpy as np
+
+from vigil.model._arrays import FloatArray, IntArray
+from vigil.model._clock import Clock, clock, phi, theta
+from vigil.model._kernels import Consts, wrap
+from vigil.model.sleep_inflight import inflight
+from vigil.model.sleep_parameters import KIND_MAIN, KIND_NAP, WINDOW_INFLIGHT
+from vigil.model.sleep_windows import Busy, Packed, Rest, Win, ground, windows
+from vigil.model.sleep_windows_out import Out, last_onset
+
+__all__ = ["GROUND", "Records", "Restart", "walk_all"]
+
+#: Window types of :func:`vigil.model.sleep_windows.windows` (its flag column 0).
+GROUND, _INFLIGHT, _SPLIT = 0, 1, 2
+
+#: Per-window records (CSR by person): bounds, type, away flag, report (NaN: none), the
+#: walk state before the window (episodes, S at last wake, last wake), latest main onset,
+#: last episode, φ and θ at the window start, φ at the last wake.
+Records = namedtuple(
+    "Records",
+    ["ws", "we", "kind", "away", "report", "n", "s_w", "t_wake", "last_main", "last_s",
+     "last_e", "phi", "theta", "phi_wake"],
+)  # fmt: skip
+
+#: Per-person restart (arrays of length n): skip windows starting before ``from_ws``,
+#: start from ``(n0, s_w, t_wake)`` with ``n0`` seeded episodes already in the output,
+#: check convergence from ``conv_from`` against the records of base person ``base``.
+Restart = namedtuple("Restart", ["from_ws", "n0", "s_w", "t_wake", "conv_from", "base"])
+
+_TIME_TOL = 1e-9  #: [h] two instants computed alike from the same inputs are the same
+
+
+@nb.njit(cache=True, inline="always")
+def _same(a: float, b: float) -> bool:
+    """Equal instants, NaN equal to NaN."""
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return abs(a - b) <= _TIME_TOL
+
+
+@nb.njit(cache=True)
+def _record(
+    k: Consts, c: Clock, rec: Records, r: int, wf: FloatArray, u: int, kind: float,
+    away: float, st: tuple[int, float, float], out: Out,
+) -> None:  # fmt: skip
+    n = st[0]
+    rec.ws[r], rec.we[r], rec.kind[r], rec.away[r] = wf[u, 0], wf[u, 1], kind, away
+    rec.report[r] = wf[u, 3]
+    rec.n[r], rec.s_w[r], rec.t_wake[r] = n, st[1], st[2]
+    rec.last_main[r] = last_onset(out, n, KIND_MAIN)
+    last = out.base + min(n, out.cap) - 1
+    has = n > 0 and n <= out.cap
+    rec.last_s[r] = out.s[last] if has else math.nan
+    rec.last_e[r] = out.e[last] if has else math.nan
+    rec.phi[r] = phi(k, c, wf[u, 0])
+    rec.theta[r] = theta(c, wf[u, 0])
+    rec.phi_wake[r] = phi(k, c, st[2])
+
+
+@nb.njit(cache=True)
+def _converged(
+    k: Consts, c: Clock, base: Records, lo: int, hi: int, wf: FloatArray, u: int,
+    away: float, st: tuple[int, float, float], out: Out, eps: float,
+) -> int:  # fmt: skip
+    """Index of the base record of this window if the walk state equals it, else -1."""
+    j = lo + np.searchsorted(base.ws[lo:hi], wf[u, 0] - _TIME_TOL)
+    if j >= hi or not _same(base.ws[j], wf[u, 0]) or base.kind[j] != GROUND:
+        return -1
+    if not (_same(base.we[j], wf[u, 1]) and _same(base.report[j], wf[u, 3])):
+        return -1
+    if base.away[j] != away or abs(base.s_w[j] - st[1]) > eps:
+        return -1
+    if not _same(base.t_wake[j], st[2]) or base.theta[j] != theta(c, wf[u, 0]):
+        return -1
+    n = st[0]
+    if not _same(base.last_main[j], last_onset(out, n, KIND_MAIN)):
+        return -1
+    last = out.base + n - 1
+    if n == 0 or n > out.cap:
+        return -1
+    if not (_same(base.last_s[j], out.s[last]) and _same(base.last_e[j], out.e[last])):
+        return -1
+    if abs(wrap(phi(k, c, wf[u, 0]) - base.phi[j])) > eps:
+        return -1
+    return j  # type: ignore[no-any-return]
+
+
+@nb.njit(cache=True)
+def _person(
+    k: Consts, c: Clock, t_end: float, busy: Busy, rest: Rest, sb_s: FloatArray,
+    sb_e: FloatArray, out: Out, from_ws: float, st: tuple[int, float, float],
+    conv_from: float, base: Records, b_lo: int, b_hi: int, eps: float, record: bool,
+    rec: Records, r_lo: int,
+) -> tuple[int, int, int]:  # fmt: skip
+    """One person's walk (the loop of :func:`vigil.model.sleep_windows.person`);
+    returns (episodes, converged base record or -1, records written)."""
+    wf, wtype, waway, wnap, nwin = windows(k, c.t0, t_end, busy, rest)
+    worder = np.argsort(wf[:nwin, 0])
+    r = 0
+    for wi in range(nwin):
+        u = worder[wi]
+        if wf[u, 0] < from_ws - _TIME_TOL:
+            continue
+        split = wtype[u] == _SPLIT
+        away = 1.0 if (waway[u] != 0 and not split) else 0.0
+        if record:
+            _record(k, c, rec, r_lo + r, wf, u, wtype[u], away, st, out)
+            r += 1
+        elif wtype[u] == GROUND and wf[u, 0] >= conv_from - _TIME_TOL:
+            j = _converged(k, c, base, b_lo, b_hi, wf, u, away, st, out, eps)
+            if j >= 0:
+                return st[0], j, r
+        if wtype[u] == _INFLIGHT:
+            st = inflight(k, c, wf[u, 0], wf[u, 1], wf[u, 2], st, out)
+            continue
+        kind = KIND_NAP if split else KIND_MAIN
+        nap = wnap[u] != 0 and not split
+        w = Win(wf[u, 0], wf[u, 1], wf[u, 2], away != 0.0, wf[u, 3], nap, not split, kind)
+        st = ground(k, c, w, st, sb_s, sb_e, out)
+    return st[0], -1, r
+
+
+@nb.njit(cache=True, parallel=True)
+def walk_all(
+    k: Consts, p: Packed, rs: Restart, base: Records, base_ptr: IntArray, eps: float,
+    record: bool, rec: Records, rec_ptr: IntArray, o_ptr: IntArray, o_s: FloatArray,
+    o_e: FloatArray, o_q: FloatArray, o_k: IntArray, count: IntArray, conv: IntArray,
+    written: IntArray,
+) -> None:  # fmt: skip
+    """Walk every person of ``p`` (``prange``): episodes into ``o_*`` rows ``o_ptr[i]:``
+    (the first ``rs.n0[i]`` already seeded), ``count[i]`` of them, the converged base
+    record in ``conv[i]`` (-1: ran to the horizon), records (``record``) into ``rec``."""
+    for i in nb.prange(p.start.shape[0]):
+        z0, z1 = p.zone_ptr[i], p.zone_ptr[i + 1]
+        c0, c1 = p.busy_ptr[i], p.busy_ptr[i + 1]
+        v0, v1 = p.window_ptr[i], p.window_ptr[i + 1]
+        s_0, s_1 = p.standby_ptr[i], p.standby_ptr[i + 1]
+        c = clock(k, p.start[i], p.phase_start[i], p.zone_time[z0:z1], p.zone_offset[z0:z1])
+        busy = Busy(p.busy_start[c0:c1], p.busy_end[c0:c1], p.busy_lead[c0:c1],
+                    p.busy_lag[c0:c1], p.busy_away[c0:c1], p.busy_nap[c0:c1])  # fmt: skip
+        rest = Rest(p.window_start[v0:v1], p.window_end[v0:v1], p.window_kind[v0:v1],
+                    p.window_quality[v0:v1])  # fmt: skip
+        out = Out(o_s, o_e, o_q, o_k, o_ptr[i], o_ptr[i + 1] - o_ptr[i])
+        if math.isinf(rs.from_ws[i]):
+            st = (0, p.s_start[i], p.start[i])
+        else:
+            st = (rs.n0[i], rs.s_w[i], rs.t_wake[i])
+        b = rs.base[i]
+        b_lo, b_hi = (base_ptr[b], base_ptr[b + 1]) if b >= 0 else (0, 0)
+        r_lo = rec_ptr[i] if record else 0
+        n, j, r = _person(k, c, p.end[i], busy, rest, p.standby_start[s_0:s_1],
+                          p.standby_end[s_0:s_1], out, rs.from_ws[i], st, rs.conv_from[i],
+                          base, b_lo, b_hi, eps, record, rec, r_lo)  # fmt: skip
+        count[i], conv[i], written[i] = n, j, r
+
+
+def empty_records(size: int) -> Records:
+    """Records with room for ``size`` windows."""
+    f = [np.full(size, np.nan) for _ in Records._fields]
+    values = dict(zip(Records._fields, f, strict=True))
+    values["n"] = np.zeros(size, np.int64)
+    return Records(**values)
+
+
+__all__ += ["Packed", "empty_records", "WINDOW_INFLIGHT"]

@@ -1,0 +1,184 @@
+"""The chain evaluation engine against a full re-score (issue: optimiser-grade evaluation).
+
+Every candidate's chain is also written as a roster and scored through
+:func:`vigil.scoring.service.score` with risk (the ProcessFatigueRisk path). The engine's
+incremental evaluation (restart from the base's state, stop on convergence) and its full
+evaluation must give the same duty risks and interval KSS to the golden baseline's
+tolerance: its 3 decimals (|Δ| ≤ 0.001, a rounding at the last place may differ).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vigil.model.sleep import predict_packed
+from vigil.optimise import Candidates, CostSettings, Engine, EngineError
+from vigil.optimise import _scoring as sc
+from vigil.optimise.costs import with_weights
+from vigil.optimise.synthetic import CandidateSet, swap_candidates
+from vigil.roster.synthetic import SyntheticDuty, generate_airline_duties, render_roster
+
+TOL = 1e-3 + 1e-9  #: the golden baseline's resolution (3 decimals)
+
+
+@pytest.fixture(scope="module")
+def duties() -> list[SyntheticDuty]:
+    return generate_airline_duties(16, 40, seed=11)
+
+
+@pytest.fixture(scope="module")
+def engine(duties: list[SyntheticDuty]) -> Engine:
+    return Engine.from_roster(render_roster(duties))
+
+
+@pytest.fixture(scope="module")
+def cands(engine: Engine, duties: list[SyntheticDuty]) -> CandidateSet:
+    return swap_candidates(engine, duties, 24, seed=3)
+
+
+def test_base_walk_gives_the_predictors_episodes(engine: Engine) -> None:
+    plan = engine.plan
+    start = np.array([w.timestamp() / 3600.0 for w in plan.warmup])
+    horizon = sc.horizons(plan)
+    zones = sc.crew_zone_timelines(plan, start, np.maximum(horizon, plan.last_event + 1.0))
+    packed = sc.pack_plan(plan, start, horizon, zones, engine.params, sc.DEFAULT_SLEEP)
+    ptr, s, e, q, k = predict_packed(packed, engine.params, sc.DEFAULT_SLEEP)
+    base = engine._base
+    assert np.array_equal(base.ep_ptr, ptr)
+    for mine, theirs in ((base.ep_s, s), (base.ep_e, e), (base.ep_q, q), (base.ep_k, k)):
+        assert np.array_equal(mine, theirs)
+
+
+def test_incremental_and_full_equal_process_fatigue_risk(
+    engine: Engine, cands: CandidateSet
+) -> None:
+    inc = engine.evaluate(cands.pool, cands.candidates, detail=True)
+    full = engine.evaluate_full(cands.pool, cands.candidates)
+    assert inc.interval_kss is not None and inc.interval_ptr is not None
+    assert full.interval_kss is not None and full.interval_ptr is not None
+    assert np.array_equal(inc.duty_ptr, full.duty_ptr)
+    for k, chain in enumerate(cands.chains):
+        report = sc.score(sc.ScoreRequest(render_roster(chain), risk=True))
+        assert not report.errors
+        (result,) = report.schedules
+        risk = np.array([d.risk for d in result.duties])
+        lo, hi = inc.duty_ptr[k], inc.duty_ptr[k + 1]
+        np.testing.assert_allclose(inc.duty_risk[lo:hi], risk, atol=TOL, rtol=0)
+        np.testing.assert_allclose(full.duty_risk[lo:hi], risk, atol=TOL, rtol=0)
+        kss = result.scores["KSS"]
+        a, b = inc.interval_ptr[lo], inc.interval_ptr[hi]
+        np.testing.assert_allclose(inc.interval_kss[a:b], kss, atol=TOL, rtol=0)
+        np.testing.assert_allclose(full.interval_kss[a:b], kss, atol=TOL, rtol=0)
+    for name, values in inc.terms.columns().items():
+        np.testing.assert_allclose(values, full.terms.columns()[name], atol=1e-6, rtol=0)
+
+
+def test_the_walk_stops_where_the_state_reconverges(engine: Engine, cands: CandidateSet) -> None:
+    seen: dict[str, np.ndarray] = {}
+    walk = engine._walk
+
+    def spy(*args: object, **kwargs: object) -> object:
+        out = walk(*args, **kwargs)  # type: ignore[arg-type]
+        seen["conv"] = out[2]
+        return out
+
+    engine._walk = spy  # type: ignore[method-assign]
+    try:
+        engine.evaluate(cands.pool, cands.candidates)
+    finally:
+        del engine._walk
+    conv = seen["conv"]
+    assert (conv >= 0).any()  # some candidates stop before the end of their chain
+    base = engine._base
+    stopped = np.flatnonzero(conv >= 0)
+    # the window where a walk stopped lies after its candidate's window
+    assert (base.rec.ws[conv[stopped]] >= cands.candidates.window_start[stopped]).all()
+
+
+def test_unchanged_candidate_scores_as_the_base(engine: Engine, cands: CandidateSet) -> None:
+    c = cands.candidates
+    empty = Candidates(c.crew[:1], c.window_start[:1], c.window_start[:1], np.zeros(2, np.int64),
+                       np.zeros(0, np.int64))  # fmt: skip
+    ev = engine.evaluate(cands.pool, empty)
+    crew = int(c.crew[0])
+    lo, hi = engine.plan.offsets[crew], engine.plan.offsets[crew + 1]
+    assert np.array_equal(ev.duty_risk, engine._base.duty.risk[lo:hi])
+
+
+def test_bad_candidates_are_refused_with_a_reason(engine: Engine, cands: CandidateSet) -> None:
+    c = cands.candidates
+    k = int(np.flatnonzero(np.diff(c.duty_ptr) > 0)[0])
+    one = slice(k, k + 1)
+    duties = c.duty[c.duty_ptr[k] : c.duty_ptr[k + 1]]
+    ptr = np.array([0, duties.size])
+    narrow = Candidates(c.crew[one], c.window_start[one], c.window_start[one] + 0.5, ptr, duties)
+    with pytest.raises(EngineError, match="outside its window"):
+        engine.evaluate(cands.pool, narrow)
+    outside = Candidates(np.array([99]), c.window_start[one], c.window_end[one], ptr, duties)
+    with pytest.raises(EngineError, match="outside the base roster"):
+        engine.evaluate(cands.pool, outside)
+    both = np.concatenate([duties, duties])
+    twice = Candidates(
+        c.crew[one], c.window_start[one], c.window_end[one], np.array([0, both.size]), both
+    )
+    with pytest.raises(EngineError, match="overlap"):
+        engine.evaluate(cands.pool, twice)
+    backwards = Candidates(c.crew[one], c.window_end[one], c.window_start[one], ptr, duties)
+    with pytest.raises(EngineError, match="ends before it starts"):
+        engine.evaluate(cands.pool, backwards)
+    crew = int(c.crew[k])
+    first_on = engine.plan.on[engine.plan.offsets[crew]]
+    none = np.zeros(1, np.int64)
+    strip = Candidates(c.crew[one], np.array([first_on - 1]), np.array([first_on + 1]),
+                       np.zeros(2, np.int64), none[:0])  # fmt: skip
+    with pytest.raises(EngineError, match="first duty of a pool group"):
+        engine.evaluate(cands.pool, strip)
+    with pytest.raises(EngineError, match="row errors"):
+        Engine.from_roster("Reference,OnDutyDate\r\nX,1\r\n")
+
+
+def test_weights_and_airport_categories_move_the_cost(engine: Engine, cands: CandidateSet) -> None:
+    ev = engine.evaluate(cands.pool, cands.candidates)
+    t = ev.terms
+    expected = (
+        t.risk_sum + 5 * t.high_risk_duties + 2 * t.hours_kss7 + t.short_sleep + 0.5 * t.tod_fatigue
+    )
+    np.testing.assert_allclose(t.cost, expected, rtol=1e-12)
+    assert (t.min_sleep24 >= 0).all() and (t.tod_kss_max >= 1).all()
+    only_risk = with_weights(CostSettings(), {k: 0.0 for k in CostSettings().weights})
+    only_risk = with_weights(only_risk, {"risk_sum": 1.0})
+    assert with_weights(only_risk, {}).weight("risk_sum") == 1.0
+    with pytest.raises(ValueError, match="unknown cost terms"):
+        CostSettings(weights={"nonsense": 1.0})
+
+
+def test_a_category_c_airport_weighs_its_landings(duties: list[SyntheticDuty]) -> None:
+    ends = sorted({d.end for d in duties})
+    plain = Engine.from_roster(render_roster(duties))
+    heavy = Engine.from_roster(
+        render_roster(duties), costs=CostSettings(airport_category={a: "C" for a in ends})
+    )
+    cands = swap_candidates(plain, duties, 4, seed=9)
+    a = plain.evaluate(cands.pool, cands.candidates).terms.tod_fatigue
+    pool_h = heavy.pool_from_roster(render_roster([d for w in cands.windows for d in w]))
+    b = heavy.evaluate(pool_h, cands.candidates).terms.tod_fatigue
+    assert (b > a).all()  # every last landing now weighs 2
+
+
+def test_windows_at_the_chains_ends_equal_the_full_rescore(
+    engine: Engine, duties: list[SyntheticDuty]
+) -> None:
+    # windows over the first duties (a new warm-up) and up to the last ones (nothing kept
+    # after the window: the walk runs to the horizon)
+    edge = swap_candidates(engine, duties, 12, seed=5, first_window_day=-2, days=5)
+    firsts = edge.candidates.window_start < np.array(
+        [engine.plan.on[engine.plan.offsets[c]] for c in edge.candidates.crew]
+    )
+    assert firsts.any()
+    inc = engine.evaluate(edge.pool, edge.candidates)
+    for k, chain in enumerate(edge.chains):
+        (result,) = sc.score(sc.ScoreRequest(render_roster(chain), risk=True)).schedules
+        lo, hi = inc.duty_ptr[k], inc.duty_ptr[k + 1]
+        risk = np.array([d.risk for d in result.duties])
+        np.testing.assert_allclose(inc.duty_risk[lo:hi], risk, atol=TOL, rtol=0)
