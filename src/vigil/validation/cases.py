@@ -712,3 +712,9 @@ CASES: tuple[Case, ...] = (
         1,
     ),
 )
+
+# Multi-day sleep restriction and recovery rows (laboratory protocols, given sleep).
+from vigil.validation import restriction as _restriction  # noqa: E402
+
+CASES = CASES + _restriction.CASES
+KNOWN_FAILURES.update(_restriction.KNOWN_FAILURES)
