@@ -151,7 +151,7 @@ def _alertness_source(
     ump = unified_samples(timeline, samples, ptr, params)
     if params.alertness_model == "unified":
         return _GIVEN, np.ascontiguousarray(ump.lapses)
-    return _WALK_PLUS, np.ascontiguousarray(debt_offset(ump.allostatic, params))
+    return _WALK_PLUS, np.ascontiguousarray(debt_offset(ump.debt, params))
 
 
 def _nan_to_zero(values: FloatArray) -> FloatArray:

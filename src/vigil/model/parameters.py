@@ -162,7 +162,8 @@ class Parameters:
     #: the habitual 23:00-07:00 of the warm-up (ref §9.4) [C]
     ump_habitual: tuple[float, float] = (16.0, 8.0)
     #: [TPM units per unit of L/U] weight λ of the UMP's allostatic sleep debt in X for the
-    #: Three-Process presets, X -= λ·(L/U - L_ss/U); 0 = off (docs/model.md) [C]
+    #: Three-Process presets, X -= λ·(L_w - L_ss)/U with L_w the L at the last waking; 0 = off
+    #: (docs/model.md) [C]
     slow_weight: float = 0.0
 
     _kernel: Consts = field(init=False, repr=False, compare=False, hash=False)

@@ -462,7 +462,7 @@ def simulate(
     Under ``params.alertness_model == "unified"`` the state is the Unified Model's
     (:mod:`.unified`): S in ``homeostatic``, κ·C in ``circadian``, U = W = 0, so
     ``alertness`` is its PVT lapses. A Three-Process preset with ``slow_weight`` λ != 0 has
-    the slow allostatic term ``-λ·(L - L_ss)/U`` added to ``homeostatic``.
+    the slow allostatic term ``-λ·(L_w - L_ss)/U`` added to ``homeostatic``.
     """
     samples = _prepare(timeline, sample_time)
     shape = samples.shape
@@ -495,10 +495,10 @@ def _unified_state(
 
 def _slow_term(timeline: CrewTimeline, samples: FloatArray, params: Parameters) -> FloatArray:
     """The slow allostatic term added to X of a Three-Process preset with
-    ``slow_weight`` λ != 0: ``-λ·(L - L_ss)/U`` at each sample (:func:`.unified.debt_offset`)."""
+    ``slow_weight`` λ != 0: ``-λ·(L_w - L_ss)/U`` at each sample (:func:`.unified.debt_offset`)."""
     from .unified import debt_offset, simulate_unified
 
-    return debt_offset(simulate_unified(timeline, samples, params).allostatic, params)
+    return debt_offset(simulate_unified(timeline, samples, params).debt, params)
 
 
 def simulate_alertness(
@@ -565,7 +565,7 @@ def simulate_alertness_flat(
     outs = Outputs(dummy, dummy, dummy, dummy, dummy, dummy_b, out_x)
     _kernel_flat(params.kernel, inp, bounds, outs)
     if params.slow_weight != 0.0:
-        out_x += debt_offset(ump.allostatic.reshape(1, -1), params)
+        out_x += debt_offset(ump.debt.reshape(1, -1), params)
     return out_x.reshape(-1)
 
 

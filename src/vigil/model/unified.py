@@ -146,14 +146,16 @@ def ump_steady_state(params: Parameters = UNIFIED) -> tuple[float, float]:
     return float(s), float(lo)
 
 
-def debt_offset(allostatic: Numeric, params: Parameters) -> FloatArray:
-    """The slow term of X for the Three-Process presets: ``-λ·(L - L_ss)/U`` [TPM units].
+def debt_offset(debt: Numeric, params: Parameters) -> FloatArray:
+    """The slow term of X for the Three-Process presets: ``-λ·(L_w - L_ss)/U`` [TPM units].
 
-    ``L_ss`` is L at waking in the habitual steady state, so habitual sleepers keep their
-    Three-Process X; λ = ``params.slow_weight`` (docs/model.md).
+    ``L_w`` is the UMP's L at the last waking (:attr:`UnifiedState.debt`, the debt carried
+    into the day; within a day S already carries time awake) and ``L_ss`` its value in the
+    habitual steady state, so habitual sleepers keep their Three-Process X exactly;
+    λ = ``params.slow_weight`` (docs/model.md).
     """
     _, l_ss = ump_steady_state(params)
-    offset: FloatArray = -params.slow_weight * (as_float(allostatic) - l_ss) / params.ump_upper
+    offset: FloatArray = -params.slow_weight * (as_float(debt) - l_ss) / params.ump_upper
     return offset
 
 
@@ -187,8 +189,8 @@ def _circ(u: Ump, body: float) -> float:
     return c
 
 
-#: Outputs of the kernel: S, L, C and the sleep flag at each sample.
-_Out = namedtuple("_Out", ["s", "lo", "c", "asleep"])
+#: Outputs of the kernel: S, L, C, L at the last waking and the sleep flag at each sample.
+_Out = namedtuple("_Out", ["s", "lo", "c", "lw", "asleep"])
 
 
 @nb.njit(cache=True)
@@ -201,6 +203,7 @@ def _crew(
     t0 = inp.start[i]
     m = inp.sleep_start.shape[1]
     seg_t, seg_s, seg_l, asleep, q, j = t0, s_init, l_init, False, 1.0, 0
+    l_wake = l_init  # L at the last waking: the debt carried into the day
     zi = 0
     while zi + 1 < inp.zone_time.shape[1] and inp.zone_time[i, zi + 1] <= t0:
         zi += 1
@@ -210,7 +213,7 @@ def _crew(
         t = inp.samples[row, c]
         if not (t >= t0):  # NaN or before start
             out.s[row, c], out.lo[row, c], out.c[row, c] = np.nan, np.nan, np.nan
-            out.asleep[row, c] = False
+            out.lw[row, c], out.asleep[row, c] = np.nan, False
             continue
         while True:  # every sleep/wake boundary at or before t
             if not asleep:
@@ -224,7 +227,7 @@ def _crew(
                 if not te <= t:
                     break
                 seg_s, seg_l = _sleep(u, seg_s, seg_l, q * (te - seg_t))
-                seg_t, asleep, j = te, False, j + 1
+                seg_t, asleep, j, l_wake = te, False, j + 1, seg_l
         if asleep:
             s, lv = _sleep(u, seg_s, seg_l, q * (t - seg_t))
         else:
@@ -233,7 +236,7 @@ def _crew(
         phi = phase_at(k, z.phi, z.move, z.rate, t - z.t)
         out.s[row, c], out.lo[row, c] = s, lv
         out.c[row, c] = _circ(u, (t + phi) % 24.0)
-        out.asleep[row, c] = asleep
+        out.lw[row, c], out.asleep[row, c] = l_wake, asleep
 
 
 @nb.njit(cache=True, parallel=True)
@@ -267,12 +270,15 @@ class UnifiedState:
     homeostatic : S [lapses]
     allostatic : L, the slow lower asymptote of S (sleep debt) [lapses]
     circadian : C, unscaled [-]
+    debt : L at the last waking (at ``start`` before the first sleep): the sleep debt
+        carried into the current day [lapses]
     asleep : True inside a sleep episode ``[start, end)``
     """
 
     homeostatic: FloatArray
     allostatic: FloatArray
     circadian: FloatArray
+    debt: FloatArray
     asleep: BoolArray
     kappa: float
 
@@ -304,10 +310,10 @@ def simulate_unified(
     samples = as_2d(sample_time, "sample_time")
     if samples.shape[0] != timeline.n_crew:
         raise ValueError(f"sample_time has {samples.shape[0]} rows, timeline {timeline.n_crew}")
-    out = _Out(*(np.empty(samples.shape) for _ in range(3)), np.empty(samples.shape, np.bool_))
+    out = _Out(*(np.empty(samples.shape) for _ in range(4)), np.empty(samples.shape, np.bool_))
     s0, l0 = ump_steady_state(params)
     _kernel(params.kernel, ump_constants(params), _inputs(timeline, samples), s0, l0, out)
-    return UnifiedState(out.s, out.lo, out.c, out.asleep, float(params.ump_kappa))
+    return UnifiedState(out.s, out.lo, out.c, out.lw, out.asleep, float(params.ump_kappa))
 
 
 def unified_samples(
@@ -325,11 +331,11 @@ def unified_samples(
     ptr = np.ascontiguousarray(row_ptr, dtype=np.int64) * spi
     if ptr.shape != (timeline.n_crew + 1,) or ptr[0] != 0 or ptr[-1] != flat.size:
         raise ValueError(f"row_ptr must run from 0 to {t.shape[0]} in n_crew + 1 steps")
-    out = _Out(*(np.empty(flat.shape) for _ in range(3)), np.empty(flat.shape, np.bool_))
+    out = _Out(*(np.empty(flat.shape) for _ in range(4)), np.empty(flat.shape, np.bool_))
     s0, l0 = ump_steady_state(params)
     _kernel_rows(params.kernel, ump_constants(params), _inputs(timeline, flat), ptr, s0, l0, out)
     shape = t.shape
     return UnifiedState(
         out.s.reshape(shape), out.lo.reshape(shape), out.c.reshape(shape),
-        out.asleep.reshape(shape), float(params.ump_kappa),
+        out.lw.reshape(shape), out.asleep.reshape(shape), float(params.ump_kappa),
     )  # fmt: skip

@@ -157,7 +157,17 @@ _UNIFIED = model.PRESETS["unified"]
 _DEFAULT = model.DEFAULT
 
 #: Rows that fail today, with the reason (merged into ``cases.KNOWN_FAILURES``).
-KNOWN_FAILURES: dict[str, str] = {}
+KNOWN_FAILURES: dict[str, str] = {
+    "axelsson2008-kss-slope": "S saturates after one or two 4-h nights (+0.33 KSS/day); the "
+    "slow process that fits 0.64 (slow_weight 8.98) was not adopted: it worsens "
+    "vandongen2003-kss-4h-vs-6h (1.33 -> 2.10), docs/model.md",
+    "vandongen2003-kss-4h-vs-6h": "the model rates 4-h sleepers 1.3 KSS sleepier than 6-h "
+    "sleepers on day 14; the subjects rated them alike (SSS), unaware of their deficits",
+    "axelsson2008-lapses-slope-unified": "the UMP (fitted to Belenky 2003's 10-min PVT) "
+    "rises 1.5 lapses/day on 4-h nights, twice the study's reaction-time test",
+    "vandongen2003-lapses-4h-vs-6h-unified": "the UMP matches 6 h (6.1 vs 6.0 lapses/test "
+    "on day 7) but overpredicts 4 h (10.6 vs 7.8)",
+}
 
 
 CASES: tuple[Case, ...] = (
