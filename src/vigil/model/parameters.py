@@ -6,9 +6,10 @@ Section numbers (``§``) refer to the implementation reference
 
 A preset is a complete, named :class:`Parameters` instance (STYLE §3.2): ``DEFAULT``
 (``ingre2014_5c``), ``TPM_DEFAULT`` (``tpm_default``, the published Three-Process Model as
-FIPS computes it), ``INGRE2014_EXP`` (``ingre2014_exp``, exponential jet-lag adaptation,
-for sensitivity runs) and ``UNIFIED`` (``unified``, the Unified Model of Performance with its
-slow allostatic process, :mod:`.unified`). ``Parameters.model_version`` is the response's ``modelVersion``.
+FIPS computes it), ``INGRE2014_EXP`` (``ingre2014_exp``, exponential jet-lag adaptation, for
+sensitivity runs) and ``UNIFIED`` (``unified``, the Unified Model of Performance with its slow
+allostatic process, :mod:`.unified`). ``Parameters.model_version`` is the response's
+``modelVersion``.
 """
 
 from __future__ import annotations
@@ -152,7 +153,9 @@ class Parameters:
     ump_upper: float = 24.12  # [lapses] U, upper asymptote of S and L, Ramakrishnan 2016 [P, FIPS]
     ump_tau_w: float = 40.0  # [h] τ_w, rise of S while awake, Ramakrishnan 2016 [P, FIPS]
     ump_tau_s: float = 1.0  # [h] τ_s, fall of S toward L while asleep, Ramakrishnan 2016 [P, FIPS]
-    ump_tau_la: float = 4.06 * 24.0  # [h] τ_LA, allostatic L (4.06 days), Ramakrishnan 2016 [P, FIPS]
+    ump_tau_la: float = (
+        4.06 * 24.0
+    )  # [h] τ_LA, allostatic L (4.06 days), Ramakrishnan 2016 [P, FIPS]
     ump_kappa: float = 4.13  # [lapses] κ, weight of C, Ramakrishnan 2016 [P, FIPS]
     ump_phase: float = 2.02  # [h] φ of C(t) = Σ a_i sin(2πi(t + φ)/24), Ramakrishnan 2016 [P, FIPS]
     #: [-] a_1..a_5 of the UMP's C, the two-process model's skewed sine as FIPS prints it

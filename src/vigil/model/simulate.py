@@ -478,9 +478,7 @@ def simulate(
     return ModelState(s, c, u, w, phi, asleep)
 
 
-def _unified_state(
-    timeline: CrewTimeline, samples: FloatArray, params: Parameters
-) -> ModelState:
+def _unified_state(timeline: CrewTimeline, samples: FloatArray, params: Parameters) -> ModelState:
     """The UMP as a :class:`ModelState`: S in ``homeostatic``, κ·C in ``circadian``, no U
     or W, so ``alertness`` is the UMP's lapses S + κ·C (:mod:`.unified`)."""
     from .unified import simulate_unified

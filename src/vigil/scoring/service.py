@@ -323,9 +323,7 @@ def _mapped_means(
 ) -> dict[str, FloatArray]:
     """Interval means of scales ``codes``, each mapped from every sample's final KSS
     (``(T, spi)``, NaN where ``samples`` is) before averaging (reference §9.2 step 4)."""
-    return {
-        code: _sample_means(scale_function(code)(kss, params), samples) for code in codes
-    }
+    return {code: _sample_means(scale_function(code)(kss, params), samples) for code in codes}
 
 
 def _sample_means(values: FloatArray, samples: FloatArray) -> FloatArray:
