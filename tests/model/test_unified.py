@@ -10,8 +10,8 @@ Checked three ways:
 - against the values FIPS prints for its own UMP (humanfactors/FIPS README, ``unified``
   simulation from S0 = L0 = 0 at 08:00);
 - against a published figure: Van Dongen et al. 2003 (Sleep 26(2):117-126) lapses on day
-  7 of 6-h and 4-h time in bed, as Goel et al. 2009 (Semin Neurol 29(4):320-339, figure 2
-  legend) state them.
+  7 of 6-h and 4-h time in bed, as Banks & Dinges 2007 (J Clin Sleep Med 3(5):519-528,
+  figure 1 legend) state them.
 """
 
 from __future__ import annotations
@@ -157,7 +157,7 @@ def test_fips_printed_unified_simulation() -> None:
 
 def test_van_dongen_2003_day_7_lapses_within_the_umps_published_error() -> None:
     """Day 7 of 6 h and 4 h time in bed (ending 07:30, 9 tests 07:30-23:30): 54 and 70
-    lapses that day, 6.0 and 7.8 per test (Van Dongen et al. 2003, as Goel et al. 2009
+    lapses that day, 6.0 and 7.8 per test (Van Dongen et al. 2003, as Banks & Dinges 2007
     state them). Ramakrishnan et al. 2016 report average UMP prediction errors of 7-36 %
     across 14 sleep/wake conditions: each prediction lies within 36 % of the figure."""
     tests = [7.5 + 2.0 * k for k in range(9)]

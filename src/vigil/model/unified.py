@@ -254,6 +254,12 @@ def _kernel_rows(
         _crew(k, u, inp, i, 0, ptr[i], ptr[i + 1], s0, l0, out)
 
 
+def _outputs(shape: tuple[int, ...]) -> _Out:
+    """Empty S, L, C, L-at-waking and sleep-flag arrays of ``shape``."""
+    empty = np.empty
+    return _Out(empty(shape), empty(shape), empty(shape), empty(shape), empty(shape, np.bool_))
+
+
 def _inputs(timeline: CrewTimeline, samples: FloatArray) -> Inputs:
     return Inputs(timeline.start, timeline.s_start, timeline.phase_start, timeline.sleep_start,
                   timeline.sleep_end, timeline.sleep_quality, timeline.zone_time,
@@ -310,7 +316,7 @@ def simulate_unified(
     samples = as_2d(sample_time, "sample_time")
     if samples.shape[0] != timeline.n_crew:
         raise ValueError(f"sample_time has {samples.shape[0]} rows, timeline {timeline.n_crew}")
-    out = _Out(*(np.empty(samples.shape) for _ in range(4)), np.empty(samples.shape, np.bool_))
+    out = _outputs(samples.shape)
     s0, l0 = ump_steady_state(params)
     _kernel(params.kernel, ump_constants(params), _inputs(timeline, samples), s0, l0, out)
     return UnifiedState(out.s, out.lo, out.c, out.lw, out.asleep, float(params.ump_kappa))
@@ -331,7 +337,7 @@ def unified_samples(
     ptr = np.ascontiguousarray(row_ptr, dtype=np.int64) * spi
     if ptr.shape != (timeline.n_crew + 1,) or ptr[0] != 0 or ptr[-1] != flat.size:
         raise ValueError(f"row_ptr must run from 0 to {t.shape[0]} in n_crew + 1 steps")
-    out = _Out(*(np.empty(flat.shape) for _ in range(4)), np.empty(flat.shape, np.bool_))
+    out = _outputs(flat.shape)
     s0, l0 = ump_steady_state(params)
     _kernel_rows(params.kernel, ump_constants(params), _inputs(timeline, flat), ptr, s0, l0, out)
     shape = t.shape

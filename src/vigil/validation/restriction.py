@@ -18,7 +18,7 @@ Sources
 - Axelsson J, Kecklund G, Åkerstedt T, Donofrio P, Lekander M, Ingre M (2008).
   Sleepiness and performance in response to repeated sleep restriction and subsequent
   recovery during semi-laboratory conditions. Chronobiol Int 25(2):297-308.
-  doi:10.1080/07420520802107031. Protocol: sleep 23:00-07:00 on a habituation and two
+  Protocol: sleep 23:00-07:00 on a habituation and two
   baseline nights, 03:00-07:00 on five nights, 23:00-07:00 on seven recovery nights;
   reaction-time test and KSS at 08:00, 14:00 and 20:00. Per restricted day: KSS +0.64 ±
   0.05, lapses/test +0.69 ± 0.16; after seven recovery days KSS was back to baseline,
@@ -28,8 +28,8 @@ Sources
   TIB ending 07:30 for 14 days after 3 baseline nights; tests every 2 h, 07:30-23:30.
   Sleepiness "did not significantly differentiate the 6 h and 4 h conditions"; lapses
   were worse in 4 h than 6 h (p = 0.036); on day 7 the 6-h group averaged 54 lapses a
-  day (6 per test, 9 tests) and the 4-h group 70 (Goel N, Rao H, Durmer JS, Dinges DF
-  2009, Semin Neurol 29(4):320-339, figure 2 legend).
+  day (6 per test, 9 tests) and the 4-h group 70 (Banks S, Dinges DF 2007, J Clin Sleep
+  Med 3(5):519-528, figure 1 legend, PMID 17803017).
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 from vigil import model
 from vigil.model.scales import pvt_lapses
@@ -48,27 +49,29 @@ AXELSSON_2008 = Source(
     "Axelsson et al. 2008",
     "Axelsson J, Kecklund G, Åkerstedt T, Donofrio P, Lekander M, Ingre M. Sleepiness and "
     "performance in response to repeated sleep restriction and subsequent recovery during "
-    "semi-laboratory conditions. Chronobiol Int 2008;25(2):297-308. "
-    "doi:10.1080/07420520802107031",
+    "semi-laboratory conditions. Chronobiol Int 2008;25(2):297-308 "
+    "(PMID 18533328)",
 )
 VAN_DONGEN_2003 = Source(
     "Van Dongen et al. 2003",
     "Van Dongen HPA, Maislin G, Mullington JM, Dinges DF. The cumulative cost of additional "
     "wakefulness: dose-response effects on neurobehavioral functions and sleep physiology "
     "from chronic sleep restriction and total sleep deprivation. Sleep 2003;26(2):117-126. "
-    "doi:10.1093/sleep/26.2.117 (day-7 lapses: Goel N, Rao H, Durmer JS, Dinges DF. "
-    "Neurocognitive consequences of sleep deprivation. Semin Neurol 2009;29(4):320-339, "
-    "figure 2)",
+    "doi:10.1093/sleep/26.2.117 (day-7 lapses: Banks S, Dinges DF. Behavioral and "
+    "physiological consequences of sleep restriction. J Clin Sleep Med 2007;3(5):519-528, "
+    "figure 1 legend, PMID 17803017)",
 )
 
 #: One day of a protocol: the night before it as (bed, rise) hours of the clock, bed
 #: before midnight written as e.g. 23.0, after it as 27.0 (03:00).
 LabDay = tuple[float, float]
+#: float64 arrays
+Floats = npt.NDArray[np.float64]
 
 
 def lab_protocol(
     nights: Sequence[LabDay], test_hours: Sequence[float], params: model.Parameters
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[Floats, Floats]:
     """KSS and lapses at ``test_hours`` of each day after each night of ``nights``.
 
     Day 0 starts awake at 07:00 after a habitual night; night ``k`` (0-based) runs from
@@ -115,10 +118,11 @@ _AX_NIGHTS: tuple[LabDay, ...] = (
 _AX_BASE, _AX_RESTRICTED, _AX_RECOVERY = slice(0, 2), slice(2, 7), slice(7, 14)
 
 
-def _axelsson(params: model.Parameters, lapses: bool) -> np.ndarray:
+def _axelsson(params: model.Parameters, lapses: bool) -> Floats:
     """Daily means over the three tests of KSS (or lapses), days after nights 1..14."""
     kss, lap = lab_protocol(_AX_NIGHTS, _AX_TESTS, params)
-    return (lap if lapses else kss).mean(axis=1)
+    daily: Floats = (lap if lapses else kss).mean(axis=1)
+    return daily
 
 
 def axelsson_slope(params: model.Parameters, lapses: bool = False) -> float:
