@@ -280,7 +280,7 @@ def _score_chunk(
         means |= _mapped_means(kss, samples, other, params)
     if native:  # the Unified Model's own lapses, S + κ·C, not below 0 (docs/model.md)
         ump = unified_samples(timeline, samples, layout.interval_ptr, params)
-        means["LAPSES"] = _sample_means(np.maximum(ump.lapses, 0.0), samples)
+        means["LAPSES"] = _interval_means(np.maximum(ump.lapses, 0.0), *_padding(samples))
     per_scale = {code: means[code].round(DECIMALS) for code in scales}
     risks = duty_risks(layout, timeline, kss_means, params) if risk else None
     return _results(plan, lo, hi, layout, per_scale, risks, sleep)
@@ -323,17 +323,20 @@ def _mapped_means(
 ) -> dict[str, FloatArray]:
     """Interval means of scales ``codes``, each mapped from every sample's final KSS
     (``(T, spi)``, NaN where ``samples`` is) before averaging (reference §9.2 step 4)."""
-    return {code: _sample_means(scale_function(code)(kss, params), samples) for code in codes}
+    pad = _padding(samples)
+    return {code: _interval_means(scale_function(code)(kss, params), *pad) for code in codes}
 
 
-def _sample_means(values: FloatArray, samples: FloatArray) -> FloatArray:
-    """Mean of each interval's ``values`` (``(T, spi)``) over its samples (NaN in
-    ``samples`` pads short last intervals only)."""
+def _padding(
+    samples: FloatArray,
+) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.bool_], npt.NDArray[np.int64]]:
+    """The rows with padding (NaN pads short last intervals only), their padding masks,
+    and every row's count of samples: the arguments of :func:`_interval_means`."""
     short = np.flatnonzero(np.isnan(samples[:, -1]))
     padding = np.isnan(samples[short])
     count = np.full(len(samples), samples.shape[1], dtype=np.int64)
     count[short] -= padding.sum(axis=1)
-    return _interval_means(values, short, padding, count)
+    return short, padding, count
 
 
 def _interval_means(
