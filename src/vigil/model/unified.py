@@ -181,11 +181,15 @@ def _sleep(u: Ump, s0: float, l0: float, tau: float) -> tuple[float, float]:
 
 @nb.njit(cache=True, inline="always")
 def _circ(u: Ump, body: float) -> float:
+    """Σ a_i·sin(i·x), x = ω(τ + φ), with sin(i·x) from sin x and cos x by the recurrence
+    sin(kx) = 2cos(x)·sin((k-1)x) - sin((k-2)x) (one sine and one cosine per sample)."""
     x = _OMEGA * (body + u.phase)
-    c: float = (
-        u.a1 * math.sin(x) + u.a2 * math.sin(2.0 * x) + u.a3 * math.sin(3.0 * x)
-        + u.a4 * math.sin(4.0 * x) + u.a5 * math.sin(5.0 * x)
-    )  # fmt: skip
+    s1, c1 = math.sin(x), math.cos(x)
+    s2 = 2.0 * c1 * s1
+    s3 = 2.0 * c1 * s2 - s1
+    s4 = 2.0 * c1 * s3 - s2
+    s5 = 2.0 * c1 * s4 - s3
+    c: float = u.a1 * s1 + u.a2 * s2 + u.a3 * s3 + u.a4 * s4 + u.a5 * s5
     return c
 
 
