@@ -4,10 +4,12 @@ and each interval's mean over its samples inside the duty (NumPy's row sums)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
-from vigil.model import DEFAULT, TPM_DEFAULT, CrewTimeline, final_kss, workload_kss_fast
+from vigil.model import DEFAULT, PRESETS, TPM_DEFAULT, CrewTimeline, final_kss, workload_kss_fast
 from vigil.model.interval_kss import DutyRows, interval_kss
 from vigil.model.simulate import simulate_alertness_flat
 
@@ -73,7 +75,11 @@ def _by_arrays(
     return means, kss
 
 
-@pytest.mark.parametrize("params", [DEFAULT, TPM_DEFAULT])
+@pytest.mark.parametrize(
+    "params",
+    [DEFAULT, TPM_DEFAULT, PRESETS["unified"], replace(DEFAULT, slow_weight=9.0)],
+    ids=["ingre2014_5c", "tpm_default", "unified", "slow_weight"],
+)
 def test_interval_kss_equals_the_array_statement(params: object) -> None:
     timeline = two_crew()
     duties, per_crew = _duties()

@@ -174,3 +174,15 @@ def test_settings_are_versioned_with_history(db_url: str) -> None:
             assert store.current_settings(session=session, operator="acme").settings == second
     finally:
         engine.dispose()
+
+
+def test_the_unified_preset_is_an_operator_setting() -> None:
+    """``preset: unified`` (docs/model.md) is accepted like every built-in preset, and the
+    parameters it gives are the Unified Model's."""
+    from vigil.model import PRESETS
+    from vigil.settings.record import parse_settings
+
+    chosen = parse_settings({"preset": "unified"})
+    assert chosen.preset == "unified"
+    assert chosen.parameters() is PRESETS["unified"]
+    assert chosen.parameters().alertness_model == "unified"

@@ -20,9 +20,9 @@ def plot_report(report: ScoreReport, path: Path) -> int:
     import matplotlib.dates as mdates
     import matplotlib.pyplot as plt
 
-    from vigil.model import SCALE_INFO
+    from vigil.model.scales import scale_info
 
-    info = SCALE_INFO[report.scale]
+    info = scale_info(report.scale)
     shown = report.schedules[:MAX_PANELS]
     panels = max(len(shown), 1)
     fig, axes = plt.subplots(panels, 1, figsize=(12, 2.6 * panels + 0.6), squeeze=False)

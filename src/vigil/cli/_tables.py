@@ -27,7 +27,7 @@ import numpy.typing as npt
 import polars as pl
 
 from vigil.domain import INTERVAL, Schedule
-from vigil.model.scales import SCALE_INFO
+from vigil.model.scales import scale_info
 from vigil.scoring.service import ScoreReport
 
 __all__ = ["Per", "duty_table", "interval_table", "schedule_table", "table"]
@@ -134,7 +134,7 @@ def duty_table(report: ScoreReport, schedules: Sequence[Schedule]) -> pl.DataFra
     scale's (first) warning level, risk. ``schedules`` are the parsed schedules the
     report scored, in the same order."""
     d = _Duties(report)
-    warning = SCALE_INFO[report.scale].warnings[0]
+    warning = scale_info(report.scale).warnings[0]
     seconds = (d.end - d.start).astype(np.float64)
     above = np.bincount(
         d.interval_duty, weights=np.where(d.scores >= warning, seconds, 0.0), minlength=d.on.size
@@ -166,7 +166,7 @@ def schedule_table(report: ScoreReport) -> pl.DataFrame:
     """One row per schedule: duties, intervals, mean, peak and when, time above the
     warning level, highest duty risk."""
     d = _Duties(report)
-    warning = SCALE_INFO[report.scale].warnings[0]
+    warning = scale_info(report.scale).warnings[0]
     n = len(report.schedules)
     crew = d.schedule[d.interval_duty]
     seconds = (d.end - d.start).astype(np.float64)

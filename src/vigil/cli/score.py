@@ -78,7 +78,12 @@ def score_command(
         DateFormat, typer.Option("--date-format", help="Dates in the roster: dmy or mdy.")
     ] = DateFormat.DMY,
     scale: Annotated[
-        str, typer.Option("--scale", help="SP, KSS, KP, VD, CRD or PMR (seed §2.4).")
+        str,
+        typer.Option(
+            "--scale",
+            help="SP, KSS, KP, VD, CRD or PMR (seed §2.4), or LAPSES (PVT lapses, the "
+            "unified preset's own output; docs/model.md).",
+        ),
     ] = "KSS",
     preset: Annotated[
         str, typer.Option("--preset", help="Model parameter preset (docs/model.md).")
@@ -179,7 +184,7 @@ def _score(
     )
 
     try:
-        chosen = resolve_scale(scale)
+        chosen = resolve_scale(scale, extra=True)
         params = resolve_preset(preset)
     except ScoringError as exc:  # unknown scale or preset
         raise typer.BadParameter(str(exc)) from exc

@@ -130,8 +130,28 @@ def interval_kss(
     )
     means = np.empty(t.shape[0])
     duty = np.ascontiguousarray(interval_duty, dtype=np.int64)
-    _kernel(params.kernel, inp, ptr, duty, rows, consts, keep, means, sample_kss)
+    mode, x_extra = _alertness_source(timeline, t, ptr, params)
+    _kernel(params.kernel, inp, ptr, duty, rows, consts, keep, means, sample_kss, mode, x_extra)
     return means
+
+
+#: Where the kernel's X comes from: its own Three-Process walk, the array given, or both.
+_WALK, _GIVEN, _WALK_PLUS = 0, 1, 2
+
+
+def _alertness_source(
+    timeline: CrewTimeline, samples: FloatArray, ptr: IntArray, params: Parameters
+) -> tuple[int, FloatArray]:
+    """X of the Unified Model (its lapses, :mod:`.unified`) or the slow allostatic term of
+    a Three-Process preset with ``slow_weight`` != 0, as a ``(T, spi)`` array; else none."""
+    if params.alertness_model != "unified" and params.slow_weight == 0.0:
+        return _WALK, np.empty((0, 0))
+    from .unified import debt_offset, unified_samples
+
+    ump = unified_samples(timeline, samples, ptr, params)
+    if params.alertness_model == "unified":
+        return _GIVEN, np.ascontiguousarray(ump.lapses)
+    return _WALK_PLUS, np.ascontiguousarray(debt_offset(ump.debt, params))
 
 
 def _nan_to_zero(values: FloatArray) -> FloatArray:
@@ -152,10 +172,12 @@ def _kernel(
     keep: bool,
     means: FloatArray,
     sample_kss: FloatArray,
+    mode: int,
+    x_extra: FloatArray,
 ) -> None:  # pragma: no cover - compiled; tested against the array statement
     """Every crew member in a ``prange`` (``NUMBA_NUM_THREADS`` bounds the cores)."""
     for i in nb.prange(ptr.size - 1):
-        _crew(k, inp, i, ptr[i], ptr[i + 1], duty, rows, c, keep, means, sample_kss)
+        _crew(k, inp, i, ptr[i], ptr[i + 1], duty, rows, c, keep, means, sample_kss, mode, x_extra)
 
 
 @nb.njit(cache=True)
@@ -171,8 +193,11 @@ def _crew(
     keep: bool,
     means: FloatArray,
     sample_kss: FloatArray,
+    mode: int,
+    x_extra: FloatArray,
 ) -> None:  # pragma: no cover - compiled; tested against the array statement
-    """Crew member ``i``'s intervals ``lo:hi``, their samples in time order."""
+    """Crew member ``i``'s intervals ``lo:hi``, their samples in time order; X from the
+    walk, from ``x_extra`` or both (``mode``, :func:`_alertness_source`)."""
     spi = inp.samples.shape[1]
     t0 = inp.start[i]
     g, z, r = begin_walk(k, inp, i)
@@ -193,10 +218,14 @@ def _crew(
                 continue
             inside += 1
             x = math.nan  # before the timeline's start: no alertness
-            if t >= t0:
+            if mode == 1:  # the Unified Model's lapses (NaN before the start)
+                x = x_extra[row, j]
+            elif t >= t0:
                 g, z, r, _phi = step_walk(k, inp, i, t, g, z, r)
                 s, cc, uu, w = components(k, g, r, t, u_rot)
                 x = s + cc + uu + w  # X, reference §2.4
+                if mode == 2:
+                    x += x_extra[row, j]  # the slow allostatic term
             kss = x * c.kss_slope
             kss += c.kss_intercept  # KSS_m, reference §2.5
             kss += workload_at(load, t, rows.rs[d], rows.re[d], c.b_s, c.cap)

@@ -6,8 +6,10 @@ Section numbers (``§``) refer to the implementation reference
 
 A preset is a complete, named :class:`Parameters` instance (STYLE §3.2): ``DEFAULT``
 (``ingre2014_5c``), ``TPM_DEFAULT`` (``tpm_default``, the published Three-Process Model as
-FIPS computes it) and ``INGRE2014_EXP`` (``ingre2014_exp``, exponential jet-lag adaptation,
-for sensitivity runs). ``Parameters.model_version`` is the response's ``modelVersion``.
+FIPS computes it), ``INGRE2014_EXP`` (``ingre2014_exp``, exponential jet-lag adaptation, for
+sensitivity runs) and ``UNIFIED`` (``unified``, the Unified Model of Performance with its slow
+allostatic process, :mod:`.unified`). ``Parameters.model_version`` is the response's
+``modelVersion``.
 """
 
 from __future__ import annotations
@@ -145,6 +147,30 @@ class Parameters:
     night_window: tuple[float, float] = (2.0, 5.0)  # [h body] night duty touches 02:00-04:59
     early_window: tuple[float, float] = (5.0, 7.0)  # [h body] early = report 05:00-06:59
 
+    # --- Unified Model of Performance (UMP), preset ``unified`` (model/unified.py)
+    #: "tpm": X = S + C + U + W (Three-Process Model); "unified": X = PVT lapses S + κ·C of
+    #: the UMP (Rajdev et al. 2013; Ramakrishnan et al. 2016), which the KSS transform maps
+    #: with a positive slope (more lapses, sleepier) [C]
+    alertness_model: Literal["tpm", "unified"] = "tpm"
+    ump_upper: float = 24.12  # [lapses] U, upper asymptote of S and L, Ramakrishnan 2016 [P, FIPS]
+    ump_tau_w: float = 40.0  # [h] τ_w, rise of S while awake, Ramakrishnan 2016 [P, FIPS]
+    ump_tau_s: float = 1.0  # [h] τ_s, fall of S toward L while asleep, Ramakrishnan 2016 [P, FIPS]
+    ump_tau_la: float = (
+        4.06 * 24.0
+    )  # [h] τ_LA, allostatic L (4.06 days), Ramakrishnan 2016 [P, FIPS]
+    ump_kappa: float = 4.13  # [lapses] κ, weight of C, Ramakrishnan 2016 [P, FIPS]
+    ump_phase: float = 2.02  # [h] φ of C(t) = Σ a_i sin(2πi(t + φ)/24), Ramakrishnan 2016 [P, FIPS]
+    #: [-] a_1..a_5 of the UMP's C, the two-process model's skewed sine as FIPS prints it
+    #: (a_5 = 0.0001; Achermann & Borbély's 0.001 moves lapses by < 0.004) [P, FIPS]
+    ump_harmonics: tuple[float, ...] = (0.97, 0.22, 0.07, 0.03, 0.0001)
+    #: [h] daily wake/sleep whose periodic steady state gives (S, L) at ``timeline.start``,
+    #: the habitual 23:00-07:00 of the warm-up (ref §9.4) [C]
+    ump_habitual: tuple[float, float] = (16.0, 8.0)
+    #: [TPM units per unit of L/U] weight λ of the UMP's allostatic sleep debt in X for the
+    #: Three-Process presets, X -= λ·(L_w - L_ss)/U with L_w the L at the last waking; 0 = off
+    #: (docs/model.md) [C, fitted: axelsson2008-kss-slope]
+    slow_weight: float = 0.0
+
     _kernel: Consts = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
@@ -156,6 +182,10 @@ class Parameters:
             raise ValueError(f"unknown sleep_above_break {self.sleep_above_break!r}")
         if self.phase_model not in ("linear", "exponential"):
             raise ValueError(f"unknown phase_model {self.phase_model!r}")
+        if self.alertness_model not in ("tpm", "unified"):
+            raise ValueError(f"unknown alertness_model {self.alertness_model!r}")
+        if len(self.ump_harmonics) != 5:
+            raise ValueError("ump_harmonics must hold a_1..a_5")
         object.__setattr__(self, "_kernel", _kernel_vector(self))
 
     @property
@@ -232,9 +262,23 @@ TPM_DEFAULT = replace(
 #: 2014 (ref §3), for sensitivity comparisons only.
 INGRE2014_EXP = replace(DEFAULT, name="ingre2014_exp", phase_model="exponential")
 
+#: The Unified Model of Performance (Rajdev et al. 2013; Ramakrishnan et al. 2016) on preset
+#: A's sleep and body clock: X is the UMP's PVT lapses S + κ·C (model/unified.py) and the
+#: KSS is the inverse of the lapses cross-walk of ref §2.6 (PMR = 1 + 4.2·(K - 3.75) with 100
+#: stimuli per 10-min PVT, so K = 3.75 + (lapses - 1)/4.2), so every other scale follows from
+#: it as under preset A [D] (docs/model.md).
+UNIFIED = replace(
+    DEFAULT,
+    name="unified",
+    alertness_model="unified",
+    kss_intercept=DEFAULT.pmr_knee - DEFAULT.pmr_floor / DEFAULT.pmr_slope,  # [KSS] 3.5119 [D]
+    kss_slope=1.0 / DEFAULT.pmr_slope,  # [KSS/lapse] 0.2381, ref §2.6 cross-walk inverted [D]
+)
+
 #: Named presets, selectable in the CLI and the service configuration (ref §2.5).
 PRESETS: dict[str, Parameters] = {
     "ingre2014_5c": DEFAULT,
     "tpm_default": TPM_DEFAULT,
     "ingre2014_exp": INGRE2014_EXP,
+    "unified": UNIFIED,
 }

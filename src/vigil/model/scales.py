@@ -76,6 +76,14 @@ def missed_responses(kss: Numeric, params: Parameters) -> FloatArray:
     return np.clip(pmr, 0.0, 100.0)
 
 
+def pvt_lapses(kss: Numeric, params: Parameters) -> FloatArray:
+    """LAPSES: 10-min PVT lapses from the final KSS, the cross-walk of ref §2.6 that PMR
+    uses, read as a count (100 stimuli per 10-min PVT): ``pmr_floor + pmr_slope·max(0,
+    K - pmr_knee)`` [lapses], [5]_. The ``unified`` preset reports the Unified Model's own
+    lapses instead (:mod:`.unified`; the scoring service chooses)."""
+    return missed_responses(kss, params)
+
+
 ScaleFunction = Callable[[FloatArray, Parameters], FloatArray]
 
 #: The seed §2.4 PreferredScale values mapped to their function of the final KSS.
@@ -135,6 +143,29 @@ SCALE_INFO: dict[str, ScaleInfo] = {
     "CRD": ScaleInfo("Complex Reaction Degradation", 0.0, 100.0, "%", _level("CRD")),
     "PMR": ScaleInfo("Percentage Missed Responses", 0.0, 100.0, "%", _level("PMR")),
 }
+
+
+#: Scales outside the contract's list (seed §2.4), offered by ``vigil score --scale`` only:
+#: LAPSES, PVT lapses per 10-min test (docs/model.md "The unified preset").
+EXTRA_SCALES: dict[str, ScaleFunction] = {"LAPSES": pvt_lapses}
+#: Display facts of :data:`EXTRA_SCALES`; LAPSES's warning level is KSS 7 mapped (14.65).
+EXTRA_SCALE_INFO: dict[str, ScaleInfo] = {
+    "LAPSES": ScaleInfo(
+        "PVT lapses (10-min PVT, RT > 500 ms)", 0.0, 100.0, "",
+        (round(float(pvt_lapses(np.asarray([WARNING_KSS]), DEFAULT)[0]), 2),),
+    ),
+}  # fmt: skip
+
+
+def scale_function(code: str) -> ScaleFunction:
+    """The function of the final KSS behind scale ``code`` (:data:`SCALES` or
+    :data:`EXTRA_SCALES`)."""
+    return SCALES[code] if code in SCALES else EXTRA_SCALES[code]
+
+
+def scale_info(code: str) -> ScaleInfo:
+    """Display facts of scale ``code``, contract scale or extra."""
+    return SCALE_INFO[code] if code in SCALE_INFO else EXTRA_SCALE_INFO[code]
 
 
 def interval_means(values: object, samples_per_interval: int = 15) -> FloatArray:

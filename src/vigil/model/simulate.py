@@ -458,15 +458,45 @@ def simulate(
     -----
     Sleep episodes are half-open: a sample at ``sleep_start`` is asleep, one at
     ``sleep_end`` is awake with full inertia (as FIPS). Samples before ``start`` are NaN.
+
+    Under ``params.alertness_model == "unified"`` the state is the Unified Model's
+    (:mod:`.unified`): S in ``homeostatic``, κ·C in ``circadian``, U = W = 0, so
+    ``alertness`` is its PVT lapses. A Three-Process preset with ``slow_weight`` λ != 0 has
+    the slow allostatic term ``-λ·(L_w - L_ss)/U`` added to ``homeostatic``.
     """
     samples = _prepare(timeline, sample_time)
     shape = samples.shape
+    if params.alertness_model == "unified":
+        return _unified_state(timeline, samples, params)
     outs = [np.empty(shape) for _ in range(5)]
     asleep = np.empty(shape, dtype=np.bool_)
     dummy = np.empty((0, 0))
     s, c, u, w, phi = outs
     _run(timeline, samples, params, True, s, c, u, w, phi, asleep, dummy)
+    if params.slow_weight != 0.0:
+        s += _slow_term(timeline, samples, params)
     return ModelState(s, c, u, w, phi, asleep)
+
+
+def _unified_state(timeline: CrewTimeline, samples: FloatArray, params: Parameters) -> ModelState:
+    """The UMP as a :class:`ModelState`: S in ``homeostatic``, κ·C in ``circadian``, no U
+    or W, so ``alertness`` is the UMP's lapses S + κ·C (:mod:`.unified`)."""
+    from .unified import simulate_unified
+
+    ump = simulate_unified(timeline, samples, params)
+    zeros = np.where(np.isnan(ump.homeostatic), np.nan, 0.0)
+    phase = body_clock_phase(timeline, samples, params)
+    return ModelState(
+        ump.homeostatic, params.ump_kappa * ump.circadian, zeros, zeros.copy(), phase, ump.asleep
+    )
+
+
+def _slow_term(timeline: CrewTimeline, samples: FloatArray, params: Parameters) -> FloatArray:
+    """The slow allostatic term added to X of a Three-Process preset with
+    ``slow_weight`` λ != 0: ``-λ·(L_w - L_ss)/U`` at each sample (:func:`.unified.debt_offset`)."""
+    from .unified import debt_offset, simulate_unified
+
+    return debt_offset(simulate_unified(timeline, samples, params).debt, params)
 
 
 def simulate_alertness(
@@ -489,9 +519,16 @@ def simulate_alertness(
         if out.shape != samples.shape or out.dtype != np.float64 or not out.flags.c_contiguous:
             raise ValueError("out must be a C-contiguous float64 array shaped like sample_time")
         out_x = out
+    if params.alertness_model == "unified":
+        from .unified import simulate_unified
+
+        out_x[...] = simulate_unified(timeline, samples, params).lapses
+        return out_x
     dummy = np.empty((0, 0))
     dummy_b = np.empty((0, 0), dtype=np.bool_)
     _run(timeline, samples, params, False, dummy, dummy, dummy, dummy, dummy, dummy_b, out_x)
+    if params.slow_weight != 0.0:
+        out_x += _slow_term(timeline, samples, params)
     return out_x
 
 
@@ -517,8 +554,16 @@ def simulate_alertness_flat(
     inp = Inputs(timeline.start, timeline.s_start, timeline.phase_start, timeline.sleep_start,
                  timeline.sleep_end, timeline.sleep_quality, timeline.zone_time,
                  timeline.zone_offset, samples)  # fmt: skip
+    if params.alertness_model == "unified" or params.slow_weight != 0.0:
+        from .unified import debt_offset, unified_samples
+
+        ump = unified_samples(timeline, samples.reshape(-1, 1), bounds, params)
+        if params.alertness_model == "unified":
+            return ump.lapses.reshape(-1)
     outs = Outputs(dummy, dummy, dummy, dummy, dummy, dummy_b, out_x)
     _kernel_flat(params.kernel, inp, bounds, outs)
+    if params.slow_weight != 0.0:
+        out_x += debt_offset(ump.debt.reshape(1, -1), params)
     return out_x.reshape(-1)
 
 

@@ -10,6 +10,7 @@ from vigil.domain import Airport, DateFormat
 
 __all__ = [
     "DECIMALS",
+    "EXTRA_SCALE_CODES",
     "SCALE_CODES",
     "ScoreRequest",
     "ScoringError",
@@ -19,6 +20,8 @@ __all__ = [
 
 #: The contract's scale codes (seed §2.4), in its order.
 SCALE_CODES: tuple[str, ...] = ("SP", "KSS", "KP", "VD", "CRD", "PMR")
+#: Scales ``vigil score`` offers beyond the contract's (docs/model.md): LAPSES, PVT lapses.
+EXTRA_SCALE_CODES: tuple[str, ...] = ("LAPSES",)
 #: Decimals of every reported score (contract §4).
 DECIMALS = 3
 
@@ -59,9 +62,14 @@ def resolve_preset(name: str) -> model.Parameters:
         raise ScoringError(f"unknown preset {name!r}; known presets: {known}") from None
 
 
-def resolve_scale(code: str) -> str:
-    """Canonical scale code (case-insensitive, seed §2.4), or :class:`ScoringError`."""
+def resolve_scale(code: str, *, extra: bool = False) -> str:
+    """Canonical scale code (case-insensitive, seed §2.4), or :class:`ScoringError`.
+
+    ``extra``: also accept :data:`EXTRA_SCALE_CODES` (the command line; the API's
+    PreferredScale is the contract's list only).
+    """
+    known = SCALE_CODES + EXTRA_SCALE_CODES if extra else SCALE_CODES
     upper = code.strip().upper()
-    if upper not in SCALE_CODES:
-        raise ScoringError(f"unknown scale {code!r}; one of {', '.join(SCALE_CODES)}")
+    if upper not in known:
+        raise ScoringError(f"unknown scale {code!r}; one of {', '.join(known)}")
     return upper

@@ -34,7 +34,9 @@ import numpy.typing as npt
 from vigil import model
 from vigil.domain import Schedule
 from vigil.model.interval_kss import DutyRows, interval_kss
+from vigil.model.scales import scale_function
 from vigil.model.sleep import DEFAULT_SLEEP, predict_packed
+from vigil.model.unified import unified_samples
 from vigil.roster import ParsedRoster, format_error, parse_request
 from vigil.scoring import grid
 from vigil.scoring.duty_risk import duty_risks
@@ -267,7 +269,8 @@ def _score_chunk(
         layout.on, layout.off, layout.sectors, layout.workload, layout.rest_start, layout.rest_end
     )
     # other scales map each sample's KSS before averaging (reference §2.6, §9.2 step 4)
-    other = [code for code in scales if code != "KSS"]
+    native = params.alertness_model == "unified" and "LAPSES" in scales
+    other = [code for code in scales if code != "KSS" and not (native and code == "LAPSES")]
     kss = np.empty(samples.shape) if other else None
     kss_means = interval_kss(  # X, workload term (§6), final KSS, interval means
         timeline, samples, layout.interval_ptr, layout.duty, duties, params, sample_kss=kss
@@ -275,6 +278,9 @@ def _score_chunk(
     means = {"KSS": kss_means}  # the final KSS is already in the KSS scale's [1, 9]
     if kss is not None:
         means |= _mapped_means(kss, samples, other, params)
+    if native:  # the Unified Model's own lapses, S + κ·C, not below 0 (docs/model.md)
+        ump = unified_samples(timeline, samples, layout.interval_ptr, params)
+        means["LAPSES"] = _interval_means(np.maximum(ump.lapses, 0.0), *_padding(samples))
     per_scale = {code: means[code].round(DECIMALS) for code in scales}
     risks = duty_risks(layout, timeline, kss_means, params) if risk else None
     return _results(plan, lo, hi, layout, per_scale, risks, sleep)
@@ -317,14 +323,20 @@ def _mapped_means(
 ) -> dict[str, FloatArray]:
     """Interval means of scales ``codes``, each mapped from every sample's final KSS
     (``(T, spi)``, NaN where ``samples`` is) before averaging (reference §9.2 step 4)."""
-    short = np.flatnonzero(np.isnan(samples[:, -1]))  # NaN pads short last intervals only
+    pad = _padding(samples)
+    return {code: _interval_means(scale_function(code)(kss, params), *pad) for code in codes}
+
+
+def _padding(
+    samples: FloatArray,
+) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.bool_], npt.NDArray[np.int64]]:
+    """The rows with padding (NaN pads short last intervals only), their padding masks,
+    and every row's count of samples: the arguments of :func:`_interval_means`."""
+    short = np.flatnonzero(np.isnan(samples[:, -1]))
     padding = np.isnan(samples[short])
     count = np.full(len(samples), samples.shape[1], dtype=np.int64)
     count[short] -= padding.sum(axis=1)
-    return {
-        code: _interval_means(model.SCALES[code](kss, params), short, padding, count)
-        for code in codes
-    }
+    return short, padding, count
 
 
 def _interval_means(
