@@ -107,7 +107,7 @@ def _summary_rows(summary: dict[str, Any], model_version: str, preset: str) -> l
         ["Schedules", counts["schedules"]],
         ["Duties", counts["duties"]],
         ["Duty hours", counts["dutyHours"]],
-        ["Share of duty time at/above warning", above["share"]],
+        ["Share of time at work at/above warning", above["share"]],
         ["Duties with time at/above warning", above["duties"]],
         ["Median risk", risk["p50"]],
         ["90th percentile risk", risk["p90"]],

@@ -187,7 +187,7 @@ SCHEDULE_HEADER = [
     "Peak",
     "Highest risk",
     "Minutes at/above warning",
-    "Share of duty time at/above warning",
+    "Share of time at work at/above warning",
     "Rests < 12 h",
     "Runs of 3+ early starts",
     "Runs of 3+ nights",
