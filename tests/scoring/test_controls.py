@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from typing import Any
 
 import numpy as np
 import pytest
@@ -61,12 +62,12 @@ def report() -> ScoreReport:
     return score(ScoreRequest(ROSTER, risk=True, include_sleep=True, extra_scales=SCALE_CODES))
 
 
-def _by_name(report: ScoreReport) -> dict[str, dict[str, object]]:
+def _by_name(report: ScoreReport) -> dict[str, dict[str, Any]]:
     body = json.loads(report.to_json())
     return {e["schedule"]: e for e in body["scheduleScores"]}
 
 
-def _cli_row(report: ScoreReport, name: str) -> dict[str, object]:
+def _cli_row(report: ScoreReport, name: str) -> dict[str, Any]:
     """``vigil score --per duty``'s row of schedule ``name``'s (only) duty."""
     table = _tables.duty_table(report, parse_request(ROSTER, DateFormat.DMY).schedules)
     return table.row(table["schedule"].to_list().index(name), named=True)

@@ -433,7 +433,7 @@ def duty_table(
     number = np.empty(n, dtype=np.int64)
     flat = np.empty((n, 4), dtype=np.int64)
     risk = np.full(n, np.nan)
-    rest: list[tuple[tuple[int, int], ...]] = []
+    runs_of: list[tuple[tuple[int, int], ...]] = []
     row = 0
     offset = 0
     for i, entry in enumerate(stored.schedules):
@@ -444,7 +444,7 @@ def duty_table(
             flat[row] = (on, off, offset + first, count)
             if r is not None and math.isfinite(r):
                 risk[row] = r
-            rest.append(runs)
+            runs_of.append(runs)
             row += 1
         offset += entry.interval_count
     on_s, off_s, starts, counts = flat[:, 0], flat[:, 1], flat[:, 2], flat[:, 3]
@@ -457,7 +457,7 @@ def duty_table(
     # only the intervals at work count (vigil.scoring.controls); "at or above" to the
     # stored precision: scores are kept to 3 decimals (compact.py)
     summary = duty_summaries(
-        values, counts, length, mask_from_ranges(counts, rest), level, LEVEL_TOLERANCE
+        values, counts, length, mask_from_ranges(counts, runs_of), level, LEVEL_TOLERANCE
     )
     minutes = (off_s - on_s) / 60.0
     same = np.zeros(n, dtype=bool)
