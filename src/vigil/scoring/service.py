@@ -277,9 +277,13 @@ def _score_chunk(
     if kss is not None:
         means |= _mapped_means(kss, samples, other, params)
     per_scale = {code: means[code].round(DECIMALS) for code in scales}
+    # per interval: is the crew member working (own in-flight rest left out)? Every
+    # summary of the scores reads this mask, carried as each duty's rest runs
+    working = at_controls(layout, sleep)
     risks = duty_risks(layout, timeline, kss_means, params) if risk else None
-    rest = rest_ranges(at_controls(layout, sleep), layout.count)
-    return _results(plan, lo, hi, layout, per_scale, risks, sleep, rest)
+    return _results(
+        plan, lo, hi, layout, per_scale, risks, sleep, rest_ranges(working, layout.count)
+    )
 
 
 def _results(
