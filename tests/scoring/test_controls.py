@@ -29,6 +29,7 @@ from vigil.scoring.controls import (
     mask_from_ranges,
     rest_ranges,
 )
+from vigil.scoring.rest import rest_windows
 from vigil.scoring.service import SCALE_CODES, ScoreReport, ScoreRequest, score
 from vigil.web.console.charts import chart_payload
 from vigil.worker.compact import IndexedSchedule, compact_chunk, pack, unpack
@@ -40,13 +41,15 @@ HEADER = (
     "FirstRestStartTime,FirstRestEndDate,FirstRestEndTime"
 )
 #: LHR-SIN overnight, 20:00Z-10:30Z (58 intervals). BUNK: a relief pilot of a crew of 3
-#: with a bunk rest 03:00-07:00Z; TWO: two pilots, no rest; EARLY: rest 22:00-03:00Z.
+#: with a bunk rest 03:00-07:00Z; TWO: two pilots, no rest; EARLY: rest 22:00-03:00Z;
+#: CABIN: cabin crew whose break the model derives (reference §5.1, pattern 0).
 ROSTER = "\r\n".join(
     [
         HEADER,
         "BUNK,01/03/2026,20:00,LHR,02/03/2026,10:30,SIN,LHR,0,3,1,1,02/03/2026,03:00,02/03/2026,07:00",
         "TWO,01/03/2026,20:00,LHR,02/03/2026,10:30,SIN,LHR,0,2,0,1,,,,",
         "EARLY,01/03/2026,20:00,LHR,02/03/2026,10:30,SIN,LHR,0,3,1,1,01/03/2026,22:00,02/03/2026,03:00",
+        "CABIN,01/03/2026,20:00,LHR,02/03/2026,10:30,SIN,LHR,0,9,1,1,,,,",
     ]
 )
 ON = datetime(2026, 3, 1, 20, 0, tzinfo=UTC)
@@ -87,6 +90,19 @@ def test_the_api_lists_the_rest_intervals(report: ScoreReport) -> None:
     first, end = _interval(22, 0, day=1), _interval(3, 15)
     assert entries["EARLY"]["duties"][0]["restIntervals"] == [[first, end - first]]
     assert "restIntervals" not in entries["TWO"]["duties"][0]  # no rest: the field is left out
+
+
+def test_cabin_crew_breaks_are_left_out_too(report: ScoreReport) -> None:
+    schedules = parse_request(ROSTER, DateFormat.DMY).schedules
+    (duty,) = next(s for s in schedules if s.reference == "CABIN").duties
+    (window,) = rest_windows(duty)  # the derived break, as the sleep predictor uses it
+    quarter = 900.0
+    start = (window.start - ON).total_seconds()
+    end = (window.end - ON).total_seconds() + WAKE_ALLOWANCE_H * 3600.0
+    first = int(np.ceil(start / quarter))
+    last = int(end // quarter)  # intervals [first, last) lie wholly inside
+    entry = _by_name(report)["CABIN"]
+    assert entry["duties"][0]["restIntervals"] == [[first, last - first]]
 
 
 def test_a_peak_in_the_bunk_is_not_the_duty_peak(report: ScoreReport) -> None:
