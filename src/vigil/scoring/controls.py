@@ -160,23 +160,35 @@ def rest_ranges(mask: BoolArray, count: IntArray) -> list[RestRanges]:
 
     ``count`` is the intervals of each duty, in order (``mask`` holds them back to back).
     """
-    out: list[RestRanges] = [()] * int(count.size)
-    off = np.flatnonzero(~mask)
-    if not off.size:
-        return out
+    n = int(count.size)
     first = np.cumsum(count) - count
-    duty = np.searchsorted(first, off, side="right") - 1
-    # a run starts where the previous off interval is not its neighbour in the same duty
-    new = np.ones(off.size, dtype=bool)
-    new[1:] = (np.diff(off) != 1) | (np.diff(duty) != 0)
-    starts = np.flatnonzero(new)
-    lengths = np.diff(np.append(starts, off.size))
-    runs: dict[int, list[tuple[int, int]]] = {}
-    for i, n in zip(starts.tolist(), lengths.tolist(), strict=True):
-        d = int(duty[i])
-        runs.setdefault(d, []).append((int(off[i] - first[d]), int(n)))
-    for d, found in runs.items():
-        out[d] = tuple(found)
+    # a run starts at an off interval that begins its duty or follows a working one, and
+    # ends at one that ends its duty or precedes a working one
+    off = ~mask
+    begins = off.copy()
+    begins[1:] &= mask[:-1]
+    ends = off.copy()
+    ends[:-1] &= mask[1:]
+    edge = first[count > 0]
+    begins[edge] = off[edge]
+    last = (first + count - 1)[count > 0]
+    ends[last] = off[last]
+    starts, stops = np.flatnonzero(begins), np.flatnonzero(ends) + 1
+    out: list[RestRanges] = [()] * n
+    if not starts.size:
+        return out
+    duty = np.searchsorted(first, starts, side="right") - 1  # past empty duties' shared first
+    rel = (starts - first[duty]).tolist()
+    length = (stops - starts).tolist()
+    owner = duty.tolist()
+    at = 0
+    while at < len(owner):
+        d = owner[at]
+        to = at + 1
+        while to < len(owner) and owner[to] == d:
+            to += 1
+        out[d] = tuple(zip(rel[at:to], length[at:to], strict=True))
+        at = to
     return out
 
 
