@@ -78,7 +78,7 @@ def test_xlsx_numbers_formats_and_no_formulas(table: DutyTable) -> None:
     assert [c.value for c in book["Schedules"]["A"]][1:] == ["'" + HOSTILE, "B"]
     summary = {r[0].value: r[1].value for r in book["Summary"].iter_rows()}
     assert summary["Duties"] == 4 and summary["Model version"] == "1.1.1+x"
-    assert summary["Share of duty time at/above warning"] == pytest.approx(55 / 295, abs=1e-4)
+    assert summary["Share of time at work at/above warning"] == pytest.approx(55 / 295, abs=1e-4)
 
 
 def test_pdf_pages_carry_model_and_preset(stored: StoredScores, table: DutyTable) -> None:

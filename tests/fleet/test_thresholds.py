@@ -45,7 +45,7 @@ def test_own_level_and_bands_change_the_figures() -> None:
     assert mine["warningLevel"] == 6.0
     # KSS ≥ 6 counts more of duty A1 (5,5,6,7,7,8,6,5,7) than KSS ≥ 7
     assert mine["aboveWarning"]["minutes"] > base["aboveWarning"]["minutes"]
-    words = [row[17] for row in duty_records(t)]
+    words = [row[18] for row in duty_records(t)]  # the Band column
     standard = "comparable to a standard day"
     assert words == ["elevated", standard, "very high", standard]
     shown = in_force(limits, "KSS")

@@ -8,11 +8,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import timedelta
 from pathlib import Path
 
 from vigil.domain import DateFormat, Schedule
-from vigil.scoring.service import ScheduleResult, ScoreReport, iso
+from vigil.scoring.service import ScoreReport, iso
 
 #: A cell starting with one of these is read as a formula by spreadsheets (CSV injection).
 _FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
@@ -118,21 +117,25 @@ SUMMARY_ROWS = 50
 
 def print_summary(report: ScoreReport) -> None:
     """The riskiest schedules first (highest duty risk, or peak score without ``--risk``):
-    duties, intervals, mean and peak score, when, and the highest risk."""
+    duties, intervals, mean and peak score at work, when, and the highest risk (the
+    figures of the ``--per schedule`` table, :func:`vigil.cli._tables.schedule_table`)."""
     from rich.console import Console
     from rich.table import Table
 
+    from vigil.cli import _tables
+
     console = Console(file=sys.stdout, width=120)
+    frame = _tables.schedule_table(report)
+    peaks = frame[f"peak{report.scale}"].to_numpy()
+    means = frame[f"mean{report.scale}"].to_numpy()
+    when = frame["peakAtUtc"].to_list()
+    risks = [max((d.risk or 0.0 for d in r.duties), default=0.0) for r in report.schedules]
 
-    def peak(result: ScheduleResult) -> float:
-        scores = result.scores[report.scale]
-        return float(scores.max()) if scores.size else float("-inf")
+    def rank(i: int) -> tuple[float, float]:
+        peak = float(peaks[i]) if peaks[i] == peaks[i] else float("-inf")
+        return (risks[i] if report.risk else 0.0, peak)
 
-    def rank(result: ScheduleResult) -> tuple[float, float]:
-        risk = max((d.risk or 0.0 for d in result.duties), default=0.0)
-        return (risk if report.risk else 0.0, peak(result))
-
-    ordered = sorted(report.schedules, key=rank, reverse=True)
+    ordered = sorted(range(len(report.schedules)), key=rank, reverse=True)
     shown = ordered[:SUMMARY_ROWS]
     what = "highest duty risk" if report.risk else f"peak {report.scale}"
     table = Table(title=f"Fatigue scores ({report.scale}, model {report.model_version}), by {what}")
@@ -140,21 +143,19 @@ def print_summary(report: ScoreReport) -> None:
         table.add_column(column)
     if report.risk:
         table.add_column("max risk")
-    for result in shown:
-        scores = result.scores[report.scale]
-        top = int(scores.argmax()) if scores.size else 0
-        duty = next(d for d in result.duties if top < d.first_interval + d.interval_count)
-        when = duty.on_duty + timedelta(minutes=15 * (top - duty.first_interval))
+    for i in shown:
+        result = report.schedules[i]
+        peak_text = f"{peaks[i]:.2f}" if peaks[i] == peaks[i] else "-"
         cells = [
             result.reference,
             str(len(result.duties)),
-            str(scores.size),
-            f"{scores.mean():.2f}",
-            f"{scores[top]:.2f}",
-            iso(when),
+            str(result.scores[report.scale].size),
+            f"{means[i]:.2f}" if means[i] == means[i] else "-",
+            peak_text,
+            iso(when[i]) if peaks[i] == peaks[i] else "-",
         ]
         if report.risk:
-            cells.append(f"{max(d.risk or 0.0 for d in result.duties):.2f}")
+            cells.append(f"{risks[i]:.2f}")
         table.add_row(*cells)
     console.print(table)
     if len(report.schedules) > len(shown):

@@ -5,9 +5,13 @@ Three granularities (``--per``):
 - ``interval``: one row per 15-minute score interval (a 10,000-crew month is 5.5 M rows,
   past a spreadsheet's 1,048,576-row limit: for programs);
 - ``duty`` (the CSV default): one row per duty with its route, report and off-duty
-  times local to the departure and arrival airports, peak and mean score, time at or
-  above the scale's warning level and the duty's risk;
+  times local to the departure and arrival airports, its own rest intervals, peak, mean
+  and top-of-descent score, time at or above the scale's warning level and the duty's risk;
 - ``schedule``: one row per crew member.
+
+Peaks, means, top of descent and time above the level count only the intervals at work
+(:mod:`vigil.scoring.controls`: own in-flight rest and the wake-up allowance after it are
+left out), through the same reducer as the roster summary and its exports.
 
 Every column is computed with NumPy over all intervals at once and written by Polars'
 CSV or JSON writer (Rust), so writing 5.5 M rows takes seconds, not the minute the
@@ -28,6 +32,7 @@ import polars as pl
 
 from vigil.domain import INTERVAL, Schedule
 from vigil.model.scales import scale_info
+from vigil.scoring.controls import DutySummaries, duty_summaries, mask_from_ranges
 from vigil.scoring.service import ScoreReport
 
 __all__ = ["Per", "duty_table", "interval_table", "schedule_table", "table"]
@@ -101,6 +106,13 @@ class _Duties:
         self.start = self.on[self.interval_duty] + self.k * _STEP
         self.end = np.minimum(self.start + _STEP, self.off[self.interval_duty])
         self.first = first
+        #: per interval: at work (own in-flight rest left out, :mod:`vigil.scoring.controls`)
+        self.working = mask_from_ranges(self.count, [d.rest for _, d in duties])
+
+    def summaries(self, level: float) -> DutySummaries:
+        """Each duty's peak, mean, top of descent and time at or above ``level`` at work."""
+        seconds = (self.end - self.start).astype(np.float64)
+        return duty_summaries(self.scores, self.count, seconds, self.working, level)
 
 
 def interval_table(report: ScoreReport) -> pl.DataFrame:
@@ -135,12 +147,7 @@ def duty_table(report: ScoreReport, schedules: Sequence[Schedule]) -> pl.DataFra
     report scored, in the same order."""
     d = _Duties(report)
     warning = scale_info(report.scale).warnings[0]
-    seconds = (d.end - d.start).astype(np.float64)
-    above = np.bincount(
-        d.interval_duty, weights=np.where(d.scores >= warning, seconds, 0.0), minlength=d.on.size
-    )
-    sums = np.bincount(d.interval_duty, weights=d.scores, minlength=d.on.size)
-    peaks = np.maximum.reduceat(d.scores, d.first) if d.scores.size else np.empty(0)
+    summary = d.summaries(warning)
     duties = [duty for s in schedules for duty in s.duties]
     if len(duties) != d.on.size:
         raise ValueError("the schedules are not those of the report")
@@ -153,9 +160,12 @@ def duty_table(report: ScoreReport, schedules: Sequence[Schedule]) -> pl.DataFra
         "reportUtc": _utc(d.on),
         "offUtc": _utc(d.off),
         "intervals": d.count,
-        f"peak{report.scale}": peaks,
-        f"mean{report.scale}": sums / np.maximum(d.count, 1),
-        f"minutesAtOrAbove{warning:g}": np.round(above / 60.0).astype(np.int64),
+        "restIntervals": d.count
+        - np.bincount(d.interval_duty, weights=d.working, minlength=d.on.size).astype(np.int64),
+        f"peak{report.scale}": summary.peak,
+        f"mean{report.scale}": summary.mean,
+        f"topOfDescent{report.scale}": summary.tod,
+        f"minutesAtOrAbove{warning:g}": np.round(summary.above_minutes).astype(np.int64),
     }
     if report.risk:
         columns["risk"] = d.risk
@@ -169,25 +179,28 @@ def schedule_table(report: ScoreReport) -> pl.DataFrame:
     warning = scale_info(report.scale).warnings[0]
     n = len(report.schedules)
     crew = d.schedule[d.interval_duty]
-    seconds = (d.end - d.start).astype(np.float64)
     counts = np.bincount(crew, minlength=n)
-    starts = np.cumsum(counts) - counts
+    # the schedule's figures are its duties' (at work), gathered per schedule
+    summary = d.summaries(warning)
+    working = np.bincount(d.schedule, weights=summary.working_minutes, minlength=n)
+    weighted = np.bincount(
+        d.schedule, weights=np.nan_to_num(summary.mean) * summary.working_minutes, minlength=n
+    )
     peak_at = np.zeros(n, dtype=np.int64)
     peaks = np.full(n, np.nan)
-    for i in np.flatnonzero(counts):
-        j = starts[i] + int(np.argmax(d.scores[starts[i] : starts[i] + counts[i]]))
-        peak_at[i], peaks[i] = d.start[j], d.scores[j]
+    for j in np.flatnonzero(summary.peak_index >= 0)[::-1]:  # the earliest highest wins
+        i = d.schedule[j]
+        if not summary.peak[j] < peaks[i]:
+            peaks[i], peak_at[i] = summary.peak[j], d.start[summary.peak_index[j]]
     columns: dict[str, object] = {
         "schedule": _safe([r.reference for r in report.schedules]),
         "duties": np.bincount(d.schedule, minlength=n),
         "intervals": counts,
-        f"mean{report.scale}": np.bincount(crew, weights=d.scores, minlength=n)
-        / np.maximum(counts, 1),
+        f"mean{report.scale}": np.where(working > 0, weighted / np.maximum(working, 1e-9), np.nan),
         f"peak{report.scale}": peaks,
         "peakAtUtc": _utc(peak_at),
         f"minutesAtOrAbove{warning:g}": np.round(
-            np.bincount(crew, weights=np.where(d.scores >= warning, seconds, 0.0), minlength=n)
-            / 60.0
+            np.bincount(d.schedule, weights=summary.above_minutes, minlength=n)
         ).astype(np.int64),
     }
     if report.risk:

@@ -28,17 +28,19 @@ class RosterSummaryOut(BaseModel):
     modelVersion: str
     preset: str = Field(description="The parameter preset the scores were computed with.")
     summary: dict[str, Any] = Field(
-        description="On the roster's scale: `counts`, `aboveWarning` (share of duty time at "
+        description="On the roster's scale: `counts`, `aboveWarning` (share of time at work at "
         "or above the scale's warning level), `risk` percentiles, `riskHistogram` and "
         "`peakHistogram` (`edges`, `counts`, `missing`; a `null` last edge is open), `bands`, "
         "`topDuties` and `topSchedules` (20 each), `hotSpots` (`reportHour` grid, `cityPair`, "
         "`dutyKind`, `fleet`, `rank`: `n`, `mean`, `p90`, `max` risk) and `patterns` "
-        "(`earlyRuns`, `nightRuns`, `shortRests`)."
+        "(`earlyRuns`, `nightRuns`, `shortRests`). Peaks and times count only the "
+        "intervals at work: each crew member's own in-flight rest, and 20 min after it, are "
+        "left out (docs/api.md)."
     )
     schedules: dict[str, list[Any]] = Field(
         description="The schedules table, columnar (one list per column, same order): "
         "`reference`, `fleet`, `rank`, `duties`, `peak`, `maxRisk`, `aboveMinutes`, "
-        "`dutyMinutes`, `aboveShare`, `shortRests`, `earlyRuns`, `nightRuns`, …"
+        "`dutyMinutes`, `workingMinutes`, `aboveShare`, `shortRests`, `earlyRuns`, `nightRuns`, …"
     )
 
 

@@ -188,7 +188,7 @@ def _schedule_chart(
     entry = stored.schedules[index]
     base = int(offsets[index])
     for row, duty in zip(duties.tolist(), entry.duties, strict=True):
-        on, _off, first, count, risk = duty
+        on, _off, first, count, risk, _rest = duty
         values = stored.matrix[base + first : base + first + count, column]
         hours = (on + 900 * np.arange(count) + 450) / 86400.0
         ax.plot(hours, values, color="#4a6fa5", lw=1)

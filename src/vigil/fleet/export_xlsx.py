@@ -36,7 +36,7 @@ _FORMATS = {"int": "0", "2dp": "0.00", "3dp": "0.000", "1dp": "0.0", "pct": "0.0
 _FORMATS["time"] = "yyyy-mm-dd hh:mm"
 #: per column of :func:`vigil.fleet.records.duty_header`
 _DUTY_KINDS = ["text", "int", "text", "text", "text", "text", "int", "text"]
-_DUTY_KINDS += ["time"] * 4 + ["2dp", "3dp", "3dp", "1dp", "3dp", "text", "2dp"]
+_DUTY_KINDS += ["time"] * 4 + ["2dp", "3dp", "3dp", "3dp", "1dp", "3dp", "text", "2dp"]
 _SCHED_KINDS = ["text", "text", "text", "int", "3dp", "3dp", "1dp", "pct", "int", "int", "int"]
 _WIDTHS = {"text": 12, "int": 8, "2dp": 9, "3dp": 9, "1dp": 10, "pct": 10, "time": 17}
 
@@ -107,7 +107,7 @@ def _summary_rows(summary: dict[str, Any], model_version: str, preset: str) -> l
         ["Schedules", counts["schedules"]],
         ["Duties", counts["duties"]],
         ["Duty hours", counts["dutyHours"]],
-        ["Share of duty time at/above warning", above["share"]],
+        ["Share of time at work at/above warning", above["share"]],
         ["Duties with time at/above warning", above["duties"]],
         ["Median risk", risk["p50"]],
         ["90th percentile risk", risk["p90"]],

@@ -5,6 +5,9 @@ officer's monthly review: distributions of duty risk and peak score, the share o
 time at or above the scale's warning level, the riskiest duties and schedules, hot spots
 (mean and 90th-percentile risk by report hour × weekday, city pair, duty kind, Fleet,
 Rank) and work patterns (runs of consecutive early starts or nights, short rests).
+Peaks and time at or above warning are those at work: the duty table leaves each crew
+member's own in-flight rest out (:mod:`vigil.scoring.controls`), and shares are of the
+time at work.
 
 Every figure is JSON-ready (no NaN: absent values are ``None``). Pure: numpy only.
 
@@ -181,6 +184,8 @@ def schedule_rows(t: DutyTable) -> dict[str, list[Any]]:
     np.maximum.at(risk, t.sched, np.nan_to_num(t.risk, nan=-np.inf))
     above = np.bincount(t.sched, weights=t.above_minutes, minlength=n).astype(np.float64)
     minutes = np.bincount(t.sched, weights=t.minutes, minlength=n).astype(np.float64)
+    # shares are of the time at work: own in-flight rest is in neither part
+    working = np.bincount(t.sched, weights=t.working_minutes, minlength=n).astype(np.float64)
     short = np.bincount(t.sched, weights=(t.rest_before_h < SHORT_REST_HOURS), minlength=n)
     early_runs, early_longest = _runs(t, DUTY_KINDS.index("early"))
     night_runs, night_longest = _runs(t, DUTY_KINDS.index("night"))
@@ -197,7 +202,8 @@ def schedule_rows(t: DutyTable) -> dict[str, list[Any]]:
         "maxRisk": finite(risk),
         "aboveMinutes": finite(above, 1),
         "dutyMinutes": finite(minutes, 1),
-        "aboveShare": finite(np.where(minutes > 0, above / np.maximum(minutes, 1e-9), 0.0), 4),
+        "workingMinutes": finite(working, 1),
+        "aboveShare": finite(np.where(working > 0, above / np.maximum(working, 1e-9), 0.0), 4),
         "shortRests": short.astype(np.int64).tolist(),
         "earlyRuns": early_runs.tolist(),
         "longestEarlyRun": early_longest.tolist(),
@@ -225,9 +231,11 @@ def duty_row(t: DutyTable, i: int, airport_style: str = "iata") -> dict[str, Any
         "rank": t.rank[int(t.sched[i])],
         "risk": _num(t.risk[i]),
         "peak": _num(t.peak[i]),
+        "topOfDescent": _num(t.tod[i]),
         "mean": _num(t.mean[i]),
         "aboveMinutes": _num(t.above_minutes[i], 1),
         "minutes": _num(t.minutes[i], 1),
+        "workingMinutes": _num(t.working_minutes[i], 1),
         "restBeforeH": _num(t.rest_before_h[i], 2),
     }
 
@@ -254,6 +262,7 @@ def summarise(t: DutyTable, schedules: dict[str, list[Any]] | None = None) -> di
     info = SCALE_INFO[t.scale]
     n = len(t)
     total_min = float(t.minutes.sum())
+    working_min = float(t.working_minutes.sum())
     above_min = float(t.above_minutes.sum())
     risk = t.risk
     finite_risk = risk[np.isfinite(risk)]
@@ -291,11 +300,12 @@ def summarise(t: DutyTable, schedules: dict[str, list[Any]] | None = None) -> di
             "schedules": len(t.references),
             "duties": n,
             "dutyHours": round(total_min / 60.0, 1),
+            "workingHours": round(working_min / 60.0, 1),
             "withRisk": int(finite_risk.size),
         },
         "aboveWarning": {
             "minutes": round(above_min, 1),
-            "share": round(above_min / total_min, 4) if total_min else 0.0,
+            "share": round(above_min / working_min, 4) if working_min else 0.0,
             "duties": int((t.above_minutes > 0).sum()),
             "schedules": int(sum(1 for m in rows["aboveMinutes"] if m)),
         },

@@ -6,6 +6,11 @@ reads a duty by (route, sectors, Fleet, Rank, home base). :func:`duty_table` joi
 once (vectorised over the score matrix), so the summary, the exports and the charts never
 re-score anything.
 
+Per-duty summaries (peak, mean, top of descent, time at or above the warning level) count
+only the intervals at work: the stored duties' rest runs give the mask
+(:func:`vigil.scoring.controls.mask_from_ranges`) and :func:`vigil.scoring.controls.duty_summaries`
+reduces, the same path as ``vigil score``'s tables.
+
 Duty kinds follow the risk model's own classification (:func:`vigil.model.classify_duty`:
 NIGHT touches 02:00-04:59, EARLY reports 05:00-06:59, night wins), applied to home-base
 local time, i.e. the body clock of a crew member acclimatised to the home base (ours: the
@@ -31,6 +36,7 @@ from vigil.domain import Airport, Duty, Schedule
 from vigil.fleet.bands import RISK_BANDS, RiskBand
 from vigil.model import EARLY, NIGHT, classify_duty, warning_level
 from vigil.roster.arrays import DutyColumns
+from vigil.scoring.controls import duty_summaries, mask_from_ranges
 from vigil.worker.compact import StoredScores
 
 __all__ = [
@@ -107,6 +113,8 @@ class DutyTable:
     mean: FloatArray
     minutes: FloatArray
     above_minutes: FloatArray
+    working_minutes: FloatArray  #: minutes at work (own in-flight rest left out)
+    tod: FloatArray  #: top of descent: highest score at work in the duty's last hour
     rest_before_h: FloatArray  #: hours since the schedule's previous duty went off (NaN: first)
     bands: tuple[RiskBand, ...] = RISK_BANDS  #: the risk bands in force (:mod:`.thresholds`)
 
@@ -143,13 +151,13 @@ def _kinds(on_s: IntArray, off_s: IntArray, home_offset: IntArray) -> IntArray:
     return np.where(model == NIGHT, _NIGHT, out).astype(np.int64)
 
 
-def _reduce(values: FloatArray, starts: IntArray, counts: IntArray, op: np.ufunc) -> FloatArray:
-    """``op.reduceat`` over each duty's intervals; NaN for a duty without intervals."""
-    out = np.full(starts.shape, np.nan)
-    has = counts > 0
-    if values.size and has.any():
-        out[has] = op.reduceat(values, starts[has])
-    return out
+def _duty_values(column: npt.NDArray[np.float32], starts: IntArray, counts: IntArray) -> FloatArray:
+    """Each duty's rows of a stored score column, back to back in duty order (float64)."""
+    total = int(counts.sum())
+    if total == column.shape[0]:
+        return np.asarray(column, dtype=np.float64)
+    rows = np.repeat(starts - (np.cumsum(counts) - counts), counts) + np.arange(total)
+    return np.asarray(column[rows], dtype=np.float64)
 
 
 @dataclass(frozen=True, slots=True)
@@ -425,31 +433,33 @@ def duty_table(
     number = np.empty(n, dtype=np.int64)
     flat = np.empty((n, 4), dtype=np.int64)
     risk = np.full(n, np.nan)
+    runs_of: list[tuple[tuple[int, int], ...]] = []
     row = 0
     offset = 0
     for i, entry in enumerate(stored.schedules):
         k = len(entry.duties)
         sched[row : row + k] = i
         number[row : row + k] = np.arange(1, k + 1)
-        for on, off, first, count, r in entry.duties:
+        for on, off, first, count, r, runs in entry.duties:
             flat[row] = (on, off, offset + first, count)
             if r is not None and math.isfinite(r):
                 risk[row] = r
+            runs_of.append(runs)
             row += 1
         offset += entry.interval_count
     on_s, off_s, starts, counts = flat[:, 0], flat[:, 1], flat[:, 2], flat[:, 3]
-    values = np.asarray(stored.matrix[:, column], dtype=np.float64)
+    values = _duty_values(stored.matrix[:, column], starts, counts)
     # interval lengths: 15 min, the last of each duty cut at off duty (contract §4)
     length = np.full(values.shape, float(INTERVAL_S))
     has = counts > 0
-    length[(starts + counts - 1)[has]] = (off_s - on_s - INTERVAL_S * (counts - 1))[has]
-    # "at or above" to the stored precision: scores are kept to 3 decimals (compact.py)
-    above = np.where(values >= level - LEVEL_TOLERANCE, length, 0.0) / 60.0
-    peak = _reduce(values, starts, counts, np.maximum)
-    total = _reduce(values * length, starts, counts, np.add)
+    ends = np.cumsum(counts) - 1
+    length[ends[has]] = (off_s - on_s - INTERVAL_S * (counts - 1))[has]
+    # only the intervals at work count (vigil.scoring.controls); "at or above" to the
+    # stored precision: scores are kept to 3 decimals (compact.py)
+    summary = duty_summaries(
+        values, counts, length, mask_from_ranges(counts, runs_of), level, LEVEL_TOLERANCE
+    )
     minutes = (off_s - on_s) / 60.0
-    mean = np.round(total / np.maximum(minutes * 60.0, 1.0), 3)
-    above_minutes = np.nan_to_num(_reduce(above, starts, counts, np.add))
     same = np.zeros(n, dtype=bool)
     same[1:] = sched[1:] == sched[:-1]
     rest = np.full(n, np.nan)
@@ -475,10 +485,12 @@ def duty_table(
         home_offset=home_offset,
         kind=_kinds(on_s, off_s, home_offset),
         risk=risk,
-        peak=np.round(peak, 3),
-        mean=mean,
+        peak=np.round(summary.peak, 3),
+        mean=np.round(summary.mean, 3),
         minutes=minutes,
-        above_minutes=np.round(above_minutes, 2),
+        above_minutes=np.round(summary.above_minutes, 2),
+        working_minutes=summary.working_minutes,
+        tod=np.round(summary.tod, 3),
         rest_before_h=np.where(same, rest, np.nan),
         bands=bands,
     )

@@ -49,6 +49,9 @@ class DutyResult(NamedTuple):
     first_interval: int
     interval_count: int
     risk: float | None = None
+    #: the crew member's own rest in the duty as ``(first, count)`` runs of its intervals
+    #: (relative to the duty), left out of every summary (:mod:`vigil.scoring.controls`)
+    rest: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +118,8 @@ def schedule_entry(
         }
         if risk:
             item["risk"] = duty.risk
+        if duty.rest:
+            item["restIntervals"] = [list(run) for run in duty.rest]
         duties.append(item)
     entry["duties"] = duties
     if include_sleep:

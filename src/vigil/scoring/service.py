@@ -39,6 +39,7 @@ from vigil.model.sleep import DEFAULT_SLEEP, predict_packed
 from vigil.model.unified import unified_samples
 from vigil.roster import ParsedRoster, format_error, parse_request
 from vigil.scoring import grid
+from vigil.scoring.controls import RestRanges, at_controls, rest_ranges
 from vigil.scoring.duty_risk import duty_risks
 from vigil.scoring.grid import FloatArray, IntArray, SleepEpisode
 from vigil.scoring.layout import Layout, build_layout, build_timeline
@@ -282,8 +283,13 @@ def _score_chunk(
         ump = unified_samples(timeline, samples, layout.interval_ptr, params)
         means["LAPSES"] = _interval_means(np.maximum(ump.lapses, 0.0), *_padding(samples))
     per_scale = {code: means[code].round(DECIMALS) for code in scales}
+    # per interval: is the crew member working (own in-flight rest left out)? Every
+    # summary of the scores reads this mask, carried as each duty's rest runs
+    working = at_controls(layout, sleep)
     risks = duty_risks(layout, timeline, kss_means, params) if risk else None
-    return _results(plan, lo, hi, layout, per_scale, risks, sleep)
+    return _results(
+        plan, lo, hi, layout, per_scale, risks, sleep, rest_ranges(working, layout.count)
+    )
 
 
 def _results(
@@ -294,8 +300,10 @@ def _results(
     per_scale: dict[str, FloatArray],
     risks: FloatArray | None,
     sleep: SleepArrays,
+    rest: list[RestRanges],
 ) -> list[ScheduleResult]:
-    """One :class:`ScheduleResult` per crew member of the chunk, slicing the score arrays."""
+    """One :class:`ScheduleResult` per crew member of the chunk, slicing the score arrays;
+    ``rest`` is each duty's off intervals (:func:`vigil.scoring.controls.rest_ranges`)."""
     d0 = int(plan.offsets[lo])
     bounds = (plan.offsets[lo : hi + 1] - d0).tolist()
     counts = layout.count.tolist()
@@ -303,8 +311,10 @@ def _results(
     risk_list = risks.tolist() if risks is not None else [None] * len(counts)
     on, off = plan.on_instant, plan.off_instant
     duties = [
-        DutyResult(on[d0 + k], off[d0 + k], first, n, value)
-        for k, (first, n, value) in enumerate(zip(firsts.tolist(), counts, risk_list, strict=True))
+        DutyResult(on[d0 + k], off[d0 + k], first, n, value, runs)
+        for k, (first, n, value, runs) in enumerate(
+            zip(firsts.tolist(), counts, risk_list, rest, strict=True)
+        )
     ]
     row = layout.interval_ptr.tolist()
     return [

@@ -121,6 +121,14 @@ class DutyOut(BaseModel):
     firstInterval: int
     intervalCount: int
     risk: float | None = None
+    restIntervals: list[list[int]] | None = Field(
+        default=None,
+        description="Present only when the duty has any: the intervals when this crew "
+        "member is not at work (own in-flight rest, and sleep in the duty, each plus a "
+        "20-min wake-up allowance), as [first, count] runs counted from the duty's first "
+        "interval. Their scores are unchanged; every per-duty summary leaves them out "
+        "(docs/api.md).",
+    )
 
 
 class SleepOut(BaseModel):

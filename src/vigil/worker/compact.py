@@ -7,7 +7,9 @@ without recomputing (contract §5). Layout (ours, little-endian)::
     b"VGS1" | uint32 n = len(index) | index (UTF-8 JSON, n bytes) | float32[total, n_scales]
 
 The index is ``{"scales": [...], "schedules": [[reference, interval_count, duties], ...]}``
-with ``duties = [[on_epoch_s, off_epoch_s, first_interval, interval_count, risk], ...]``.
+with ``duties = [[on_epoch_s, off_epoch_s, first_interval, interval_count, risk(, rest)], ...]``
+(``rest``: the duty's own rest as ``[first, count]`` runs of its intervals; older blobs
+have five fields, read as no rest).
 Rows of the float32 matrix are intervals, schedules back to back in schedule order, so
 chunks scored anywhere (threads, processes, a Dask cluster) are appended in order.
 
@@ -59,6 +61,9 @@ class IndexedDuty(NamedTuple):
     first_interval: int
     interval_count: int
     risk: float | None
+    #: the crew member's own rest as ``(first, count)`` runs of the duty's intervals
+    #: (:attr:`vigil.scoring.report.DutyResult.rest`); written only when there is any
+    rest: tuple[tuple[int, int], ...] = ()
 
 
 class IndexedSchedule(NamedTuple):
@@ -72,7 +77,15 @@ class IndexedSchedule(NamedTuple):
     def from_json(cls, row: list[Any]) -> IndexedSchedule:
         """An index entry as :func:`pack` wrote it (``[reference, count, duties]``)."""
         reference, count, duties = row
-        return cls(str(reference), int(count), tuple(IndexedDuty(*d) for d in duties))
+        return cls(str(reference), int(count), tuple(_duty(d) for d in duties))
+
+
+def _duty(row: list[Any]) -> IndexedDuty:
+    """A stored duty row: five fields, and a sixth (its rest runs) when it has rest."""
+    if len(row) > 5:
+        rest = tuple((int(a), int(n)) for a, n in row[5])
+        return IndexedDuty(row[0], row[1], row[2], row[3], row[4], rest)
+    return IndexedDuty(*row)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +122,7 @@ def compact_chunk(results: Sequence[ScheduleResult], scales: Sequence[str]) -> C
                 d.first_interval,
                 d.interval_count,
                 d.risk,
+                d.rest,
             )
             for d in result.duties
         )
@@ -177,8 +191,9 @@ class StoredScores:
                         first,
                         n,
                         risk,
+                        rest,
                     )
-                    for on, off, first, n, risk in duties
+                    for on, off, first, n, risk, rest in duties
                 ),
                 sleep=tuple(e.episode() for e in episodes),
             )

@@ -27,7 +27,8 @@ Each chunk task encodes its own frame (:func:`encode_frame`); the worker only jo
     frame = zlib(uint32 n | index JSON (n bytes) | byte planes of int32[6, T])
 
 with index ``{"scales": [...], "derive": {...}, "schedules": [[reference, interval_count,
-duties], ...]}`` (duties as in ``VGS1``) and the six int32 rows KSS-delta, KP-delta, then
+duties], ...]}`` (duties as in ``VGS1``, a sixth field with the duty's rest runs when it
+has any) and the six int32 rows KSS-delta, KP-delta, then
 the SP, VD, CRD, PMR residuals, stored as 4 byte planes (bytes 0 of every value, then
 bytes 1, …) so that zlib sees long runs of zeros.
 """
@@ -146,6 +147,7 @@ def encode_frame(
                 [
                     [_epoch_s(d.on_duty), _epoch_s(d.off_duty), d.first_interval]
                     + [d.interval_count, d.risk]
+                    + ([[list(run) for run in d.rest]] if d.rest else [])
                     for d in r.duties
                 ],
             ]

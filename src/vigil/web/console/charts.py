@@ -7,7 +7,9 @@ and the scale's range and warning levels (:data:`vigil.model.SCALE_INFO`).
 
 Times are milliseconds since the epoch (what JavaScript's ``Date`` takes). Interval
 ``k`` of a duty covers ``[on + 15k min, min(on + 15(k+1) min, off))`` (contract §4); the
-chart plots its score at the interval's midpoint.
+chart plots its score at the interval's midpoint. A duty's peak, mean and intervals above
+warning count only the intervals at work (its ``restIntervals`` left out,
+:mod:`vigil.scoring.controls`); ``rest`` lists those runs.
 """
 
 from __future__ import annotations
@@ -17,9 +19,12 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+import numpy as np
+
 from vigil.fleet import bands
 from vigil.fleet.thresholds import Thresholds
 from vigil.model import SCALE_INFO
+from vigil.scoring.controls import mask_from_ranges
 
 INTERVAL_MS = 15 * 60 * 1000
 
@@ -96,7 +101,10 @@ def chart_payload(
             values.append(value)
         risk = duty.get("risk", risk_scores[j] if j < len(risk_scores) else None)
         risk = _finite(risk)
-        finite = [v for v in piece if v is not None]
+        runs = duty.get("restIntervals") or []
+        # summaries count the intervals at work only (vigil.scoring.controls)
+        working = mask_from_ranges(np.array([count], dtype=np.int64), [runs]).tolist()
+        finite = [v for v, w in zip(piece, working, strict=True) if v is not None and w]
         band, words = risk_band(risk, in_force)
         duties.append(
             {
@@ -107,6 +115,7 @@ def chart_payload(
                 "offText": duty["offDuty"],
                 "first": first,
                 "count": count,
+                "rest": [[int(a), int(n)] for a, n in runs],
                 "risk": risk,
                 "band": band,
                 "bandText": words,

@@ -122,6 +122,12 @@
       var a = X(d.on), b = X(d.off);
       el("rect", { x: a, y: m.t, width: Math.max(b - a, 1), height: ph, "class": "duty-band" }, clipped);
       el("rect", { x: a, y: m.t - 6, width: Math.max(b - a, 1), height: 5, "class": "risk-strip " + (d.band || "none") }, clipped);
+      // the crew member's own rest (and wake-up allowance): left out of the duty's figures
+      (d.rest || []).forEach(function (run) {
+        var ra = X(d.on + run[0] * 900000), rb = X(Math.min(d.on + (run[0] + run[1]) * 900000, d.off));
+        var r = el("rect", { x: ra, y: m.t, width: Math.max(rb - ra, 1), height: ph, "class": "rest-band" }, clipped);
+        el("title", {}, r, "own rest: left out of the duty's peak, mean and time above warning");
+      });
       if (d.risk !== null && b - a > 26 && b > m.l && a < m.l + pw) {
         el("text", { x: (Math.max(a, m.l) + Math.min(b, m.l + pw)) / 2, y: m.t - 10, "text-anchor": "middle", "class": "risk-label" },
           clipped, "R " + d.risk.toFixed(2));
