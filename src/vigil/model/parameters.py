@@ -97,10 +97,13 @@ class Parameters:
     max_sleep: float = 10.0  # [h] longest single sleep, ref §4.2 [C]
     min_sleep: float = 0.5  # [h] shortest kept episode, ref §4.2 [C]
     #: [-] share of the sleep cut by an early forced wake that is made up by going to bed
-    #: earlier (onset advance = 0.65 × (natural wake - forced wake)): sleep before a duty then
-    #: grows by ~15 min per hour of later start, Roach et al. 2012 (changed from a fixed
-    #: 1.5-h advance below a 07:00 body-time wake, ref §4.3.2), docs/sleep.md [C, calibrated]
-    early_advance_fraction: float = 0.65
+    #: earlier (onset advance = fraction × (natural wake - forced wake), the natural sleep
+    #: being at most the home sleep): sleep before a duty then grows with later starts,
+    #: Roach et al. 2012 (changed from a fixed 1.5-h advance below a 07:00 body-time wake,
+    #: ref §4.3.2). Least squares over the band-scaled residuals of the fitted rows
+    #: (vigil.validation.fit_sleep.EARLY_START; 1.1-1.3: 0.65 by hand) [C, fitted:
+    #: roach2012-0400, roach2012-0900, roach2012-slope, arsintescu2021-early]
+    early_advance_fraction: float = 0.92
     #: [h body] bedtime not before 19:30 body time (ref §4.3.2: 21:00, which made sleep
     #: before 04:00-06:00 reports fall 60 min per hour earlier; Roach et al. 2012) [C]
     early_earliest_body: float = 19.5
