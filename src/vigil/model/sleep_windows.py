@@ -142,9 +142,9 @@ def _early_onset(k: Consts, c: Clock, w: Win, on: float, t: float, st: State) ->
     An advanced sleep lasts until the forced wake (the alarm): see :func:`_sleep_from`.
     """
     s_on = s_wake(k, st[1], on - st[2])
-    natural = _natural_wake(k, c, w, s_on, on, w.q)
-    cut = natural - w.we
     anchor = max(on, body_instant_before(k, c, on + 12.0, k.usual_onset_body))
+    natural = _natural_wake(k, c, w, s_on, on, w.q, anchor)
+    cut = natural - w.we
     since = (body(k, c, anchor) - k.early_earliest_body) % 24.0
     if cut <= 0.0 or since > 12.0:  # no cut, or the gate is not between 19:30 and 07:30 body
         return on
@@ -153,9 +153,13 @@ def _early_onset(k: Consts, c: Clock, w: Win, on: float, t: float, st: State) ->
 
 
 @nb.njit(cache=True)
-def _natural_wake(k: Consts, c: Clock, w: Win, s_on: float, on: float, q: float) -> float:
+def _natural_wake(
+    k: Consts, c: Clock, w: Win, s_on: float, on: float, q: float, cap_from: float
+) -> float:
     """Wake of an unconstrained sleep from ``on`` of quality ``q``, within the sleep
-    capacity ``home_sleep``.
+    capacity: ``home_sleep`` from ``cap_from`` (the onset, or for the early-start rule the
+    usual bedtime when the gate opens earlier, so that an onset advanced by sleep debt
+    does not also shorten the natural sleep the alarm cuts).
 
     The later of the wake gate (S + C >= G_wake, ref §4.2, on the layover's sleep-timing
     clock when away) and, for onsets 21:00-03:59 on that clock (the body night), the sleep
@@ -163,7 +167,7 @@ def _natural_wake(k: Consts, c: Clock, w: Win, s_on: float, on: float, q: float)
     every window, whatever follows it: a late finisher sleeps in (Arsintescu et al. 2021),
     and no sleep outlasts the home sleep (the need does not exceed home sleep).
     """
-    cap_end = on + k.home_sleep
+    cap_end = cap_from + k.home_sleep
     wake = wake_time(k, c, s_on, on, q, cap_end, arrived(w))
     f = phi(k, c, on)
     tau = (on + f + local_shift(k, c, on, f, arrived(w))) % 24.0
@@ -193,10 +197,10 @@ def _sleep_from(
     s_on = s_wake(k, s_w, on - t_wake)
     cap_end = min(on + k.home_sleep, w.we)
     qe = w.q
-    wake = cap_end if alarm else min(_natural_wake(k, c, w, s_on, on, qe), cap_end)
+    wake = cap_end if alarm else min(_natural_wake(k, c, w, s_on, on, qe, on), cap_end)
     if standby_q(k, qe, on, wake, sb_s, sb_e) != qe:  # sleep overlapping home standby
         qe = standby_q(k, qe, on, wake, sb_s, sb_e)
-        wake = cap_end if alarm else min(_natural_wake(k, c, w, s_on, on, qe), cap_end)
+        wake = cap_end if alarm else min(_natural_wake(k, c, w, s_on, on, qe, on), cap_end)
     if wake - on >= k.min_sleep - 1e-9:
         n = emit(out, n, on, wake, qe, w.kind)
         return (n, s_sleep(k, s_on, wake - on, qe), wake), wake + k.min_wake_between
