@@ -36,9 +36,7 @@ Rest = namedtuple("Rest", ["s", "e", "kind", "q"])
 #: One ground or split window: bounds, quality, away, report (NaN: none), nap and early
 #: rules allowed, episode kind, end of the time awake from the report (the busy block's
 #: end or its first in-duty rest window; NaN: none).
-Win = namedtuple(
-    "Win", ["ws", "we", "q", "away", "report", "nap_ok", "early_ok", "kind", "off"]
-)
+Win = namedtuple("Win", ["ws", "we", "q", "away", "report", "nap_ok", "early_ok", "kind", "off"])
 
 _GROUND, _INFLIGHT, _SPLIT = 0, 1, 2
 

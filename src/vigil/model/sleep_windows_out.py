@@ -20,4 +20,3 @@ def emit(out: Out, n: int, a: float, b: float, q: float, kind: int) -> int:
         r = out.base + n
         out.s[r], out.e[r], out.q[r], out.kind[r] = a, b, q, kind
     return n + 1
-

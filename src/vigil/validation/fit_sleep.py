@@ -81,7 +81,9 @@ def early_start_values(fraction: float) -> dict[str, float]:
     lengths = []
     for prev, nxt in zip(duties, duties[1:], strict=False):
         a, b = sc.epoch_hours(prev.off_duty), sc.epoch_hours(nxt.on_duty)
-        lengths.append(max((e.end - e.start for e in by_name["EARLY"] if a <= e.start < b), default=0.0))
+        lengths.append(
+            max((e.end - e.start for e in by_name["EARLY"] if a <= e.start < b), default=0.0)
+        )
     return {
         "roach2012-0400": bin_(4.0),
         "roach2012-0900": bin_(9.0),
