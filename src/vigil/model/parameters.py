@@ -101,7 +101,7 @@ class Parameters:
     #: being at most the home sleep): sleep before a duty then grows with later starts,
     #: Roach et al. 2012 (changed from a fixed 1.5-h advance below a 07:00 body-time wake,
     #: ref §4.3.2). Least squares over the band-scaled residuals of the fitted rows
-    #: (vigil.validation.fit_sleep.EARLY_START, loss 1.15; 1.1-1.3: 0.65 by hand) [C, fitted:
+    #: (vigil.validation.fit_sleep.EARLY_START, loss 1.15) [C, fitted:
     #: roach2012-0400, roach2012-0900, roach2012-slope, arsintescu2021-early]
     early_advance_fraction: float = 0.66
     #: [h body] bedtime not before 19:30 body time (ref §4.3.2: 21:00, which made sleep

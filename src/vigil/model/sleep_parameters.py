@@ -70,9 +70,10 @@ class SleepParameters:
     #: at the wake gate before S is back at its rested waking level ``sleep_in_level``
     #: (13.82, ref §9.4), within the sleep capacity (``home_sleep``) and the window,
     #: whatever follows the window. One rule for laboratory and field: Arsintescu et al.
-    #: 2021 (late finishers sleep in) [C, fitted: arsintescu2021-late, sleep-length-0300]
+    #: 2021 (late finishers sleep in). The window is hand-set, not fitted: the body night
+    #: of ref §4.2's U-shape, whose gate sleeps the morning rise of C cuts short [C]
     sleep_in_from_body: float = 21.0
-    sleep_in_to_body: float = 4.0  # [h body] see sleep_in_from_body [C, fitted: as above]
+    sleep_in_to_body: float = 4.0  # [h body] see sleep_in_from_body [C]
     sleep_in_level: float = 13.82  # [TPM] S at waking after 8 h sleep / 16 h awake, §9.4
     #: [h body] habitual wake (ref §9.4: awake at 07:00 with S = 13.82); with it the rested
     #: person's gate onset, ``usual_onset_body`` (22:51 body), anchors the early-start
