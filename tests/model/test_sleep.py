@@ -8,8 +8,11 @@ import pytest
 from vigil.model.homeostatic import wake_pressure
 from vigil.model.parameters import DEFAULT
 from vigil.model.sleep import (
+    KIND_INFLIGHT,
     KIND_MAIN,
+    KIND_NAP,
     PackedSleepInput,
+    asleep_hours,
     body_clock_offset,
     gate_onset,
     inflight_efficiency,
@@ -17,7 +20,7 @@ from vigil.model.sleep import (
     predict_packed,
     spontaneous_wake,
 )
-from vigil.model.sleep_parameters import DEFAULT_SLEEP, usual_onset_body
+from vigil.model.sleep_parameters import DEFAULT_SLEEP, home_sleep, usual_onset_body
 
 # Bisection stops within 1 minute (ref §9.2 step 3); the reference quotes times to the
 # minute and durations to 0.1 h, so 0.05 h (3 min) covers both roundings.
@@ -150,7 +153,9 @@ def test_usual_bedtime_is_the_rested_gate_onset() -> None:
 def test_kernel_consecutive_early_starts_keep_the_usual_anchor() -> None:
     """Ref §4.3.2 (1.2.0): after an early duty the gate opens earlier (sleep debt), but the
     bedtime before the next early start is still anchored on the usual bedtime, so the
-    second night is no longer than the first (Arsintescu et al. 2021: 6.94 h)."""
+    second night is no longer than the first (Arsintescu et al. 2021: 6.94 h). 1.4.0: the
+    natural sleep the forced wake cuts is at most the home sleep from the (earlier) gate,
+    so the second night is no longer than the first."""
     busy = [(48.0 + 5.5, 48.0 + 13.5, 2.0, 1.5), (72.0 + 5.5, 72.0 + 13.5, 2.0, 1.5)]
     ptr, start, end, _q, _k = predict_packed(_packed(busy, 100.0))
     before = [(a, b) for a, b in zip(start, end, strict=True) if b in (51.5, 75.5)]
@@ -160,4 +165,75 @@ def test_kernel_consecutive_early_starts_keep_the_usual_anchor() -> None:
     natural = float(spontaneous_wake(22.85, s_on)[()])
     advance = DEFAULT.early_advance_fraction * (natural - 27.5)  # forced wake 03:30
     assert a1 % 24.0 == pytest.approx(22.85 - advance, abs=TOL_H)
-    assert b2 - a2 == pytest.approx(b1 - a1, abs=TOL_H)
+    assert b2 - a2 <= b1 - a1 + TOL_H
+
+
+def test_home_sleep_is_the_rested_gate_sleep() -> None:
+    """The sleep capacity is derived, not chosen: the rested night of ref §4.2 (22:51-06:56,
+    8.1 h), the same sleep the gates give from the usual onset."""
+    onset = usual_onset_body(DEFAULT, DEFAULT_SLEEP)
+    wake = float(spontaneous_wake(onset, wake_pressure(13.82, onset - 7.0))[()])
+    assert home_sleep(DEFAULT, DEFAULT_SLEEP) == pytest.approx(wake - onset, abs=1.0 / 60.0)
+    assert home_sleep(DEFAULT, DEFAULT_SLEEP) == pytest.approx(8.1, abs=TOL_H)
+    assert 0.0 <= _CAP - home_sleep(DEFAULT, DEFAULT_SLEEP) < 3.0 / 60.0
+
+
+#: The kernel's cap: the home sleep rounded up to the minute, plus 2 min for the rounding
+#: of onsets and wakes to the minute (ref §9.3).
+_CAP = float(DEFAULT_SLEEP.kernel(DEFAULT).home_sleep)
+
+
+def _late_bedtime(end: float) -> tuple[float, float]:
+    """Awake from 07:00 (day 0) until 03:00 (day 1) at work, no lead or lag; the sleep
+    from 03:00 with the horizon (and, before it, optionally a duty) at ``end``."""
+    busy = [(7.0, 27.0, 0.0, 0.0)]
+    if end < 200.0:
+        busy.append((end, end + 8.0, 0.0, 0.0))
+    ptr, start, stop, _q, _k = predict_packed(_packed(busy, max(end, 100.0)))
+    first = [(a, b) for a, b in zip(start, stop, strict=True) if a >= 27.0 - 1e-9][0]
+    return first
+
+
+def test_sleep_need_is_the_same_whatever_follows() -> None:
+    """One sleep-termination rule (docs/sleep.md, model 1.4.0): a 03:00 bedtime after 20 h
+    awake sleeps the same with a duty the next afternoon, a duty days later, or nothing
+    after it; it runs past the wake gate (6.1 h, ref §4.2) until S is restored, within the
+    home sleep (Arsintescu et al. 2021: late finishers sleep in)."""
+    lengths = [b - a for a, b in (_late_bedtime(e) for e in (27.0 + 12.0, 27.0 + 60.0, 500.0))]
+    assert lengths[0] == pytest.approx(lengths[1], abs=1e-9)
+    assert lengths[0] == pytest.approx(lengths[2], abs=1e-9)
+    gate = float(spontaneous_wake(27.0, wake_pressure(13.82, 20.0))[()]) - 27.0
+    assert lengths[0] > gate + 1.0
+    assert lengths[0] <= _CAP + 1e-9
+
+
+def test_no_ground_sleep_outlasts_the_home_sleep() -> None:
+    """The sleep need does not exceed home sleep: after 40 h awake (S near its floor) the
+    recovery sleep stops at the home sleep, not at the 10-h maximum of ref §4.2."""
+    busy = [(7.0, 47.0, 0.0, 0.0)]
+    ptr, start, stop, _q, kind = predict_packed(_packed(busy, 120.0))
+    lengths = (stop - start)[kind == KIND_MAIN]
+    assert lengths.max() <= _CAP + 1e-9
+    assert lengths[start[kind == KIND_MAIN] >= 47.0][0] > 7.0  # still a long sleep
+
+
+def test_pre_duty_sleep_grows_with_the_night_ahead() -> None:
+    """Prophylactic sleep before night work (docs/sleep.md): a crew member up at 02:00
+    for a 04:00-11:00 duty and reporting again at 23:00 for a duty to 07:00 sleeps longer
+    before it than the reference's 1.5-h nap; a rested one before a short evening duty
+    (18:00-23:00, wake at 07:00) keeps the 1.5-h nap."""
+    early = [(24.0 + 4.0, 24.0 + 11.0, 2.0, 1.5), (24.0 + 23.0, 48.0 + 7.0, 2.0, 1.5)]
+    ptr, start, stop, _q, kind = predict_packed(_packed(early, 80.0))
+    between = [(a, b) for a, b in zip(start, stop, strict=True) if 35.0 <= a < 45.0]
+    assert sum(b - a for a, b in between) > 2.5
+    rested = [(48.0 + 19.0, 48.0 + 23.0, 2.0, 1.5)]
+    ptr, start, stop, _q, kind = predict_packed(_packed(rested, 100.0))
+    naps = (stop - start)[kind == KIND_NAP]
+    np.testing.assert_allclose(naps, [DEFAULT.nap_length], atol=1e-6)
+
+
+def test_asleep_hours_applies_the_ground_efficiency() -> None:
+    """Signal et al. 2013: 88 % of a ground sleep period asleep; in-flight sleep is already
+    time asleep (ref §5.2)."""
+    got = asleep_hours([0.0, 0.0, 0.0], [8.0, 1.5, 2.0], [KIND_MAIN, KIND_NAP, KIND_INFLIGHT])
+    np.testing.assert_allclose(got, [8.0 * 0.88, 1.5 * 0.88, 2.0])

@@ -26,7 +26,7 @@ from vigil.domain import (
     Schedule,
     SleepClass,
 )
-from vigil.model import CrewTimeline, simulate
+from vigil.model import DEFAULT, CrewTimeline, simulate
 from vigil.model.sleep import body_clock_offset
 from vigil.scoring import grid
 from vigil.scoring.grid import SleepEpisode, epoch_hours
@@ -106,13 +106,15 @@ def test_warmup_days_off_give_habitual_night() -> None:
 def test_early_report_shortens_the_night() -> None:
     """Ref §4.3.2 as recalibrated (docs/sleep.md): 05:00 report, 2 h commute + prep, forced
     wake 03:00. The habitual night is 22:51-06:56, so the alarm cuts 3.93 h; bedtime moves
-    0.65 × 3.93 = 2.56 h earlier, to 20:18, for 6.7 h. An 09:00 report leaves the usual 8.1 h."""
+    early_advance_fraction × 3.93 (0.66: 2.59 h) earlier, to 20:16, for 6.7 h. An 09:00
+    report leaves the usual 8.1 h."""
     early = _between(_predict(_duty(_at(10, 5), _at(10, 13))), _h(9, 12), _h(10, 5))
     assert len(early) == 1
     assert early[0].end == pytest.approx(_h(10, 3.0), abs=1e-6)  # forced wake §4.3.1
     cut = 24.0 + 3.0 - (24.0 + 6.93)
-    assert early[0].start % 24 == pytest.approx(22.85 + 0.65 * cut, abs=TOL)
-    assert early[0].end - early[0].start == pytest.approx(3.0 + 24 - 22.85 - 0.65 * cut, abs=TOL)
+    advance = DEFAULT.early_advance_fraction * cut
+    assert early[0].start % 24 == pytest.approx(22.85 + advance, abs=TOL)
+    assert early[0].end - early[0].start == pytest.approx(3.0 + 24 - 22.85 - advance, abs=TOL)
     late = _between(_predict(_duty(_at(10, 9), _at(10, 17))), _h(9, 12), _h(10, 9))
     assert late[0].end - late[0].start == pytest.approx(8.1, abs=TOL)
 

@@ -38,9 +38,9 @@ def test_roach_2012_every_step_gains_10_to_20_min_per_hour(runs: Runs) -> None:
 
 def test_arsintescu_2021_crews_sleep_in_before_late_duties(runs: Runs) -> None:
     """Arsintescu et al. 2021 (J Sleep Res 31:e13521, diaries): 8.47 h before late-finishing
-    duties. Each break of the late block holds one main sleep from 02:00; with no alarm
-    before the next 15:30 report it runs past the wake gate (which alone ends the first at
-    08:30, 6.5 h, as in 1.2.0) until S is back at 13.82 (sleep-in, model 1.3.0)."""
+    duties. Each break of the late block holds one main sleep from 02:00; it runs past the
+    wake gate (which alone ends the first at 08:30, 6.5 h) until S is back at 13.82 or the
+    home sleep is reached (the sleep need, whatever follows the window)."""
     late = runs["LATE"]
     for before, after in zip(late.duties, late.duties[1:], strict=False):
         inside = sc.sleeps_starting(late, epoch_hours(before.off_duty), epoch_hours(after.on_duty))

@@ -21,7 +21,7 @@ from typing import Literal
 
 from ._kernels import Consts, constants, kernel_fields, scalar_fields
 
-MODEL_VERSION = "1.3.0"  #: bump when any default that moves scores changes (contract §4)
+MODEL_VERSION = "1.4.0"  #: bump when any default that moves scores changes (contract §4)
 
 #: recovery rate while asleep, ln((ha - 14)/(ha - 7.96))/8 [h^-1], ref §2.1 (FIPS TPM_make_pvec)
 _G = math.log((14.3 - 14.0) / (14.3 - 7.96)) / 8.0
@@ -99,11 +99,12 @@ class Parameters:
     max_sleep: float = 10.0  # [h] longest single sleep, ref §4.2 [C]
     min_sleep: float = 0.5  # [h] shortest kept episode, ref §4.2 [C]
     #: [-] share of the sleep cut by an early forced wake that is made up by going to bed
-    #: earlier (onset advance = 0.65 × (natural wake - forced wake)): sleep before a duty then
-    #: grows by ~15 min per hour of later start, Roach et al. 2012 (changed from a fixed
-    #: 1.5-h advance below a 07:00 body-time wake, ref §4.3.2), docs/sleep.md
-    #: [C, fitted: roach2012-0400, roach2012-0900, roach2012-slope]
-    early_advance_fraction: float = 0.65
+    #: earlier (onset advance = fraction × (natural wake - forced wake), the natural sleep
+    #: being at most the home sleep): sleep before a duty then grows with later starts,
+    #: Roach et al. 2012 (changed from a fixed 1.5-h advance below a 07:00 body-time wake,
+    #: ref §4.3.2). Fitted by ``vigil report fit`` (group "early-start bedtime",
+    #: docs/validation/fit.md) [C, fitted: roach2012-0400, roach2012-0900, roach2012-slope]
+    early_advance_fraction: float = 0.66
     #: [h body] bedtime not before 19:30 body time (ref §4.3.2: 21:00, which made sleep
     #: before 04:00-06:00 reports fall 60 min per hour earlier; Roach et al. 2012)
     #: [C, fitted: roach2012-0400, roach2012-0900, roach2012-slope, roach2012-monotone]

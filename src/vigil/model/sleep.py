@@ -50,6 +50,7 @@ __all__ = [
     "WINDOW_INFLIGHT",
     "WINDOW_SPLIT",
     "PackedSleepInput",
+    "asleep_hours",
     "SleepParameters",
     "body_clock_offset",
     "gate_onset",
@@ -155,6 +156,31 @@ def predict_packed(
         return ptr, o_s[:m], o_e[:m], o_q[:m], o_k[:m]
     keep = np.repeat(o_ptr[:-1] - ptr[:-1], count) + np.arange(int(ptr[-1]))
     return ptr, o_s[keep], o_e[keep], o_q[keep], o_k[keep]
+
+
+def asleep_hours(
+    start: Numeric, end: Numeric, kind: Numeric, sleep_params: SleepParameters = DEFAULT_SLEEP
+) -> FloatArray:
+    """Time asleep in predicted episodes [h]: the one quantity the model reports as sleep.
+
+    A predicted ground episode (``KIND_MAIN``, ``KIND_NAP``) is a sleep period, onset to
+    wake; S recovers over it at the TPM's rate, a rate per hour of sleep period (the
+    habitual 23:00-07:00 night in bed restores S to 13.82, reference §2.1, the wake in it
+    included). The minutes asleep in it are ``ground_efficiency`` (0.88, Signal et al.
+    2013, polysomnography of flight crew in layover hotels) of its length; that is what
+    actigraphy measures and what the validation compares. An in-flight episode
+    (``KIND_INFLIGHT``) is already time asleep (Σ of the per-minute propensity, §5.2).
+
+    Parameters
+    ----------
+    start, end : numeric
+        Episode bounds. [epoch h]
+    kind : numeric
+        ``KIND_MAIN``, ``KIND_NAP`` or ``KIND_INFLIGHT``.
+    """
+    length = np.maximum(as_float(end) - as_float(start), 0.0)
+    ground = np.asarray(kind) != KIND_INFLIGHT
+    return np.where(ground, length * sleep_params.ground_efficiency, length)
 
 
 def _f(x: object) -> FloatArray:

@@ -51,6 +51,13 @@ class SleepParameters:
     #: [C, fitted: roach2016-daytime]
     nap_after_wake: float = 3.0
     nap_min: float = 0.75  # [h] at least 45 min of nap must fit, ref §4.3.3 [C]
+    #: [-] ground sleep efficiency: minutes asleep per minute of a predicted ground sleep
+    #: period (onset to wake). Signal et al. 2013 (Sleep 36:109, doi:10.5665/sleep.2312):
+    #: polysomnographic sleep efficiency of flight crew in the layover hotel, 88 %. S
+    #: recovers over the whole period at the TPM's rate, which is a rate per hour of sleep
+    #: period (23:00-07:00 in bed restores S to 13.82, ref §2.1); the time asleep the model
+    #: reports (:func:`vigil.model.sleep.asleep_hours`) is this share of it [P]
+    ground_efficiency: float = 0.88
     #: [h] layover sleep timing: the gates' clock moves from body time toward local time
     #: with weight w = min(1, hours since arrival / local_ramp), the share of local-time
     #: sleepers (Darwent et al. 2010 mixture, as its mean). Averaged over Holmes et al.
@@ -59,19 +66,18 @@ class SleepParameters:
     #: 1.1-1.2's pull of both gates by 3.0·min(1, h/36) (left Holmes's crew on Doha time)
     #: [C, fitted: holmes2012, darwent2010]
     local_ramp: float = 36.0
-    #: [h body] sleep-in: a sleep starting 21:00-03:59 body time lasts at least until S is
-    #: back at its steady-state waking level (13.82, ref §9.4), within max_sleep and the
-    #: window, when the window ends at a report (1.3.0: no alarm before the next duty) or
-    #: the person's last main sleep began 00:00-03:59 body time (1.1.1: behavioural delay
-    #: after late finishes). Arsintescu et al. 2021: 8.47 h before late-finishing duties.
-    #: Free time after the last duty keeps the gate: a 03:00 bedtime after 20 h awake
-    #: sleeps Åkerstedt & Folkard 1996's 6.1 h (9.1 h with an unconditional sleep-in).
+    #: [h body] sleep need (Borbély 1982 two-process wake threshold read on the TPM's S):
+    #: a sleep that begins 21:00-03:59 on the gates' clock (the body night) does not end
+    #: at the wake gate before S is back at its rested waking level ``sleep_in_level``
+    #: (13.82, ref §9.4), within the sleep capacity (``home_sleep``) and the window,
+    #: whatever follows the window. One rule for laboratory and field: Arsintescu et al.
+    #: 2021 (late finishers sleep in). The window is hand-set, not fitted: the body night
+    #: of ref §4.2's U-shape, whose gate sleeps the morning rise of C cuts short. It is the
+    #: window of the earlier sleep-in rule, chosen with Arsintescu's late-finish row
     #: [C, fitted: arsintescu2021-late]
     sleep_in_from_body: float = 21.0
     #: [h body] see sleep_in_from_body [C, fitted: arsintescu2021-late]
     sleep_in_to_body: float = 4.0
-    #: [h body] delayed: last main onset 00:00-03:59 [C, fitted: arsintescu2021-late]
-    sleep_in_prev_from_body: float = 0.0
     sleep_in_level: float = 13.82  # [TPM] S at waking after 8 h sleep / 16 h awake, §9.4
     #: [h body] habitual wake (ref §9.4: awake at 07:00 with S = 13.82); with it the rested
     #: person's gate onset, ``usual_onset_body`` (22:51 body), anchors the early-start
@@ -117,7 +123,9 @@ SleepConstants = namedtuple(  # type: ignore[misc]  # noqa: PYI024
     "SleepConstants",
     [
         *ModelConstants._fields,
-        *kernel_fields(SleepParameters, ("g_lo", "g_hi", "lip", "lip_away", "usual_onset_body")),
+        *kernel_fields(
+            SleepParameters, ("g_lo", "g_hi", "lip", "lip_away", "usual_onset_body", "home_sleep")
+        ),
     ],
 )
 
@@ -130,7 +138,8 @@ def sleep_constants(p: Parameters, sp: SleepParameters) -> Consts:
     S + C [TPM/h]: |dS/dt| <= max(|d|(ha - la), |g|(ha - bl)) (§2.1), |dC/dt| <=
     Ca·2π/24·(1 + |dφ/dt|) (§2.2, §3), with a 5 % margin (used by the safe gate scan);
     ``lip_away`` the same with |dφ/dt| + 12/local_ramp, for the layover's gate clock
-    (:func:`._clock.local_shift`), whose shift moves by up to 12 h / local_ramp per hour.
+    (:func:`._clock.local_shift`), whose shift moves by up to 12 h / local_ramp per hour;
+    ``usual_onset_body`` and ``home_sleep`` (:func:`home_sleep`).
     """
     values = p.kernel._asdict()
     values.update(scalar_fields(sp))
@@ -142,6 +151,8 @@ def sleep_constants(p: Parameters, sp: SleepParameters) -> Consts:
     dphi += 12.0 / sp.local_ramp
     values["lip_away"] = 1.05 * (ds + abs(p.ca) * 2.0 * math.pi / 24.0 * (1.0 + dphi))
     values["usual_onset_body"] = usual_onset_body(p, sp)
+    # the cap allows for the kernel's rounding of onset and wake up to the minute (§9.3)
+    values["home_sleep"] = math.ceil(home_sleep(p, sp) * 60.0 - 1e-9) / 60.0 + 2.0 * sp.tolerance
     return constants(values, SleepConstants)
 
 
@@ -164,3 +175,45 @@ def usual_onset_body(p: Parameters, sp: SleepParameters) -> float:
         mid = 0.5 * (lo + hi)
         lo, hi = (mid, hi) if gap(mid) > 0.0 else (lo, mid)
     return (sp.habitual_wake_body + hi) % 24.0
+
+
+def _c(p: Parameters, body_time: float) -> float:
+    return p.cm + p.ca * math.cos(2.0 * math.pi * (body_time - p.p) / 24.0)
+
+
+def home_sleep(p: Parameters, sp: SleepParameters) -> float:
+    """Length of a rested person's sleep period at home [h]: from the usual onset
+    (:func:`usual_onset_body`) to the wake gate (S + C >= G_wake, ref §4.2), within
+    ``max_sleep``; 8.08 h (22:51-06:56 body) with the defaults.
+
+    It bounds every ground sleep (the sleep need does not exceed home sleep: Klerman &
+    Dijk 2008, Curr Biol 18:1118, doi:10.1016/j.cub.2008.06.047, daily sleep with long
+    opportunities settles near habitual sleep; field layover sleep is not longer than home
+    sleep). Derived from the gates, not a free parameter.
+    """
+    on = usual_onset_body(p, sp)
+    s_on = p.la + (sp.sleep_in_level - p.la) * math.exp(p.d * ((on - sp.habitual_wake_body) % 24.0))
+    q = 1.0
+    r_lin = p.g * (p.bl - p.ha)
+
+    def s_sleep(t: float) -> float:
+        tau = q * t
+        if s_on >= p.bl:
+            return p.ha - (p.ha - s_on) * math.exp(p.g * tau)
+        tau_b = (p.bl - s_on) / r_lin
+        if tau <= tau_b:
+            return s_on + r_lin * tau
+        return p.ha - (p.ha - p.bl) * math.exp(p.g * (tau - tau_b))
+
+    def gap(t: float) -> float:
+        return p.gate_wake - s_sleep(t) - _c(p, on + t)
+
+    lo, hi = 0.0, sp.scan_step
+    while gap(hi) > 0.0:
+        if hi >= p.max_sleep:
+            return p.max_sleep
+        lo, hi = hi, hi + sp.scan_step
+    for _ in range(40):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if gap(mid) > 0.0 else (lo, mid)
+    return hi

@@ -22,20 +22,21 @@ import numba as nb
 import numpy as np
 
 from ._arrays import FloatArray, IntArray
-from ._clock import Clock, body, body_instant_before, ceil_min, clock, floor_min
+from ._clock import Clock, body, body_instant_before, ceil_min, clock, floor_min, local_shift, phi
 from ._kernels import Consts, s_sleep, s_wake, sleep_needed
 from .sleep_gates import first_onset, wake_time
 from .sleep_inflight import inflight
 from .sleep_parameters import KIND_MAIN, KIND_NAP, WINDOW_INFLIGHT
-from .sleep_windows_out import Out, State, emit, last_onset
+from .sleep_windows_out import Out, State, emit
 
 #: One person's busy items (CSR slice): start, end, lead, lag, away-after flag, nap flag.
 Busy = namedtuple("Busy", ["s", "e", "lead", "lag", "away", "nap"])
 #: One person's in-duty windows (CSR slice): start, end, WINDOW_* kind, quality.
 Rest = namedtuple("Rest", ["s", "e", "kind", "q"])
 #: One ground or split window: bounds, quality, away, report (NaN: none), nap and early
-#: rules allowed, episode kind.
-Win = namedtuple("Win", ["ws", "we", "q", "away", "report", "nap_ok", "early_ok", "kind"])
+#: rules allowed, episode kind, end of the time awake from the report (the busy block's
+#: end or its first in-duty rest window; NaN: none).
+Win = namedtuple("Win", ["ws", "we", "q", "away", "report", "nap_ok", "early_ok", "kind", "off"])
 
 _GROUND, _INFLIGHT, _SPLIT = 0, 1, 2
 
@@ -58,8 +59,35 @@ def standby_q(k: Consts, q: float, a: float, b: float, sb_s: FloatArray, sb_e: F
 
 
 @nb.njit(cache=True)
-def _nap_plan(k: Consts, c: Clock, w: Win) -> tuple[bool, float, float]:
-    """§4.3.3 pre-duty nap before evening/night reports: (pending, start, end)."""
+def nap_length(k: Consts, w: Win, s_start: float, start: float, end: float) -> float:
+    """Length of the pre-duty sleep ending at ``end`` [h], S being ``s_start`` at ``start``.
+
+    A prophylactic sleep before night work (Dinges et al. 1987, Sleep 10:313; Schweitzer
+    et al. 2006, Sleep 29:39): long enough that, awake from ``end`` to the end of the duty
+    (``w.off``), S is not below its level at a habitual bedtime (8.89 after 16 h awake
+    from the rested 13.82, ref §2.1; ``w.off`` is the first in-flight rest when the duty
+    has one), i.e. the crew member starts the night no sleepier,
+    homeostatically, than an ordinary evening ends. At least the reference's 1.5-h nap
+    (``nap_length``, §4.3.3), at most the home sleep [C]. A rested person before a short
+    night duty needs little more than the 1.5 h; an early riser before a duty through the
+    night needs several hours (Roach et al. 2016: daytime breaks hold more than one sleep).
+    """
+    bedtime = s_wake(k, k.sleep_in_level, 16.0)
+    awake = max(0.0, w.off - end) if not math.isnan(w.off) else 0.0
+    target = k.la + (bedtime - k.la) * math.exp(-k.d * awake)
+    need = sleep_needed(k, s_start, min(target, k.sleep_in_level), w.q)
+    length: float = min(max(need, k.nap_length), k.home_sleep)
+    return length
+
+
+@nb.njit(cache=True)
+def _nap_plan(k: Consts, c: Clock, w: Win, st: State) -> tuple[bool, float, float]:
+    """§4.3.3 pre-duty sleep before evening/night reports: (pending, start, end).
+
+    It ends at the latest wake or 18:00 body time before the report, whichever is first,
+    lasts :func:`nap_length` (S read at its start from the state at the window start),
+    and starts no earlier than 12:00 body time; kept when ``nap_min`` fits.
+    """
     if not w.nap_ok or math.isnan(w.report):
         return False, np.inf, np.inf
     bt = body(k, c, w.report)
@@ -67,9 +95,13 @@ def _nap_plan(k: Consts, c: Clock, w: Win) -> tuple[bool, float, float]:
         return False, np.inf, np.inf
     t18 = body_instant_before(k, c, w.report, k.nap_latest_end_body)
     nap_e = min(w.we, t18)
-    nap_s = nap_e - k.nap_length
-    span = k.nap_latest_end_body - k.nap_earliest_start_body
-    ok = (body(k, c, nap_s) - k.nap_earliest_start_body) % 24.0 <= span + 1e-9
+    earliest = body_instant_before(k, c, nap_e, k.nap_earliest_start_body)
+    length = k.nap_length
+    for _ in range(2):  # S at the start depends on the start: two fixed-point passes
+        start = max(nap_e - length, st[2])
+        length = nap_length(k, w, s_wake(k, st[1], start - st[2]), start, nap_e)
+    nap_s = max(nap_e - length, earliest)
+    ok = nap_e - nap_s >= k.nap_min - 1e-9
     return ok, (nap_s if ok else np.inf), (nap_e if ok else np.inf)
 
 
@@ -78,11 +110,14 @@ def _nap(
     k: Consts, c: Clock, w: Win, nap_s: float, nap_e: float, t: float, st: State,
     sb_s: FloatArray, sb_e: FloatArray, out: Out,
 ) -> tuple[State, float]:  # fmt: skip
-    """Place the pre-duty nap if at least ``nap_min`` fits after the last wake + 6 h."""
+    """Place the pre-duty sleep if at least ``nap_min`` fits after the last wake + 3 h;
+    its length is re-read from S now (:func:`nap_length`), at most the planned one."""
     n, s_w, t_wake = st
-    a = ceil_min(max(nap_s, t))
+    start = max(nap_s, t, t_wake + k.nap_after_wake)
+    nap_s = max(nap_s, nap_e - nap_length(k, w, s_wake(k, s_w, start - t_wake), start, nap_e))
+    a = ceil_min(max(nap_s, t, t_wake + k.nap_after_wake))
     b = floor_min(nap_e)
-    if b - a >= k.nap_min - 1e-9 and a >= t_wake + k.nap_after_wake - 1e-9:
+    if b - a >= k.nap_min - 1e-9:
         qn = standby_q(k, w.q, a, b, sb_s, sb_e)
         n = emit(out, n, a, b, qn, KIND_NAP)
         s_w = s_sleep(k, s_wake(k, s_w, a - t_wake), b - a, qn)
@@ -91,9 +126,7 @@ def _nap(
 
 
 @nb.njit(cache=True)
-def _early_onset(
-    k: Consts, c: Clock, w: Win, on: float, t: float, st: State, delayed: bool
-) -> float:
+def _early_onset(k: Consts, c: Clock, w: Win, on: float, t: float, st: State) -> float:
     """Bedtime before a forced wake (ref §4.3.2 recalibrated; docs/sleep.md).
 
     The person goes to bed earlier than their *usual* bedtime (the rested gate onset,
@@ -107,9 +140,9 @@ def _early_onset(
     An advanced sleep lasts until the forced wake (the alarm): see :func:`_sleep_from`.
     """
     s_on = s_wake(k, st[1], on - st[2])
-    natural = _natural_wake(k, c, w, s_on, on, w.q, delayed)
-    cut = natural - w.we
     anchor = max(on, body_instant_before(k, c, on + 12.0, k.usual_onset_body))
+    natural = _natural_wake(k, c, w, s_on, on, w.q, anchor)
+    cut = natural - w.we
     since = (body(k, c, anchor) - k.early_earliest_body) % 24.0
     if cut <= 0.0 or since > 12.0:  # no cut, or the gate is not between 19:30 and 07:30 body
         return on
@@ -118,41 +151,25 @@ def _early_onset(
 
 
 @nb.njit(cache=True)
-def delayed_sleeper(k: Consts, c: Clock, out: Out, n: int) -> bool:
-    """Whether the person's last main sleep began late in the body night (00:00-03:59 body
-    time, after a late finish): the behavioural delay that allows the sleep-in [C]."""
-    prev = last_onset(out, n, KIND_MAIN)
-    if math.isnan(prev):
-        return False
-    since = (body(k, c, prev) - k.sleep_in_prev_from_body) % 24.0
-    return since < (k.sleep_in_to_body - k.sleep_in_prev_from_body) % 24.0  # type: ignore[no-any-return]
-
-
-@nb.njit(cache=True)
-def sleeps_in(k: Consts, c: Clock, w: Win, out: Out, n: int) -> bool:
-    """Whether a body-night sleep of window ``w`` may run on to the sleep-in level.
-
-    Either the person is a :func:`delayed_sleeper` (1.1.1), or the window ends at a report
-    (1.3.0): a crew member between duties has no reason to get up before S is restored,
-    and the forced wake (the alarm) still caps the sleep. Arsintescu et al. 2021 (diaries):
-    8.47 h before late-finishing duties, the first of a block included. Free time after the
-    last duty (no report; Åkerstedt & Folkard 1996's laboratory bedtimes) keeps the wake
-    gate, so a 03:00 bedtime there still gives 6.1 h [C].
-    """
-    return not math.isnan(w.report) or delayed_sleeper(k, c, out, n)
-
-
-@nb.njit(cache=True)
 def _natural_wake(
-    k: Consts, c: Clock, w: Win, s_on: float, on: float, q: float, delayed: bool
+    k: Consts, c: Clock, w: Win, s_on: float, on: float, q: float, cap_from: float
 ) -> float:
-    """Wake of an unconstrained sleep from ``on``: the gate (on the layover's sleep-timing
-    clock when away), and, for a ``delayed`` sleeper (:func:`delayed_sleeper`), no sooner than the
-    sleep-in level for body-night onsets (Arsintescu et al. 2021), within ``max_sleep``."""
-    cap_end = on + k.max_sleep
+    """Wake of an unconstrained sleep from ``on`` of quality ``q``, within the sleep
+    capacity: ``home_sleep`` from ``cap_from`` (the onset, or for the early-start rule the
+    usual bedtime when the gate opens earlier, so that an onset advanced by sleep debt
+    does not also shorten the natural sleep the alarm cuts).
+
+    The later of the wake gate (S + C >= G_wake, ref §4.2, on the layover's sleep-timing
+    clock when away) and, for onsets 21:00-03:59 on that clock (the body night), the sleep
+    need: S back at its rested waking level ``sleep_in_level`` (ref §9.4). One rule for
+    every window, whatever follows it: a late finisher sleeps in (Arsintescu et al. 2021),
+    and no sleep outlasts the home sleep (the need does not exceed home sleep).
+    """
+    cap_end = cap_from + k.home_sleep
     wake = wake_time(k, c, s_on, on, q, cap_end, arrived(w))
-    if delayed and ((body(k, c, on) - k.sleep_in_from_body) % 24.0
-                    < (k.sleep_in_to_body - k.sleep_in_from_body) % 24.0):  # fmt: skip
+    f = phi(k, c, on)
+    tau = (on + f + local_shift(k, c, on, f, arrived(w))) % 24.0
+    if (tau - k.sleep_in_from_body) % 24.0 < (k.sleep_in_to_body - k.sleep_in_from_body) % 24.0:
         need = sleep_needed(k, s_on, k.sleep_in_level, q)
         wake = max(wake, min(ceil_min(on + need), cap_end))
     return wake
@@ -165,20 +182,23 @@ def _sleep_from(
 ) -> tuple[State, float]:  # fmt: skip
     """Sleep from ``on`` to the spontaneous or forced wake; returns the state and next t.
 
+    The episode is a sleep period (onset to wake); S recovers over it at the TPM's rate
+    per hour of sleep period (the rate that restores S to 13.82 over a habitual 23:00-07:00
+    night, ref §2.1, wake within it included); the minutes asleep in it are
+    ``ground_efficiency`` of it (:func:`vigil.model.sleep.asleep_hours`).
     ``alarm``: an advanced bedtime before a forced wake; the sleep runs to the window end
-    (or ``max_sleep``) instead of the wake gate, which would otherwise end a sleep begun in
-    the evening wake-maintenance zone within minutes [C].
+    (or the home sleep) instead of the wake gate, which would otherwise end a sleep begun
+    in the evening wake-maintenance zone within minutes [C].
     """
     n, s_w, t_wake = st
     on = min(ceil_min(on), w.we)
     s_on = s_wake(k, s_w, on - t_wake)
-    cap_end = min(on + k.max_sleep, w.we)
+    cap_end = min(on + k.home_sleep, w.we)
     qe = w.q
-    late = sleeps_in(k, c, w, out, n)
-    wake = cap_end if alarm else min(_natural_wake(k, c, w, s_on, on, qe, late), cap_end)
+    wake = cap_end if alarm else min(_natural_wake(k, c, w, s_on, on, qe, on), cap_end)
     if standby_q(k, qe, on, wake, sb_s, sb_e) != qe:  # sleep overlapping home standby
         qe = standby_q(k, qe, on, wake, sb_s, sb_e)
-        wake = cap_end if alarm else min(_natural_wake(k, c, w, s_on, on, qe, late), cap_end)
+        wake = cap_end if alarm else min(_natural_wake(k, c, w, s_on, on, qe, on), cap_end)
     if wake - on >= k.min_sleep - 1e-9:
         n = emit(out, n, on, wake, qe, w.kind)
         return (n, s_sleep(k, s_on, wake - on, qe), wake), wake + k.min_wake_between
@@ -191,7 +211,7 @@ def ground(
 ) -> State:
     """Gate-driven sleep inside one window (ref §4.2 and the overrides of §4.3)."""
     t = max(w.ws, st[2] + k.min_wake_between)
-    nap_pending, nap_s, nap_e = _nap_plan(k, c, w)
+    nap_pending, nap_s, nap_e = _nap_plan(k, c, w, st)
     early = w.early_ok and not math.isnan(w.report)
     while True:
         lim = w.we - k.min_sleep
@@ -210,7 +230,7 @@ def ground(
         alarm = False
         if early and w.we - on <= k.max_sleep:
             early = False
-            advanced = _early_onset(k, c, w, on, t, st, delayed_sleeper(k, c, out, st[0]))
+            advanced = _early_onset(k, c, w, on, t, st)
             alarm = advanced < on
             on = advanced
         st, t = _sleep_from(k, c, w, on, st, sb_s, sb_e, out, alarm)
@@ -221,14 +241,16 @@ def ground(
 def windows(
     k: Consts, t0: float, t_end: float, busy: Busy, rest: Rest
 ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, int]:
-    """All windows of one person, unsorted: (start/end/q/report, flags, n).
+    """All windows of one person, unsorted: (start/end/q/report/off, flags, n).
 
-    Columns of the float block: start, end, q, report; of the flag block: type
+    Columns of the float block: start, end, q, report, the end of the time awake after
+    the report (the busy block's end or the first in-duty rest in it; NaN for in-duty
+    windows); of the flag block: type
     (ground, in-flight, split), away, nap allowed.
     """
     nb_ = busy.s.shape[0]
     m = nb_ + 1 + rest.s.shape[0]
-    wf = np.empty((m, 4))
+    wf = np.full((m, 5), np.nan)
     wflag = np.zeros((m, 3))
     nwin = 0
     order = np.argsort(busy.s)
@@ -252,10 +274,15 @@ def windows(
         ws = max(ws, t0)
         if we - ws >= k.min_window:  # windows shorter than 1 h are ignored, ref §4.1
             wf[nwin, 0], wf[nwin, 1], wf[nwin, 2], wf[nwin, 3] = ws, we, 1.0, report
+            wf[nwin, 4] = blk_e
             wflag[nwin, 0], wflag[nwin, 1], wflag[nwin, 2] = _GROUND, away, nap_ok
             nwin += 1
         free = max(free, blk_e + lag)
         away = away_after
+    for v in range(nwin):  # awake from the report until the first in-duty rest, if any
+        for u in range(rest.s.shape[0]):
+            if wf[v, 3] <= rest.s[u] < wf[v, 4] and rest.e[u] > rest.s[u]:
+                wf[v, 4] = rest.s[u]
     for u in range(rest.s.shape[0]):
         if rest.e[u] > rest.s[u] and rest.s[u] >= t0 and rest.e[u] <= t_end:
             wf[nwin, 0], wf[nwin, 1], wf[nwin, 2], wf[nwin, 3] = (
@@ -286,7 +313,7 @@ def person(
         split = wtype[u] == _SPLIT
         kind = KIND_NAP if split else KIND_MAIN
         away, nap = waway[u] != 0 and not split, wnap[u] != 0 and not split
-        w = Win(wf[u, 0], wf[u, 1], wf[u, 2], away, wf[u, 3], nap, not split, kind)
+        w = Win(wf[u, 0], wf[u, 1], wf[u, 2], away, wf[u, 3], nap, not split, kind, wf[u, 4])
         st = ground(k, c, w, st, sb_s, sb_e, out)
     return st[0]
 

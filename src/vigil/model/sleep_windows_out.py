@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections import namedtuple
 
 import numba as nb
@@ -21,13 +20,3 @@ def emit(out: Out, n: int, a: float, b: float, q: float, kind: int) -> int:
         r = out.base + n
         out.s[r], out.e[r], out.q[r], out.kind[r] = a, b, q, kind
     return n + 1
-
-
-@nb.njit(cache=True)
-def last_onset(out: Out, n: int, kind: int) -> float:
-    """Start of the latest emitted episode of ``kind`` among the first ``n`` (NaN: none)."""
-    for j in range(min(n, out.cap) - 1, -1, -1):
-        if out.kind[out.base + j] == kind:
-            start: float = out.s[out.base + j]
-            return start
-    return math.nan

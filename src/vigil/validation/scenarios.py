@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from vigil.model.sleep_parameters import DEFAULT_SLEEP
 from vigil.roster.synthetic import SyntheticDuty
 from vigil.scoring.service import ScheduleResult, ScoreReport, ScoreRequest, score
 from vigil.validation import rosters as r
@@ -33,18 +34,14 @@ REST_ORDERS: tuple[int, ...] = (1, 2)
 LONG_RANGE, ULTRA_LONG_RANGE = 13.0, 17.0
 #: Habitual sleep before every scenario (given SleepData scenarios) [local h].
 NIGHT = (23.0, 31.0)
-#: Actigraphic sleep per hour of predicted ground sleep [-]. A predicted ground episode is
-#: a sleep period (gate onset to wake), i.e. time in bed asleep or not [C]; actigraphy
-#: counts the minutes asleep in it. Sleep efficiency of flight crew's ground sleep: 88 %
-#: (Signal et al. 2013, Sleep 36:109, doi:10.5665/sleep.2312: polysomnography in the
-#: layover hotel, 70 % in the bunk, the source of the in-flight e_max = 0.70). Applied to
-#: actigraphy rows of predicted ground sleep only: not to diary rows (diaries report the
-#: sleep period [C]), and not to in-flight sleep, which the predictor already gives as
-#: sleep obtained (Σ of per-minute propensity e(t) = 0.70·g, reference §5.2). 1.1 used
-#: 6.8/7.6 = 0.895 (Wu et al. 2016: actigraphic sleep per 24 h over self-reported usual
-#: night sleep), a ratio of two measures of different scope. The switch to 0.88 made
-#: roach2012-0900 pass [C, fitted: roach2012-0400, roach2012-0900].
-ACTIGRAPHY_EFFICIENCY = 0.88
+#: Actigraphic sleep per hour of predicted ground sleep [-]: the model's own ground sleep
+#: efficiency (:attr:`vigil.model.sleep.SleepParameters.ground_efficiency`, 0.88, Signal
+#: et al. 2013), the share of a predicted sleep period the model reports as time asleep
+#: (:func:`vigil.model.sleep.asleep_hours`). Applied to actigraphy rows of predicted
+#: ground sleep; in-flight sleep is already time asleep (reference §5.2). Earlier versions
+#: used 6.8/7.6 = 0.895 (Wu et al. 2016); the switch to 0.88 made roach2012-0900 pass
+#: [C, fitted: roach2012-0400, roach2012-0900].
+ACTIGRAPHY_EFFICIENCY = DEFAULT_SLEEP.ground_efficiency
 #: UTC offsets of the scenario airports in January 2026 (no DST at any of them) [h].
 UTC_OFFSET: dict[str, float] = {"ACC": 0.0, "HKG": 8.0, "DOH": 3.0, "IAH": -6.0, "JNB": 2.0}
 
