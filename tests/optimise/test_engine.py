@@ -15,6 +15,8 @@ import pytest
 from vigil.model.sleep import predict_packed
 from vigil.optimise import Candidates, CostSettings, Engine, EngineError
 from vigil.optimise import _scoring as sc
+from vigil.optimise._ranges import seeded_capacity
+from vigil.optimise._walk import Restart, empty_records
 from vigil.optimise.costs import with_weights
 from vigil.optimise.synthetic import CandidateSet, swap_candidates
 from vigil.roster.synthetic import SyntheticDuty, generate_airline_duties, render_roster
@@ -48,6 +50,39 @@ def test_base_walk_gives_the_predictors_episodes(engine: Engine) -> None:
     assert np.array_equal(base.ep_ptr, ptr)
     for mine, theirs in ((base.ep_s, s), (base.ep_e, e), (base.ep_q, q), (base.ep_k, k)):
         assert np.array_equal(mine, theirs)
+
+
+def test_the_recorded_state_alone_restarts_the_walk(engine: Engine) -> None:
+    """Restarted at any recorded window with no episode seeded, every person's walk gives
+    the base's later episodes exactly: the recorded state is all that passes between
+    windows (nothing is read back from the episodes)."""
+    plan = engine.plan
+    start = np.array([w.timestamp() / 3600.0 for w in plan.warmup])
+    horizon = sc.horizons(plan)
+    zones = sc.crew_zone_timelines(plan, start, np.maximum(horizon, plan.last_event + 1.0))
+    packed = sc.pack_plan(plan, start, horizon, zones, engine.params, sc.DEFAULT_SLEEP)
+    base = engine._base
+    n = plan.n_crew
+    cap = seeded_capacity(packed.end - packed.start, np.diff(packed.busy_ptr),
+                          np.diff(packed.window_ptr))  # fmt: skip
+    tried = 0
+    for frac in (0.25, 0.5, 0.75):
+        at = base.rec_ptr[:-1] + (frac * np.diff(base.rec_ptr)).astype(np.int64)
+        restart = Restart(base.rec.ws[at], np.zeros(n, np.int64), base.rec.s_w[at],
+                          base.rec.t_wake[at], np.full(n, np.inf),
+                          np.full(n, -1, np.int64))  # fmt: skip
+        ptr, (s, e, q, k), conv = engine._walk(
+            packed, restart, empty_records(0), np.zeros(1, np.int64), cap, record=False
+        )
+        assert (conv == -1).all()
+        for i in range(n):
+            lo, hi = base.ep_ptr[i] + base.rec.n[at[i]], base.ep_ptr[i + 1]
+            assert ptr[i + 1] - ptr[i] == hi - lo
+            got = slice(ptr[i], ptr[i + 1])
+            for mine, theirs in ((s, base.ep_s), (e, base.ep_e), (q, base.ep_q), (k, base.ep_k)):
+                assert np.array_equal(mine[got], theirs[lo:hi])
+            tried += hi > lo
+    assert tried > n  # most restarts have episodes after them
 
 
 def test_incremental_and_full_equal_process_fatigue_risk(

@@ -18,8 +18,7 @@ from vigil.optimise._walk import GROUND, Records
 def restarts(
     crew: IntArray, first: IntArray, t_change: FloatArray, chain_on: FloatArray,
     chain_off: FloatArray, chain_ptr: IntArray, full: IntArray, rec: Records,
-    rec_ptr: IntArray, ep_ptr: IntArray, ep_s: FloatArray, ep_e: FloatArray, ep_kind: IntArray,
-    gap: float, full_sleep: float, any_length: bool, kind_main: int,
+    rec_ptr: IntArray, ep_ptr: IntArray, gap: float, full_sleep: float, any_length: bool,
     out_p: IntArray, out_r: IntArray, out_a: IntArray, out_seed: IntArray,
 ) -> None:  # fmt: skip
     """Per candidate ``i`` (base crew ``crew[i]``, first changed chain duty ``first[i]``,
@@ -33,8 +32,8 @@ def restarts(
     * ``out_r``: the base record whose last wake starts the simulation: the latest one at
       or before both that window and duty ``a``'s report whose last sleep gave full
       inertia (the simulator's start state, reference §2.3), or the first record;
-    * ``out_seed``: the first base episode seeded into the restarted walk (the latest
-      main sleep before the restart window, which the sleep-in rule reads).
+    * ``out_seed``: the first base episode seeded into the restarted walk (the last one
+      before the restart window, which the walk's convergence check compares).
     """
     for i in range(crew.size):
         c = crew[i]
@@ -71,10 +70,6 @@ def restarts(
         if p >= 0:
             n_p = ep_ptr[c] + rec.n[p]
             seed = n_p - 1 if n_p > ep_ptr[c] else n_p
-            for j in range(n_p - 1, ep_ptr[c] - 1, -1):
-                if ep_kind[j] == kind_main:
-                    seed = min(seed, j)
-                    break
         out_seed[i] = seed
 
 

@@ -8,14 +8,18 @@ on the person's body clock (:func:`vigil.model._clock.clock`). This module runs 
 calls in the same order, with two additions an optimiser needs:
 
 * **record** (the base roster): before each window, the state the rest of the walk
-  depends on is written out: the window's bounds and flags, the walk state, the latest
-  main-sleep onset (the sleep-in rule reads it, reference §4.2 as recalibrated in
-  docs/sleep.md), the last episode, the body-clock offset φ and its target θ;
+  depends on is written out: the window's bounds and flags (with the end of the time
+  awake after its report, which sizes the pre-duty sleep), the walk state, the last
+  episode, the body-clock offset φ and its target θ. Nothing else passes from one window
+  to the next: :func:`~vigil.model.sleep_windows.ground` and
+  :func:`~vigil.model.sleep_inflight.inflight` read the window, the clock and the walk
+  state, and only write to the output;
 * **restart and stop** (a candidate): the walk skips the windows before ``from_ws``,
-  starts from a recorded state (with the base's recent episodes seeded into the output,
-  so the sleep-in rule sees them), and stops at the first ground window after the last
-  changed duty whose recorded state equals the base's within ``eps``. From there on the
-  windows, the clock and the state are the base's, so every later episode is the base's.
+  starts from a recorded state (with the base's last episode seeded into the output, so
+  the convergence check can compare it), and stops at the first ground window after the
+  last changed duty whose recorded state equals the base's within ``eps``. From there on
+  the windows, the clock and the state are the base's, so every later episode is the
+  base's.
 
 ``tests/optimise/test_walk.py`` checks that the recording walk gives exactly the
 episodes of :func:`vigil.model.sleep.predict_packed`.
@@ -35,20 +39,22 @@ from vigil.model._kernels import Consts, wrap
 from vigil.model.sleep_inflight import inflight
 from vigil.model.sleep_parameters import KIND_MAIN, KIND_NAP, WINDOW_INFLIGHT
 from vigil.model.sleep_windows import Busy, Packed, Rest, Win, ground, windows
-from vigil.model.sleep_windows_out import Out, last_onset
+from vigil.model.sleep_windows_out import Out
 
 __all__ = ["GROUND", "Records", "Restart", "walk_all"]
 
 #: Window types of :func:`vigil.model.sleep_windows.windows` (its flag column 0).
 GROUND, _INFLIGHT, _SPLIT = 0, 1, 2
 
-#: Per-window records (CSR by person): bounds, type, away flag, report (NaN: none), the
-#: walk state before the window (episodes, S at last wake, last wake), latest main onset,
-#: last episode, φ and θ at the window start, φ at the last wake.
+#: Per-window records (CSR by person): bounds, type, away and pre-duty-sleep flags,
+#: report (NaN: none), end of the time awake after the report (``Win.off``, which sizes
+#: the pre-duty sleep), the walk state before the window
+#: (episodes, S at last wake, last wake), last episode, φ and θ at the window start, φ at
+#: the last wake.
 Records = namedtuple(
     "Records",
-    ["ws", "we", "kind", "away", "report", "n", "s_w", "t_wake", "last_main", "last_s",
-     "last_e", "phi", "theta", "phi_wake"],
+    ["ws", "we", "kind", "away", "nap", "report", "off", "n", "s_w", "t_wake", "last_s", "last_e",
+     "phi", "theta", "phi_wake"],
 )  # fmt: skip
 
 #: Per-person restart (arrays of length n): skip windows starting before ``from_ws``,
@@ -70,13 +76,13 @@ def _same(a: float, b: float) -> bool:
 @nb.njit(cache=True)
 def _record(
     k: Consts, c: Clock, rec: Records, r: int, wf: FloatArray, u: int, kind: float,
-    away: float, st: tuple[int, float, float], out: Out,
+    away: float, nap: float, st: tuple[int, float, float], out: Out,
 ) -> None:  # fmt: skip
     n = st[0]
     rec.ws[r], rec.we[r], rec.kind[r], rec.away[r] = wf[u, 0], wf[u, 1], kind, away
-    rec.report[r] = wf[u, 3]
+    rec.nap[r] = nap
+    rec.report[r], rec.off[r] = wf[u, 3], wf[u, 4]
     rec.n[r], rec.s_w[r], rec.t_wake[r] = n, st[1], st[2]
-    rec.last_main[r] = last_onset(out, n, KIND_MAIN)
     last = out.base + min(n, out.cap) - 1
     has = n > 0 and n <= out.cap
     rec.last_s[r] = out.s[last] if has else math.nan
@@ -89,7 +95,7 @@ def _record(
 @nb.njit(cache=True)
 def _converged(
     k: Consts, c: Clock, base: Records, lo: int, hi: int, wf: FloatArray, u: int,
-    away: float, st: tuple[int, float, float], out: Out, eps: float,
+    away: float, nap: float, st: tuple[int, float, float], out: Out, eps: float,
 ) -> int:  # fmt: skip
     """Index of the base record of this window if the walk state equals it, else -1."""
     j = lo + np.searchsorted(base.ws[lo:hi], wf[u, 0] - _TIME_TOL)
@@ -97,13 +103,13 @@ def _converged(
         return -1
     if not (_same(base.we[j], wf[u, 1]) and _same(base.report[j], wf[u, 3])):
         return -1
-    if base.away[j] != away or abs(base.s_w[j] - st[1]) > eps:
+    if not _same(base.off[j], wf[u, 4]):
+        return -1
+    if base.away[j] != away or base.nap[j] != nap or abs(base.s_w[j] - st[1]) > eps:
         return -1
     if not _same(base.t_wake[j], st[2]) or base.theta[j] != theta(c, wf[u, 0]):
         return -1
     n = st[0]
-    if not _same(base.last_main[j], last_onset(out, n, KIND_MAIN)):
-        return -1
     last = out.base + n - 1
     if n == 0 or n > out.cap:
         return -1
@@ -132,19 +138,20 @@ def _person(
             continue
         split = wtype[u] == _SPLIT
         away = 1.0 if (waway[u] != 0 and not split) else 0.0
+        nap = 1.0 if (wnap[u] != 0 and not split) else 0.0
         if record:
-            _record(k, c, rec, r_lo + r, wf, u, wtype[u], away, st, out)
+            _record(k, c, rec, r_lo + r, wf, u, wtype[u], away, nap, st, out)
             r += 1
         elif wtype[u] == GROUND and wf[u, 0] >= conv_from - _TIME_TOL:
-            j = _converged(k, c, base, b_lo, b_hi, wf, u, away, st, out, eps)
+            j = _converged(k, c, base, b_lo, b_hi, wf, u, away, nap, st, out, eps)
             if j >= 0:
                 return st[0], j, r
         if wtype[u] == _INFLIGHT:
             st = inflight(k, c, wf[u, 0], wf[u, 1], wf[u, 2], st, out)
             continue
         kind = KIND_NAP if split else KIND_MAIN
-        nap = wnap[u] != 0 and not split
-        w = Win(wf[u, 0], wf[u, 1], wf[u, 2], away != 0.0, wf[u, 3], nap, not split, kind)
+        w = Win(wf[u, 0], wf[u, 1], wf[u, 2], away != 0.0, wf[u, 3], nap != 0.0, not split,
+                kind, wf[u, 4])  # fmt: skip
         st = ground(k, c, w, st, sb_s, sb_e, out)
     return st[0], -1, r
 

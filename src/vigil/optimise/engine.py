@@ -34,7 +34,6 @@ import numpy.typing as npt
 from vigil.domain import Airport
 from vigil.model.parameters import Parameters
 from vigil.model.simulate import CrewTimeline
-from vigil.model.sleep_parameters import KIND_MAIN
 from vigil.optimise import _scoring as sc
 from vigil.optimise._ranges import restarts, risk_ends, seeded_capacity
 from vigil.optimise._walk import Packed, Records, Restart, empty_records, walk_all
@@ -459,8 +458,8 @@ class Engine:
         any_length = not (p.inertia and p.inertia_short_sleep_scaling)
         restarts(
             cand.crew, np.minimum(first, np.diff(offs)), t_change, chains.on, chains.off, offs,
-            full.astype(np.int64), b.rec, b.rec_ptr, b.ep_ptr, b.ep_s, b.ep_e, b.ep_k,
-            float(p.consecutive_gap), float(p.inertia_full_sleep), any_length, KIND_MAIN,
+            full.astype(np.int64), b.rec, b.rec_ptr, b.ep_ptr,
+            float(p.consecutive_gap), float(p.inertia_full_sleep), any_length,
             p_rec, r_rec, a_idx, seed_lo,
         )  # fmt: skip
         restarted = p_rec >= 0
