@@ -248,7 +248,7 @@ def report_pdf(report: CalibrationReport, title: str) -> bytes:
             ax = fig.add_axes((_LEFT + 0.08, 0.05, 0.72, y - 0.09))
             draw_calibration(ax, report, instruments[0])
             instruments = instruments[1:]
-        pdf.savefig(fig)  # type: ignore[no-untyped-call]
+        pdf.savefig(fig)
         plt.close(fig)
 
         fig = plt.figure(figsize=_A4)
@@ -258,18 +258,18 @@ def report_pdf(report: CalibrationReport, title: str) -> bytes:
         )
         for heading, rows, widths in _detail_blocks(data):
             if y - 0.021 * len(rows) - 0.04 < 0.04:
-                pdf.savefig(fig)  # type: ignore[no-untyped-call]
+                pdf.savefig(fig)
                 plt.close(fig)
                 fig = plt.figure(figsize=_A4)
                 y = 0.965
             y = _text(fig, y, heading, size=10, width=100, weight="bold")
             y = _table(fig, y, rows, widths, header=True)
-        pdf.savefig(fig)  # type: ignore[no-untyped-call]
+        pdf.savefig(fig)
         plt.close(fig)
 
         for instrument in instruments:
             fig = calibration_figure(report, instrument)
-            pdf.savefig(fig)  # type: ignore[no-untyped-call]
+            pdf.savefig(fig)
             plt.close(fig)
 
         skipped = data["observationsNotCompared"] + data["inputErrors"]
@@ -286,6 +286,6 @@ def report_pdf(report: CalibrationReport, title: str) -> bytes:
             shown = skipped[:60]
             more = f"\n… and {len(skipped) - len(shown)} more" if len(skipped) > len(shown) else ""
             _text(fig, y, "\n".join(shown) + more, size=8, width=120)
-            pdf.savefig(fig)  # type: ignore[no-untyped-call]
+            pdf.savefig(fig)
             plt.close(fig)
     return buffer.getvalue()
