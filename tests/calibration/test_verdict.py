@@ -57,6 +57,7 @@ def test_too_sleepy_at_night_names_the_band_and_the_adoption_effect() -> None:
     assert "adopting lowers those scores by about" in said.text
     # the linear preset corrects the night band only partly: the overall bias is -0.3
     assert said.adopt_change is not None and -1.2 < said.adopt_change < -0.1
+    assert said.text.endswith("only partly, because the preset shifts every duty alike.")
 
 
 def test_too_alert_everywhere_is_an_overall_verdict() -> None:

@@ -238,7 +238,10 @@ def verdict(matched: Sequence[Matched], fit: Fit | None) -> Verdict:
         change = adoption_effect(fit, band_predicted) if offered else None
         way = "sleepy" if mean < 0 else "alert"
         text = f"Vigil reads your crews {_num(mean)} KSS too {way} {_band_words(where, label)}"
-        text += adopt_clause(change or 0.0, "those scores") + "."
+        text += adopt_clause(change or 0.0, "those scores")
+        if change is not None and abs(change) < 0.5 * abs(mean):
+            text += ", only partly, because the preset shifts every duty alike"
+        text += "."
         kind = "too-sleepy" if mean < 0 else "too-alert"
         return Verdict(kind, text, where, label, int(residual.size), mean, (lo, hi), change)
     lo, hi = fit.bias_ci
