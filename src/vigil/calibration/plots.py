@@ -57,7 +57,13 @@ def draw_calibration(ax: Axes, report: CalibrationReport, instrument: str) -> No
     ax.set_xlabel(f"predicted {instrument} (model {report.model_version})", parse_math=False)
     ax.set_ylabel(f"observed {instrument}", parse_math=False)
     ax.set_title(
-        f"Calibration, {instrument} (settings version {report.settings_version})",
+        f"Calibration, {instrument} ("
+        + (
+            "built-in settings"
+            if report.settings_version is None
+            else f"settings version {report.settings_version}"
+        )
+        + ")",
         parse_math=False,
     )
     legend = ax.legend(loc="upper left", fontsize=8)
@@ -268,7 +274,8 @@ def report_pdf(report: CalibrationReport, title: str) -> bytes:
         plt.close(fig)
 
         for instrument in instruments:
-            fig = calibration_figure(report, instrument)
+            fig = plt.figure(figsize=_A4)
+            draw_calibration(fig.add_axes((_LEFT + 0.08, 0.45, 0.72, 0.5)), report, instrument)
             pdf.savefig(fig)
             plt.close(fig)
 
