@@ -11,6 +11,7 @@ import re
 from datetime import UTC, datetime
 
 import numpy as np
+import pytest
 
 from vigil.calibration import fit_kss
 from vigil.calibration.observations import Observation
@@ -22,7 +23,14 @@ HOURS = ("0-4", "4-8", "8-12", "12+")
 
 
 def _ratings(
-    n: int, *, bias: float = 0.0, night_bias: float = 0.0, crew: int = 10, seed: int = 1
+    n: int,
+    *,
+    bias: float = 0.0,
+    night_bias: float = 0.0,
+    slope: float = 1.0,
+    crew: int = 10,
+    seed: int = 1,
+    instrument: str = "KSS",
 ) -> list[Matched]:
     rng = np.random.default_rng(seed)
     out = []
@@ -30,8 +38,10 @@ def _ratings(
         predicted = float(rng.uniform(3.0, 8.0))
         tod = TIMES[i % 4]
         shift = bias + (night_bias if tod == "00-06" else 0.0)
-        observed = predicted + shift + float(rng.normal(0.0, 1.0))
-        obs = Observation(i + 2, f"P{i % crew}", datetime(2026, 3, 1, tzinfo=UTC), "KSS", observed)
+        # observed spreads around the middle of the range (5.5) with the given slope
+        observed = 5.5 + slope * (predicted - 5.5) + shift + float(rng.normal(0.0, 1.0))
+        at = datetime(2026, 3, 1, tzinfo=UTC)
+        obs = Observation(i + 2, f"P{i % crew}", at, instrument, observed)
         out.append(Matched(obs, predicted, tod, "active", HOURS[(i // 4) % 4]))
     return out
 
@@ -75,6 +85,23 @@ def test_no_difference_is_within_noise() -> None:
     said = _report(_ratings(800, seed=4)).verdict()
     assert said.kind == "within-noise" and said.adopt_change is None
     assert "within noise" in said.text and "no reason to adopt" in said.text
+
+
+@pytest.mark.parametrize("seed", [2, 3, 5])
+def test_a_flatter_crew_line_is_a_spread_verdict(seed: int) -> None:
+    said = _report(_ratings(1200, slope=0.6, seed=seed)).verdict()
+    assert said.kind == "spread" and said.where == "overall"
+    assert said.text.startswith("On average Vigil ")
+    assert "it overstates the differences between duties (slope 0.6" in said.text
+    # a + (b − 1)·K with b ≈ 0.6 through (5.5, 5.5): about +1.0 at KSS 3, −0.6 at KSS 7
+    moves = re.search(r"KSS 3 by \+(\d\.\d) and of KSS 7 by −(\d\.\d)\.$", said.text)
+    assert moves is not None
+    assert abs(float(moves.group(1)) - 1.0) < 0.3 and abs(float(moves.group(2)) - 0.6) < 0.3
+
+
+def test_only_sp_ratings_say_the_verdict_needs_kss() -> None:
+    said = verdict(_ratings(200, instrument="SP"), None)
+    assert said.kind == "too-few" and said.text.startswith("No KSS ratings were compared")
 
 
 def test_too_few_ratings_say_so_plainly() -> None:

@@ -167,7 +167,7 @@ class CalibrationReport:
 
     def verdict(self) -> Verdict:
         """The plain one-sentence verdict (:mod:`vigil.calibration.verdict`)."""
-        return verdict(self.by_instrument("KSS"), self.fits.get("KSS"))
+        return verdict(self.matched, self.fits.get("KSS"))
 
     def adoption(self, *, current: str | None = None, offered: str | None = None) -> str | None:
         """What *Adopt* changes, in words; ``None`` when no preset is offered."""

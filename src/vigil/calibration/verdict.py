@@ -17,9 +17,11 @@ Rules (docs/calibration.md "The verdict"), fixed before any data are seen:
   overall one by at least :data:`CLEARLY_LARGER` KSS. That margin is the 95 % half-width
   of the bias at the preset minimum (about 0.28 KSS from the model's residual SD of 1.4,
   Ingre et al. 2014 [1]_), the smallest shift the report treats as worth a preset.
+- **Spread**: the slope interval excludes 1 and either the bias interval holds 0 or the
+  preset would move scores at KSS 3 and KSS 7 in opposite directions: the model spreads
+  its scores more (slope < 1) or less (slope > 1) than the crews do, and "too sleepy on
+  average" would hide that.
 - **Overall**: otherwise, when the overall bias interval excludes 0.
-- **Slope only**: the bias interval holds 0 but the slope interval excludes 1, so the
-  model spreads its scores more (slope < 1) or less (slope > 1) than the crews do.
 - **Within noise**: otherwise.
 
 Bias < 0 means the model predicts more sleepiness than the crews report ("too sleepy").
@@ -200,6 +202,18 @@ def _band_words(where: str, label: str) -> str:
 def verdict(matched: Sequence[Matched], fit: Fit | None) -> Verdict:
     """The one-sentence verdict of the KSS ratings ``matched`` and their ``fit``."""
     kss = [m for m in matched if m.observation.instrument == "KSS"]
+    if not kss and matched:
+        return Verdict(
+            "too-few",
+            "No KSS ratings were compared, and the verdict and the preset rest on KSS; "
+            "the tables below compare the other scale's ratings.",
+            "overall",
+            None,
+            0,
+            None,
+            None,
+            None,
+        )
     if fit is None or fit.n < MIN_OBSERVATIONS or fit.crew < MIN_CREW:
         n = len(kss)
         crew = len({m.observation.reference for m in kss})
@@ -245,26 +259,33 @@ def verdict(matched: Sequence[Matched], fit: Fit | None) -> Verdict:
         kind = "too-sleepy" if mean < 0 else "too-alert"
         return Verdict(kind, text, where, label, int(residual.size), mean, (lo, hi), change)
     lo, hi = fit.bias_ci
-    if not lo <= 0.0 <= hi:
+    shifted = not lo <= 0.0 <= hi
+    slo, shi = fit.slope_ci
+    at3, at7 = (fit.intercept + (fit.slope - 1.0) * k for k in (3.0, 7.0))
+    # a slope away from 1 whose correction moves alert and sleepy scores in opposite
+    # directions: "too sleepy on average" would hide it
+    spread = not slo <= 1.0 <= shi and (not shifted or at3 * at7 < 0.0)
+    if shifted and not spread:
         change = adoption_effect(fit, predicted) if offered else None
         way = "sleepy" if fit.bias < 0 else "alert"
         text = f"Vigil reads your crews {_num(fit.bias)} KSS too {way} on average"
         text += adopt_clause(change or 0.0, "their scores") + "."
         kind = "too-sleepy" if fit.bias < 0 else "too-alert"
         return Verdict(kind, text, "overall", None, fit.n, fit.bias, fit.bias_ci, change)
-    agree = (
-        f"On average Vigil agrees with your crews: the difference, {_signed(fit.bias)} KSS "
-        f"(95 % interval {_signed(lo)} to {_signed(hi)}), is within noise"
-    )
-    slo, shi = fit.slope_ci
-    if not slo <= 1.0 <= shi:
+    if shifted:
+        way = "sleepy" if fit.bias < 0 else "alert"
+        agree = f"On average Vigil reads your crews {_num(fit.bias)} KSS too {way}"
+    else:
+        agree = (
+            f"On average Vigil agrees with your crews: the difference, {_signed(fit.bias)} "
+            f"KSS (95 % interval {_signed(lo)} to {_signed(hi)}), is within noise"
+        )
+    if spread:
         how = "overstates" if fit.slope < 1.0 else "understates"
         text = f"{agree}, but it {how} the differences between duties (slope {fit.slope:.2f})"
         if offered:
-            low, high = (fit.intercept + (fit.slope - 1.0) * k for k in (3.0, 7.0))
             text += (
-                f"; adopting moves scores of KSS 3 by {_signed(low)} and of KSS 7 by "
-                f"{_signed(high)}"
+                f"; adopting moves scores of KSS 3 by {_signed(at3)} and of KSS 7 by {_signed(at7)}"
             )
         else:
             text += f"; no preset is offered ({fit.why_not})"
