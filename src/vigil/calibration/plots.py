@@ -244,10 +244,10 @@ def report_pdf(report: CalibrationReport, title: str) -> bytes:
     with PdfPages(buffer, metadata={"Title": title, "CreationDate": None}) as pdf:
         fig = plt.figure(figsize=_A4)
         y = _text(fig, 0.965, title, size=16, width=60, weight="bold")
-        y = _text(fig, y, data["verdict"], size=12.5, width=78, weight="bold", color="#1a2b4c")
+        y = _text(fig, y, data["verdict"], size=12.5, width=72, weight="bold", color="#1a2b4c")
         adoption = data["adoption"]
         if adoption:
-            y = _text(fig, y, "What Adopt does: " + adoption, size=9, width=112)
+            y = _text(fig, y, adoption, size=9, width=112)
         y = _table(fig, y, _headline(report, data), [0.48, 0.52], header=True)
         instruments = report.instruments()
         if instruments and y > 0.3:
