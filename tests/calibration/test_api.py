@@ -54,6 +54,13 @@ def test_upload_observations_and_read_the_report(acme: httpx.Client) -> None:
     fit = calibration["scales"]["KSS"]["fit"]
     assert abs(fit["bias"] - 0.8) < 0.1 and fit["calibrated"] is False
     assert fit["offeredPreset"] == "acme-kss-v1"
+    # the plain verdict: a bias of +0.8 everywhere reads as "too alert", overall
+    assert calibration["verdict"].startswith("Vigil reads your crews 0.")
+    assert "KSS too alert" in calibration["verdict"] and "raises" in calibration["verdict"]
+    assert calibration["verdictDetail"]["kind"] == "too-alert"
+    assert "Rosters already stored keep their scores" in calibration["adoption"]
+    hours = [g["label"] for g in calibration["scales"]["KSS"]["byHoursOnDuty"]]
+    assert hours == sorted(hours, key=lambda h: float(h.rstrip("+").split("-")[0]))
     pdf = acme.get("/api/GetCalibration", params={"observationsToken": token, "format": "pdf"})
     assert pdf.headers["content-type"] == "application/pdf" and pdf.content.startswith(b"%PDF")
     listed = acme.get("/api/ListObservations").json()["observations"]
@@ -129,6 +136,8 @@ def test_console_report_isolated_and_adoption_is_explicit(
     assert before["settingsVersion"] == 0  # nothing changed by the report itself
     page = admin.get(f"/console/calibration/{token}")
     assert 'data-action="adopt"' in page.text
+    assert 'data-testid="plain-verdict"' in page.text and "KSS too alert" in page.text
+    assert "from ingre2014_5c to acme-kss-v1" in page.text
     adopted = admin.post(
         f"/console/calibration/{token}/adopt", data={"csrf_token": csrf_of(page.text)}
     )

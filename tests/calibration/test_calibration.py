@@ -160,3 +160,5 @@ def test_pdf_and_svg() -> None:
     assert svg.startswith(b"<?xml") and b"<svg" in svg and svg == plot_svg(report, "KSS")
     pdf = report_pdf(report, "test")
     assert pdf.startswith(b"%PDF") and len(pdf) > 10_000
+    # tenant text is printed as written: an unbalanced TeX command would break mathtext
+    assert report_pdf(report, r"winter $\frac{$ study").startswith(b"%PDF")

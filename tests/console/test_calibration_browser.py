@@ -47,6 +47,10 @@ def test_upload_observations_open_report_see_plot(browser: Any, service: LiveSer
     page.wait_for_url("**/console/calibration/*")
     assert page.locator("h1").inner_text() == "Calibration report: winter study"
     assert int(page.inner_text("[data-testid=ratings-used]")) > 100
+    # the plain verdict leads the page: ratings drawn 1.0 KSS above the model
+    said = page.inner_text("[data-testid=plain-verdict]")
+    assert said.startswith("Vigil reads your crews ") and "KSS too alert" in said
+    assert "raises" in said
 
     plot = page.locator("[data-testid=calibration-plot-KSS]")
     plot.wait_for()
@@ -55,6 +59,11 @@ def test_upload_observations_open_report_see_plot(browser: Any, service: LiveSer
     box = plot.bounding_box()
     assert box is not None and box["width"] > 300 and box["height"] > 250
     assert "miscalibrated" in page.inner_text("[data-testid=verdict]")
+
+    # next to the button: which setting changes, from what to what
+    effect = page.inner_text("[data-testid=adopt-effect]")
+    assert "the operator's preset from ingre2014_5c to acme-kss-v1" in effect
+    assert "Rosters already stored keep their scores" in effect
 
     # adopting is one explicit click, recorded in the settings history
     page.click("[data-action=adopt]")

@@ -1,8 +1,9 @@
 """vigil.calibration: the model against an operator's own crews (issue 18, docs/calibration.md).
 
 Pure: :mod:`.observations` reads the CSV files, :mod:`.report` scores the roster and
-compares, :mod:`.fit` fits operator KSS coefficients, :mod:`.simulate` makes ratings with
-a known truth, :mod:`.plots` draws the plot and the PDF. The web layer stores and serves.
+compares, :mod:`.fit` fits operator KSS coefficients, :mod:`.verdict` says the result
+and what adopting does in plain words, :mod:`.simulate` makes ratings with a known truth,
+:mod:`.plots` draws the plot and the PDF. The web layer stores and serves.
 """
 
 from vigil.calibration.fit import MIN_CREW, MIN_OBSERVATIONS, Fit, fit_kss

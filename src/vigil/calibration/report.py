@@ -28,6 +28,7 @@ from vigil.calibration.observations import (
     Observation,
     SleepPeriod,
 )
+from vigil.calibration.verdict import Verdict, adoption_text, band_order, verdict
 from vigil.domain import INTERVAL, DateFormat, Schedule
 from vigil.roster import parse_request
 from vigil.scoring.grid import from_epoch_hours
@@ -138,7 +139,7 @@ class CalibrationReport:
         buckets: dict[str, list[Matched]] = defaultdict(list)
         for m in self.by_instrument(instrument):
             buckets[key(m)].append(m)
-        return [summarise(label, buckets[label]) for label in sorted(buckets)]
+        return [summarise(label, buckets[label]) for label in sorted(buckets, key=band_order)]
 
     def bins(self, instrument: str) -> list[dict[str, Any]]:
         """Calibration plot data: ratings binned by predicted value (1-point bins)."""
@@ -164,6 +165,15 @@ class CalibrationReport:
                 )
         return out
 
+    def verdict(self) -> Verdict:
+        """The plain one-sentence verdict (:mod:`vigil.calibration.verdict`)."""
+        return verdict(self.matched, self.fits.get("KSS"))
+
+    def adoption(self, *, current: str | None = None, offered: str | None = None) -> str | None:
+        """What *Adopt* changes, in words; ``None`` when no preset is offered."""
+        predicted = np.array([m.predicted for m in self.by_instrument("KSS")])
+        return adoption_text(self.fits.get("KSS"), predicted, current=current, offered=offered)
+
     def instruments(self) -> list[str]:
         return [i for i in INSTRUMENTS if self.by_instrument(i)]
 
@@ -180,7 +190,11 @@ class CalibrationReport:
                 "calibrationBins": self.bins(instrument),
                 "fit": fit.to_dict() if fit is not None else None,
             }
+        said = self.verdict()
         return {
+            "verdict": said.text,
+            "verdictDetail": said.to_dict(),
+            "adoption": self.adoption(),
             "modelVersion": self.model_version,
             "settingsVersion": self.settings_version,
             "observationsUsed": len(self.matched),

@@ -108,12 +108,14 @@ def report_page(console: UserConsole, token: str, adopted: str | None = None) ->
     data = report.to_dict()
     current = store.current_settings(session=console.db, operator=console.operator)
     fit = report.fits.get("KSS")
+    offered_name = current.settings.next_calibrated_name(console.operator)
     return console.render(
         "calibration_report.html",
         obs=found,
         data=data,
         fit=fit.to_dict() if fit is not None else None,
-        offered_name=current.settings.next_calibrated_name(console.operator),
+        offered_name=offered_name,
+        adoption=report.adoption(current=current.settings.preset, offered=offered_name),
         admin=is_admin(console),
         adopted=adopted,
         instruments=report.instruments(),

@@ -76,7 +76,9 @@ class CalibrationOut(BaseModel):
     rosterToken: str | None  # noqa: N815
     name: str
     calibration: dict[str, Any] = Field(
-        description="modelVersion, settingsVersion, observationsUsed, observationsNotCompared, "
+        description="verdict (one plain sentence), verdictDetail, adoption (what adopting "
+        "the offered preset changes, or null), "
+        "modelVersion, settingsVersion, observationsUsed, observationsNotCompared, "
         "inputErrors, actualSleepFor, scales (per KSS/SP: overall, byTimeOfDay, byDutyType, "
         "byHoursOnDuty, calibrationBins, fit), sleep."
     )
