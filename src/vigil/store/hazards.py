@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -39,6 +40,7 @@ __all__ = [
     "StaleDecisionError",
     "current_decisions",
     "duty_key",
+    "entry_row",
     "history",
     "list_entries",
     "record_decision",
@@ -267,3 +269,31 @@ def list_entries(
     elif state == "superseded":
         entries = [e for e in entries if e.id in replaced]
     return entries, replaced
+
+
+def _stamp(instant: datetime | None) -> str:
+    """``YYYY-MM-DDTHH:MM:SSZ`` (the API's instant form), or ``""``."""
+    return "" if instant is None else instant.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def entry_row(entry: HazardEntry, replaced: dict[int, int]) -> dict[str, Any]:
+    """An entry as the page, the CSV and the API show it."""
+    return {
+        "entryId": entry.id,
+        "recordedAt": _stamp(entry.recorded_at),
+        "recordedBy": entry.recorded_by,
+        "subjectKind": entry.subject_kind,
+        "subject": entry.subject_label,
+        "reference": entry.reference,
+        "reportAt": _stamp(entry.report_at),
+        "startAirport": entry.start_airport,
+        "endAirport": entry.end_airport,
+        "rosterName": entry.roster_name,
+        "risk": entry.risk,
+        "decision": entry.decision,
+        "reason": entry.reason,
+        "mitigation": entry.mitigation,
+        "supersedes": entry.supersedes_id,
+        "supersededBy": replaced.get(entry.id),
+        "inForce": entry.id not in replaced,
+    }
