@@ -20,17 +20,19 @@ from .test_fleet_pages import upload_and_wait
 
 def review_forms(page: str) -> list[dict[str, str]]:
     """The hidden fields of every review form on a page, in page order."""
-    forms = re.findall(r'<form method="post" action="/console/hazards"[^>]*data-testid="review-form">(.*?)</form>', page, re.S)  # fmt: skip
+    form = r'<form method="post" action="/console/hazards"[^>]*"review-form">(.*?)</form>'
+    hidden = r'type="hidden" name="([^"]+)" value="([^"]*)"'
     return [
-        {k: html.unescape(v) for k, v in re.findall(r'type="hidden" name="([^"]+)" value="([^"]*)"', f)}
-        for f in forms
-    ]  # fmt: skip
+        {k: html.unescape(v) for k, v in re.findall(hidden, f)}
+        for f in re.findall(form, page, re.S)
+    ]
 
 
 def top_rows(page: str) -> list[tuple[str, str, str]]:
     """``(schedule, duty, review state)`` of the dashboard's top duties."""
     table = page.split('data-testid="top-duties"')[1].split("</table>")[0]
-    rows = re.findall(r'<tr data-schedule="([^"]+)" data-duty="(\d+)".*?data-review-state="(\w+)"', table, re.S)  # fmt: skip
+    row = r'<tr data-schedule="([^"]+)" data-duty="(\d+)".*?data-review-state="(\w+)"'
+    rows = re.findall(row, table, re.S)
     return [(s, d, state) for s, d, state in rows]
 
 
@@ -74,7 +76,9 @@ def test_review_from_the_dashboard_supersede_and_keep_across_uploads(
     )
     page = alice.get(f"/console/rosters/{march}").text
     assert top_rows(page)[0][2] == "reviewed" and [r[2] for r in top_rows(page)[1:]] == ["open"] * 3
-    top_risk = float(re.search(r'data-testid="top-duties".*?data-risk="([^"]+)"', page, re.S).group(1))
+    top_risk = float(
+        re.search(r'data-testid="top-duties".*?data-risk="([^"]+)"', page, re.S).group(1)
+    )
     assert counts(page)[1] == (1 if top_risk >= 2.96 else 0)  # built-in "high" from R 2.96
     # a second decision must name the one in force: stale forms are refused (409)
     stale = post(alice, first, decision="change", reason="swap it")
@@ -120,7 +124,7 @@ def test_log_filters_and_formula_safe_csv(alice: httpx.Client) -> None:
     page = alice.get("/console/hazards").text
     token = csrf_of(page)
     for label, decision, reason, mitigation in [
-        ("MAN 3+ early starts", "mitigate", "=HYPERLINK(\"http://x\")", "+later reports"),
+        ("MAN 3+ early starts", "mitigate", '=HYPERLINK("http://x")', "+later reports"),
         ("LHR-JFK-LHR pairing", "accept", "within limits", ""),
     ]:
         sent = alice.post(
@@ -141,7 +145,7 @@ def test_log_filters_and_formula_safe_csv(alice: httpx.Client) -> None:
     text = alice.get("/console/hazards/export.csv").text
     rows = list(csv.DictReader(io.StringIO(text)))
     assert [r["Subject"] for r in rows] == ["LHR-JFK-LHR pairing", "MAN 3+ early starts"]
-    assert rows[1]["Reason"] == "'=HYPERLINK(\"http://x\")"
+    assert rows[1]["Reason"] == '\'=HYPERLINK("http://x")'
     assert rows[1]["Mitigation"] == "'+later reports" and rows[1]["State"] == "in force"
     filtered = alice.get("/console/hazards/export.csv", params={"decision": "mitigate"}).text
     assert [r["Decision"] for r in csv.DictReader(io.StringIO(filtered))] == ["mitigate"]

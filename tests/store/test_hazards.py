@@ -124,9 +124,12 @@ def test_operators_never_see_each_others_entries(session: Session) -> None:
         session=session, operator="globex", kind="duty", key=DUTY.key
     )] == [theirs]  # fmt: skip
     # globex's entry is globex's first: it supersedes nothing of acme's
-    assert hazards.history(session=session, operator="globex", kind="duty", key=DUTY.key)[
-        0
-    ].supersedes_id is None
+    assert (
+        hazards.history(session=session, operator="globex", kind="duty", key=DUTY.key)[
+            0
+        ].supersedes_id
+        is None
+    )
     assert hazards.superseded_ids(session=session, operator="acme") == {}
 
 
@@ -145,9 +148,8 @@ def test_kept_when_the_roster_is_deleted_and_the_duty_recurs(engine: Engine) -> 
         assert uploads.get_upload(session=s, operator="acme", token=token) is None
         uploads.delete_upload(session=s, operator="acme", token=newer.token)
     with sessions.begin() as s:
-        found = hazards.current_decisions(
-            session=s, operator="acme", kind="duty", keys=[DutyIdentity("P1", REPORT, "LHR", "JFK").key]
-        )  # fmt: skip
+        again = DutyIdentity("P1", REPORT, "LHR", "JFK")
+        found = hazards.current_decisions(session=s, operator="acme", kind="duty", keys=[again.key])
         assert found[DUTY.key].id == entry and found[DUTY.key].roster_name == "march"
 
 

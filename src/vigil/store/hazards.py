@@ -239,7 +239,7 @@ def superseded_ids(*, session: Session, operator: str) -> dict[int, int]:
             HazardEntry.operator == operator, HazardEntry.supersedes_id.is_not(None)
         )
     ).all()
-    return {int(old): int(new) for old, new in rows}
+    return {int(old): int(new) for old, new in rows if old is not None}
 
 
 def list_entries(

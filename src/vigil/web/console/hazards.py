@@ -135,9 +135,7 @@ def chart_reviews(console: Console, table: DutyTable, reference: str) -> list[Re
     items = []
     for i in range(len(table)):
         s, e = int(table.start[i]), int(table.end[i])
-        route = (
-            f"{table.airports.label(s)}–{table.airports.label(e)}" if s >= 0 and e >= 0 else ""
-        )
+        route = f"{table.airports.label(s)}–{table.airports.label(e)}" if s >= 0 and e >= 0 else ""
         items.append(
             (
                 _identity(reference, int(table.on_s[i]), route),
