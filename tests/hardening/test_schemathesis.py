@@ -36,6 +36,7 @@ SCOPE_OF = {
     "/api/ListRosters": "upload",
     "/api/Planner/InflightRest": "fatigue",
     "/api/GetSettings": "upload",
+    "/api/GetHazardLog": "risk",
     "/api/UploadObservations": "upload",
     "/api/GetCalibration": "upload",
     "/api/ListObservations": "upload",
