@@ -43,6 +43,13 @@ def counts(page: str) -> tuple[int, int, int]:
     return high, reviewed, open_
 
 
+def review_list(client: httpx.Client, **params: str) -> list[tuple[str, str]]:
+    """``(schedule, duty)`` of the hazard log page's "duties to review"."""
+    page = client.get("/console/hazards", params=params).text
+    table = page.split('data-testid="review-duties"')[1].split("</table>")[0]
+    return re.findall(r'<tr data-schedule="([^"]+)" data-duty="(\d+)">', table)
+
+
 def post(client: httpx.Client, fields: dict[str, str], **extra: str) -> httpx.Response:
     return client.post("/console/hazards", data={**fields, **extra})
 
@@ -80,6 +87,11 @@ def test_review_from_the_dashboard_supersede_and_keep_across_uploads(
         re.search(r'data-testid="top-duties".*?data-risk="([^"]+)"', page, re.S).group(1)
     )
     assert counts(page)[1] == (1 if top_risk >= 2.96 else 0)  # built-in "high" from R 2.96
+    # the log page lists the newest roster's top duties, filtered open or reviewed
+    reviewed_rows = review_list(alice, review="reviewed")
+    assert reviewed_rows == [top_rows(page)[0][:2]]
+    open_rows = review_list(alice, review="open")
+    assert len(open_rows) == 3 and top_rows(page)[0][:2] not in open_rows
     # a second decision must name the one in force: stale forms are refused (409)
     stale = post(alice, first, decision="change", reason="swap it")
     assert stale.status_code == 409 and "changed since the page was loaded" in stale.text

@@ -24,11 +24,13 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Form
 from fastapi.responses import RedirectResponse, Response
 
+from vigil.fleet import stored as fleet_stored
 from vigil.fleet.bands import RiskBand, risk_band
-from vigil.fleet.records import spreadsheet_safe
+from vigil.fleet.records import spreadsheet_safe, utc_text
 from vigil.fleet.table import DutyTable
 from vigil.store import hazards, uploads
 from vigil.store.hazards import DutyIdentity, HazardError, StaleDecisionError, entry_row
+from vigil.store.status import JobStatus
 from vigil.store.tables import HazardEntry
 from vigil.web.console._web import PREFIX, Console, PostConsole, UserConsole, safe_next
 
@@ -44,6 +46,10 @@ router = APIRouter(prefix="/hazards")
 
 #: bands whose duties the dashboard counts as reviewed or open
 HIGH_BANDS = ("high", "very-high")
+#: the review states a roster's listed duties are filtered by
+REVIEW_STATES = ("open", "reviewed")
+#: statuses of a roster with stored results
+_SCORED = (JobStatus.COMPLETED_SUCCESSFULLY, JobStatus.COMPLETED_WITH_ERRORS)
 CSV_HEADER = (
     "Entry",
     "Recorded (UTC)",
@@ -146,6 +152,47 @@ def chart_reviews(console: Console, table: DutyTable, reference: str) -> list[Re
     return _with_entries(console, items)
 
 
+def to_review(console: Console, token: str, review: str) -> dict[str, Any] | None:
+    """A scored roster's top duties with their review state, filtered ``open`` or
+    ``reviewed`` (blank: both): the roster ``token``, or the newest scored one."""
+    scored = [
+        u
+        for u in uploads.list_uploads(session=console.db, operator=console.operator)
+        if u.status in _SCORED
+    ]
+    upload = next((u for u in scored if u.token == token), scored[0] if scored else None)
+    if upload is None:
+        return None
+    light = fleet_stored.light_result(console.db, upload.id)
+    if light is None:
+        return None
+    summary = fleet_stored.ensure_light(console.db, upload, light)
+    bands = summary.thresholds.bands
+    top = summary.summary["topDuties"]
+    reviews = top_duty_reviews(console, top, bands)
+    rows = []
+    for duty, rv in zip(top, reviews["rows"], strict=True):
+        if review in REVIEW_STATES and rv.state != review:
+            continue
+        band = risk_band(duty["risk"], bands)
+        rows.append(
+            {
+                "duty": duty,
+                "review": rv,
+                "band": "" if band is None else band.css,
+                "bandText": "" if band is None else band.words,
+            }
+        )
+    return {
+        "upload": upload,
+        "rosters": scored,
+        "rows": rows,
+        "listed": len(top),
+        "counts": reviews,
+        "review": review if review in REVIEW_STATES else "",
+    }
+
+
 def _filters(decision: str, state: str, kind: str) -> tuple[str, str, str]:
     """Unknown filter values are dropped (the page shows every entry for them)."""
     return (
@@ -161,6 +208,8 @@ def _page(
     decision: str = "",
     state: str = "",
     kind: str = "",
+    roster: str = "",
+    review: str = "",
     error: str | None = None,
     notice: str | None = None,
     status_code: int = 200,
@@ -182,6 +231,9 @@ def _page(
         kind=kind,
         decisions=hazards.DECISIONS,
         kinds=hazards.KINDS,
+        pending=to_review(console, roster, review),
+        review_states=REVIEW_STATES,
+        utc=utc_text,
         error=error,
         notice=notice,
     )
@@ -193,11 +245,22 @@ def hazard_log(
     decision: str = "",
     state: str = "",
     kind: str = "",
+    roster: str = "",
+    review: str = "",
     recorded: int | None = None,
 ) -> Response:
-    """The operator's hazard log, newest first, filtered by decision, state and kind."""
+    """The operator's hazard log, newest first, filtered by decision, state and kind;
+    and a scored roster's top duties, filtered open or reviewed."""
     notice = f"Decision recorded as entry #{recorded}." if recorded is not None else None
-    return _page(console, decision=decision, state=state, kind=kind, notice=notice)
+    return _page(
+        console,
+        decision=decision,
+        state=state,
+        kind=kind,
+        roster=roster,
+        review=review,
+        notice=notice,
+    )
 
 
 def hazard_csv(rows: list[dict[str, Any]]) -> str:
