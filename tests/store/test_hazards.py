@@ -8,12 +8,13 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlalchemy import Engine, inspect, text
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session
 
 from vigil.store import hazards, uploads
 from vigil.store.db import alembic_config, make_engine, make_session_factory, upgrade
 from vigil.store.hazards import DutyIdentity, HazardError, StaleDecisionError
+from vigil.store.tables import HazardEntry
 
 REPORT = datetime(2026, 3, 1, 6, 0, tzinfo=UTC)
 DUTY = DutyIdentity("P1", REPORT, "lhr", "JFK")
@@ -166,6 +167,28 @@ def test_the_database_refuses_edits_and_deletes(engine: Engine) -> None:
     with sessions() as s:
         kept = hazards.history(session=s, operator="acme", kind="duty", key=DUTY.key)
         assert [(e.id, e.decision) for e in kept] == [(entry, "accept")]
+
+
+def test_each_subject_is_one_chain(engine: Engine) -> None:
+    """A second first entry, or a second successor of one entry, is refused by the
+    database itself (what two reviewers deciding at the same instant would write)."""
+    sessions = make_session_factory(engine)
+    with sessions.begin() as s:
+        first = decide(s)
+        decide(s, decision="change", reason="r", seen=first)
+    for supersedes in (None, first):
+        with pytest.raises(IntegrityError), sessions.begin() as s:
+            row = s.get(HazardEntry, first)
+            assert row is not None
+            s.add(
+                HazardEntry(
+                    operator="acme", subject_kind="duty", subject_key=row.subject_key,
+                    subject_label="x", decision="accept", reason="r", recorded_by="eve",
+                    recorded_at=row.recorded_at, supersedes_id=supersedes,
+                )
+            )  # fmt: skip
+    with sessions() as s:  # another operator's first entry on the same duty is its own
+        assert decide(s, operator="globex") > first
 
 
 def test_migration_goes_down_and_up_again(engine: Engine) -> None:

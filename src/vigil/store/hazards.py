@@ -27,6 +27,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from vigil.store.tables import HazardEntry, utcnow
@@ -193,7 +194,13 @@ def record_decision(
         supersedes_id=current,
     )
     session.add(entry)
-    session.flush()
+    try:
+        session.flush()
+    except IntegrityError as exc:  # another reviewer's decision landed first
+        raise StaleDecisionError(
+            "another decision on this subject was recorded at the same moment; "
+            "reload and review again (roll back this transaction)"
+        ) from exc
     return entry
 
 

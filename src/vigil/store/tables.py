@@ -24,6 +24,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
@@ -353,6 +354,17 @@ class HazardEntry(Base):
     __tablename__ = "hazard_entry"
     __table_args__ = (
         Index("ix_hazard_entry_subject", "operator", "subject_kind", "subject_key"),
+        # one first entry per subject and one successor per entry: each subject's
+        # decisions form a single chain, even when two reviewers decide at once
+        Index(
+            "uq_hazard_entry_first",
+            "operator",
+            "subject_kind",
+            "subject_key",
+            unique=True,
+            sqlite_where=text("supersedes_id IS NULL"),
+            postgresql_where=text("supersedes_id IS NULL"),
+        ),
         UniqueConstraint("supersedes_id"),
     )
 

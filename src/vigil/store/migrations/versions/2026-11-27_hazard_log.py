@@ -57,6 +57,13 @@ def upgrade() -> None:
         batch.create_index(
             "ix_hazard_entry_subject", ["operator", "subject_kind", "subject_key"], unique=False
         )
+        batch.create_index(
+            "uq_hazard_entry_first",
+            ["operator", "subject_kind", "subject_key"],
+            unique=True,
+            sqlite_where=sa.text("supersedes_id IS NULL"),
+            postgresql_where=sa.text("supersedes_id IS NULL"),
+        )
     if op.get_bind().dialect.name == "postgresql":
         op.execute(
             "CREATE FUNCTION hazard_entry_append_only() RETURNS trigger LANGUAGE plpgsql AS "
@@ -82,6 +89,7 @@ def downgrade() -> None:
         for event in ("update", "delete"):
             op.execute(f"DROP TRIGGER hazard_entry_no_{event}")
     with op.batch_alter_table("hazard_entry") as batch:
+        batch.drop_index("uq_hazard_entry_first")
         batch.drop_index("ix_hazard_entry_subject")
         batch.drop_index(batch.f("ix_hazard_entry_operator"))
     op.drop_table("hazard_entry")
