@@ -8,6 +8,7 @@ import csv
 import html
 import io
 import re
+import time
 
 import httpx
 import pytest
@@ -48,6 +49,11 @@ def review_list(client: httpx.Client, **params: str) -> list[tuple[str, str]]:
     page = client.get("/console/hazards", params=params).text
     table = page.split('data-testid="review-duties"')[1].split("</table>")[0]
     return re.findall(r'<tr data-schedule="([^"]+)" data-duty="(\d+)">', table)
+
+
+def status_of(client: httpx.Client, token: str) -> str:
+    rosters = client.get("/console/rosters/status").json()["rosters"]
+    return str(next(r["status"] for r in rosters if r["rosterToken"] == token))
 
 
 def post(client: httpx.Client, fields: dict[str, str], **extra: str) -> httpx.Response:
@@ -109,6 +115,13 @@ def test_review_from_the_dashboard_supersede_and_keep_across_uploads(
     chart = alice.get(f"/console/rosters/{march}/chart", params={"schedule": schedule}).text
     states = re.findall(r'data-review-state="(\w+)"', chart)
     assert states[int(duty) - 1] == "reviewed" and states.count("reviewed") == 1
+    # review another duty from the chart: back to its row, and it shows there
+    other = next(i for i, state in enumerate(states) if state == "open")
+    form = review_forms(chart)[other]
+    sent = post(alice, form, decision="change", reason="move the report later")
+    assert sent.status_code == 303 and sent.headers["location"].endswith(f"#duty-{other + 1}")
+    chart = alice.get(sent.headers["location"]).text
+    assert re.findall(r'data-review-state="(\w+)"', chart).count("reviewed") == 2
     # overwrite the roster: a new token, the same duties, the decision still shows
     listing = alice.get("/console/rosters")
     replaced = alice.post(
@@ -117,11 +130,18 @@ def test_review_from_the_dashboard_supersede_and_keep_across_uploads(
         files={"roster": ("march.csv", ROSTER.encode(), "text/csv")},
     )
     assert replaced.status_code == 303
+    listing = alice.get("/console/rosters").text
+    again_token = re.search(r'data-token="([^"]+)" data-name="march"', listing).group(1)
+    assert again_token != march
     newer = upload_and_wait(alice, ROSTER, "march-v2")
-    for token in (newer,):
+    deadline = time.monotonic() + 60
+    while not status_of(alice, again_token).startswith("completed"):
+        assert time.monotonic() < deadline, "the overwritten roster was not processed"
+        time.sleep(0.3)
+    for token in (again_token, newer):
         rows = top_rows(alice.get(f"/console/rosters/{token}").text)
         assert dict(((s, d), st) for s, d, st in rows)[(schedule, duty)] == "reviewed"
-        assert sum(st == "reviewed" for *_, st in rows) == 1
+        assert (schedule, str(other + 1)) not in {(s, d) for s, d, st in rows if st == "open"}
     assert alice.get(f"/console/rosters/{march}").status_code == 404  # overwritten
     # deleting every roster keeps the log
     for token in re.findall(r'data-token="([^"]+)"', alice.get("/console/rosters").text):
@@ -129,7 +149,7 @@ def test_review_from_the_dashboard_supersede_and_keep_across_uploads(
         alice.post(f"/console/rosters/{token}/delete", data={"csrf_token": csrf_of(page)})
     assert 'data-token="' not in alice.get("/console/rosters").text
     log = alice.get("/console/hazards").text
-    assert len(re.findall(r'<tr data-entry="', log)) == 2
+    assert len(re.findall(r'<tr data-entry="', log)) == 3
 
 
 def test_log_filters_and_formula_safe_csv(alice: httpx.Client) -> None:
