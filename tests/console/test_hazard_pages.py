@@ -239,3 +239,33 @@ def test_api_needs_the_risk_scope_and_checks_its_filters(service: LiveService) -
     assert bad.status_code == 400 and bad.headers["content-type"] == "application/problem+json"
     assert bad.json()["errors"][0]["property"] == "decision"
     assert unknown.status_code == 400 and "since" in unknown.json()["detail"]
+
+
+#: three consecutive early starts at MAN (UTC = home-base time in March): one run of 3
+EARLY = (
+    "Reference,OnDutyDate,OnDutyTime,StartAirport,OffDutyDate,OffDutyTime,EndAirport,"
+    "HomeBase,TimeReference\r\n"
+    "E1,02/03/2026,05:30,MAN,02/03/2026,13:00,MAN,MAN,0\r\n"
+    "E1,03/03/2026,05:30,MAN,03/03/2026,13:00,MAN,MAN,0\r\n"
+    "E1,04/03/2026,05:30,MAN,04/03/2026,13:00,MAN,MAN,0\r\n"
+)
+
+
+def test_patterns_on_the_dashboard_are_reviewed_by_schedule(alice: httpx.Client) -> None:
+    first = upload_and_wait(alice, EARLY, "early-1")
+    page = alice.get(f"/console/rosters/{first}").text
+    section = page.split('data-pattern="earlyRuns"')[1].split("</table>")[0]
+    assert re.findall(r'data-review-state="(\w+)"', section) == ["open"]
+    form = review_forms(section)[0]
+    assert form["kind"] == "pattern" and form["label"] == "E1: runs of 3+ consecutive early starts"
+    sent = post(alice, form, decision="mitigate", reason="three earlies",
+                mitigation="one later report")  # fmt: skip
+    assert sent.status_code == 303 and sent.headers["location"].endswith("#patterns")
+    # the same schedule's pattern in another roster shows the decision
+    second = upload_and_wait(alice, EARLY, "early-2")
+    section = alice.get(f"/console/rosters/{second}").text.split('data-pattern="earlyRuns"')[1]
+    section = section.split("</table>")[0]
+    assert re.findall(r'data-review-state="(\w+)"', section) == ["reviewed"]
+    assert ">mitigate</span>" in section
+    entries = alice.get("/console/hazards", params={"kind": "pattern"}).text
+    assert "E1: runs of 3+ consecutive early starts" in entries and "one later report" in entries

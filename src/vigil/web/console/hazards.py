@@ -37,7 +37,9 @@ from vigil.web.console._web import PREFIX, Console, PostConsole, UserConsole, sa
 __all__ = [
     "CSV_HEADER",
     "Review",
+    "SubjectReview",
     "chart_reviews",
+    "pattern_reviews",
     "router",
     "top_duty_reviews",
 ]
@@ -87,6 +89,49 @@ class Review:
     @property
     def state(self) -> str:
         return "open" if self.entry is None else "reviewed"
+
+
+@dataclass(frozen=True, slots=True)
+class SubjectReview:
+    """A named trip or pattern's review control and its decision in force, if any."""
+
+    kind: str
+    label: str
+    entry: HazardEntry | None
+
+    @property
+    def state(self) -> str:
+        return "open" if self.entry is None else "reviewed"
+
+
+#: the dashboard's patterns as hazard-log subjects, per schedule (``{n}``: the run length,
+#: ``{h}``: the short-rest bound)
+PATTERN_SUBJECTS = {
+    "earlyRuns": "{ref}: runs of {n}+ consecutive early starts",
+    "nightRuns": "{ref}: runs of {n}+ consecutive nights",
+    "shortRests": "{ref}: rests under {h:g} h",
+}
+
+
+def pattern_reviews(console: Console, patterns: dict[str, Any]) -> dict[str, list[SubjectReview]]:
+    """The dashboard's pattern rows as pattern subjects (one per schedule and pattern,
+    named by its Reference, so the decision shows again where the schedule recurs), each
+    with its decision in force; in the rows' order."""
+    labels = {
+        key: [
+            words.format(ref=x["reference"], n=patterns["minRun"], h=patterns["shortRestHours"])
+            for x in patterns[key]["top"]
+        ]
+        for key, words in PATTERN_SUBJECTS.items()
+    }
+    keyed = {label: hazards.subject_key("pattern", label) for ls in labels.values() for label in ls}
+    found = hazards.current_decisions(
+        session=console.db, operator=console.operator, kind="pattern", keys=keyed.values()
+    )
+    return {
+        key: [SubjectReview("pattern", label, found.get(keyed[label])) for label in ls]
+        for key, ls in labels.items()
+    }
 
 
 def _identity(reference: str, on_s: int, route: str) -> DutyIdentity:
