@@ -37,6 +37,7 @@ SCOPE_OF = {
     "/api/Planner/InflightRest": "fatigue",
     "/api/Optimise/Evaluate": "risk",
     "/api/GetSettings": "upload",
+    "/api/GetHazardLog": "risk",
     "/api/UploadObservations": "upload",
     "/api/GetCalibration": "upload",
     "/api/ListObservations": "upload",

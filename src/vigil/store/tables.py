@@ -24,6 +24,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
@@ -35,6 +36,7 @@ __all__ = [
     "Base",
     "ConsoleSession",
     "ConsoleUser",
+    "HazardEntry",
     "ObservationSet",
     "Operator",
     "OperatorSettingsVersion",
@@ -330,3 +332,61 @@ class ObservationSet(Base):
     sleep_csv: Mapped[str] = mapped_column(Text, default="")
     created_by: Mapped[str] = mapped_column(String(200))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+# --- the FRMS hazard log (migration 0007) ------------------------------------------------
+
+
+class HazardEntry(Base):
+    """One decision of the operator's hazard log (ICAO Doc 9966 FRMS; EASA ORO.FTL.120).
+
+    An audit record: rows are only ever added (the migration installs triggers that refuse
+    ``UPDATE`` and ``DELETE``). A changed decision is a new row whose ``supersedes_id``
+    names the one it replaces; the newest row of a subject is its decision in force.
+
+    A subject is ``(subject_kind, subject_key)`` within ``operator``: for a duty the key is
+    its stable identity (Reference, report instant UTC, start and end airport, see
+    :func:`vigil.store.hazards.duty_key`), never a roster token or row ID, so a decision
+    outlives the roster it was made on and shows again when the same duty recurs in a
+    newer or re-uploaded roster. Trips and patterns are named by the reviewer.
+    """
+
+    __tablename__ = "hazard_entry"
+    __table_args__ = (
+        Index("ix_hazard_entry_subject", "operator", "subject_kind", "subject_key"),
+        # one first entry per subject and one successor per entry: each subject's
+        # decisions form a single chain, even when two reviewers decide at once
+        Index(
+            "uq_hazard_entry_first",
+            "operator",
+            "subject_kind",
+            "subject_key",
+            unique=True,
+            sqlite_where=text("supersedes_id IS NULL"),
+            postgresql_where=text("supersedes_id IS NULL"),
+        ),
+        UniqueConstraint("supersedes_id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    operator: Mapped[str] = mapped_column(String(100), index=True)
+    subject_kind: Mapped[str] = mapped_column(String(16))
+    subject_key: Mapped[str] = mapped_column(String(400))
+    #: what the reviewer saw, for reading the log (a duty: schedule, number and route)
+    subject_label: Mapped[str] = mapped_column(String(400))
+    reference: Mapped[str] = mapped_column(String(200), default="")
+    report_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    start_airport: Mapped[str] = mapped_column(String(16), default="")
+    end_airport: Mapped[str] = mapped_column(String(16), default="")
+    #: the roster the decision was recorded on (its name: the roster may be gone since)
+    roster_name: Mapped[str] = mapped_column(String(200), default="")
+    #: the duty risk R shown when the decision was recorded
+    risk: Mapped[float | None] = mapped_column(Float, nullable=True)
+    decision: Mapped[str] = mapped_column(String(16))
+    reason: Mapped[str] = mapped_column(Text)
+    mitigation: Mapped[str] = mapped_column(Text, default="")
+    recorded_by: Mapped[str] = mapped_column(String(200))
+    recorded_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    supersedes_id: Mapped[int | None] = mapped_column(
+        ForeignKey("hazard_entry.id", ondelete="RESTRICT"), nullable=True
+    )

@@ -41,6 +41,7 @@ EMBEDDED_ROUTERS: tuple[str, ...] = (
     "vigil.web.routes.optimise:router",
     "vigil.web.routes.settings:router",
     "vigil.web.routes.observations:router",
+    "vigil.web.routes.hazards:router",
     "vigil.web.console.routes:router",
 )
 

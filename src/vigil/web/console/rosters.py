@@ -43,6 +43,7 @@ from vigil.store.tables import RosterResult, RosterUpload
 from vigil.web.console._web import PREFIX, Console, PostConsole, UserConsole, safe_next
 from vigil.web.console.charts import chart_payload, in_force, risk_band
 from vigil.web.console.dashboard import histogram_bars, hour_grid
+from vigil.web.console.hazards import chart_reviews, pattern_reviews, top_duty_reviews
 from vigil.worker.compact import StoredScores, unpack
 
 logger = logging.getLogger(__name__)
@@ -370,6 +371,9 @@ def roster_detail(
             "in_force": in_force(summary.thresholds, upload.preferred_scale),
             "schedule_total": len(summary.schedules["reference"]),
             "utc": utc_text,
+            "reviews": top_duty_reviews(console, s["topDuties"], summary.thresholds.bands),
+            "pattern_reviews": pattern_reviews(console, s["patterns"]),
+            "back": f"{PREFIX}/rosters/{upload.token}",
         }
     return console.render(
         "roster.html",
@@ -553,6 +557,7 @@ def roster_chart(console: UserConsole, token: str, schedule: str = "", scale: st
         fleet=table.fleet[0],
         rank=table.rank[0],
         back=str(console.request.url.path) + "?" + str(console.request.url.query),
+        reviews=chart_reviews(console, table, schedule),
     )
 
 
