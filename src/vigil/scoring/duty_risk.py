@@ -11,6 +11,7 @@ and the simulated body clock.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
@@ -19,11 +20,12 @@ import numpy.typing as npt
 from vigil import model
 from vigil.model import risk
 from vigil.model.simulate import body_clock_phase
+from vigil.model.workload import workload_kss_fast
 from vigil.scoring.grid import FloatArray
 from vigil.scoring.layout import Layout
 from vigil.scoring.request import DECIMALS
 
-__all__ = ["duty_risks"]
+__all__ = ["DutyRiskDetail", "duty_risk_detail", "duty_risks"]
 
 _CREW_STRIDE = 1.0e6  #: [h] offset separating crew rows when searching sorted episodes
 
@@ -82,26 +84,62 @@ def _exposed(
         out[d, position[t]] = not (asleep or resting)
 
 
+class DutyRiskDetail(NamedTuple):
+    """R_d of every duty of a chunk with what drives it (:class:`vigil.model.risk.DutyComponents`),
+    its kind (``model.NIGHT``, ``EARLY``, ``OTHER``) and place in its run of such duties."""
+
+    risk: FloatArray
+    components: risk.DutyComponents
+    kind: npt.NDArray[np.int64]
+    position: npt.NDArray[np.int64]
+    report_body_hour: FloatArray  #: body-clock hour of day at report [h]
+    sectors: FloatArray
+
+
 def duty_risks(
     layout: Layout,
     timeline: model.CrewTimeline,
     kss_by_interval: FloatArray,
     params: model.Parameters,
 ) -> FloatArray:
-    """R_d = H_d / H_ref for every duty of the chunk (reference §8).
+    """R_d = H_d / H_ref for every duty of the chunk (reference §8); see
+    :func:`duty_risk_detail`."""
+    return duty_risk_detail(layout, timeline, kss_by_interval, params).risk
+
+
+def duty_risk_detail(
+    layout: Layout,
+    timeline: model.CrewTimeline,
+    kss_by_interval: FloatArray,
+    params: model.Parameters,
+) -> DutyRiskDetail:
+    """R_d and its components for every duty of the chunk (:mod:`vigil.model.risk`).
 
     An interval is left out of the exposure sum when its midpoint lies in the person's
     own in-flight rest or in one of their sleeps (a split-duty break counts as duty only
-    while awake, §7). Night/early classification uses body-clock report and off times,
-    ``t + phi(t)`` from the simulated body clock.
+    while awake, §7). The sleepiness component reads the interval KSS without the sector
+    workload term (reference §6), so take-offs and landings enter once, as task exposure.
+    Night/early classification, time of day and the typical worker's sleepiness use the
+    body clock, ``t + phi(t)`` from the simulated body clock.
     """
     n_duty = layout.on.size
     if n_duty == 0:
-        return np.empty(0)
+        empty = np.empty(0)
+        comps = risk.DutyComponents(*(empty,) * 7)
+        return DutyRiskDetail(empty, comps, np.empty(0, np.int64), np.empty(0, np.int64),
+                              empty, empty)  # fmt: skip
     width = int(layout.count.max())
     d, k = layout.duty, layout.position
     kss = np.full((n_duty, width), np.nan)
     kss[d, k] = kss_by_interval
+    # the sector workload term at each interval's midpoint, taken back out (§6: counted once)
+    mid = np.full((n_duty, width), np.nan)
+    mid[d, k] = (layout.start + np.minimum(layout.start + 0.25, layout.off[d])) / 2.0
+    load = workload_kss_fast(
+        mid, layout.on, layout.off, layout.sectors, layout.workload,
+        layout.rest_start, layout.rest_end, params,
+    )  # fmt: skip
+    kss = np.clip(kss - np.nan_to_num(load), 1.0, 9.0)
     included = np.zeros((n_duty, width), dtype=bool)
     _exposed(
         layout.interval_crew,
@@ -122,8 +160,10 @@ def duty_risks(
     points[layout.crew, 2 * layout.slot] = layout.on
     points[layout.crew, 2 * layout.slot + 1] = layout.off - 1e-6
     phase = body_clock_phase(timeline, points, params)
-    report_body = layout.on + phase[layout.crew, 2 * layout.slot]
-    off_body = layout.off + phase[layout.crew, 2 * layout.slot + 1]
+    phase_on = phase[layout.crew, 2 * layout.slot]
+    phase_off = phase[layout.crew, 2 * layout.slot + 1]
+    report_body = layout.on + phase_on
+    off_body = layout.off + phase_off
     kinds = model.classify_duty(report_body, off_body, params)
     crew_shape = (layout.n_crew, slots)
     report_rows = np.full(crew_shape, np.nan)
@@ -137,11 +177,21 @@ def duty_risks(
         report_rows, off_rows, kind_rows, params, position=positions
     )
     terms = risk.hazard_terms(
-        kss, layout.on, layout.off, layout.sectors, params, cabin_crew=layout.cabin
-    )
+        kss, layout.on, layout.off, layout.sectors, params, cabin_crew=layout.cabin,
+        body_offset=np.stack([phase_on, phase_off], axis=1),
+        rest_start=layout.rest_start, rest_end=layout.rest_end,
+    )  # fmt: skip
     # cumulative fatigue over a run of nights or earlies: no recovery within the run (§8)
     factor_rows = np.full(crew_shape, np.nan)
     factor_rows[layout.crew, layout.slot] = risk.terms_fatigue_factor(terms, included)
     multiplier = multiplier * risk.run_fatigue_floor(factor_rows, kind_rows, positions)
-    hazard = risk.hazard_sum(terms, included, multiplier[layout.crew, layout.slot])
-    return model.duty_risk(hazard, params).round(DECIMALS)
+    per_duty = multiplier[layout.crew, layout.slot]
+    hazard = risk.hazard_sum(terms, included, per_duty)
+    return DutyRiskDetail(
+        model.duty_risk(hazard, params).round(DECIMALS),
+        risk.duty_components(terms, included, per_duty),
+        kinds,
+        positions[layout.crew, layout.slot],
+        np.mod(report_body, 24.0),
+        layout.sectors,
+    )
