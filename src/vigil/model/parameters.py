@@ -142,12 +142,12 @@ class Parameters:
     )  # fmt: skip
     #: [-] amplitude of the time-of-day component T = 1 + a·cos(2π(τ - acrophase)/24)
     #: [C, fitted: smith1994-night, folkard2004-afternoon; Folkard, Lombardi & Spencer 2006]
-    risk_tod_amplitude: float = 0.155
+    risk_tod_amplitude: float = 0.150
     #: [h body] acrophase of T: about midnight (Folkard, Lombardi & Spencer 2006) [P]
     risk_tod_acrophase: float = 0.0
     #: [h^-1] D = exp(c·max(0, h on duty - 8)) [C, fitted: folkard2003-12h; Folkard &
     #: Tucker 2003, Folkard & Lombardi 2006: risk rises about exponentially after 8-9 h]
-    tot_coefficient: float = 0.10
+    tot_coefficient: float = 0.129
     tot_onset: float = 8.0  # [h] Folkard & Åkerstedt 2004; Folkard & Lombardi 2006, §8 [P]
     #: [h] B rises linearly from 1 (first half hour of a work spell) to ``break_factor_max``
     #: (fourth half hour) over this many hours, then stays (Tucker, Folkard & Macdonald

@@ -272,14 +272,24 @@ def typical_kss(params: Parameters = DEFAULT) -> FloatArray:
     return out
 
 
+#: Body hours at which the typical worker changes (the three shifts' report hours).
+_SHIFT_CHANGES = (6, 14, 22)
+
+
 def typical_kss_at(body_hour: object, params: Parameters = DEFAULT) -> FloatArray:
     """K_typ at body hour(s) τ: :func:`typical_kss` at the hour midpoints, interpolated
-    linearly and circularly."""
+    linearly (circularly) within each shift; at 06:00, 14:00 and 22:00 the typical worker
+    changes, so it steps there instead of blending a night worker into a morning one."""
     table = typical_kss(params)
     tau = np.mod(as_float(body_hour), 24.0)
-    grid = np.arange(-0.5, 25.0, 1.0)  # hour midpoints, one wrapped at each end
-    values = np.concatenate(([table[-1]], table, [table[0]]))
-    out: FloatArray = np.interp(tau, grid, values)
+    base = np.floor(tau - 0.5)
+    share = tau - 0.5 - base
+    left = np.mod(base, 24).astype(np.int64)
+    right = np.mod(left + 1, 24)
+    blended = table[left] + (table[right] - table[left]) * share
+    change = np.isin(right, _SHIFT_CHANGES)
+    stepped = np.where(np.floor(tau) == right, table[right], table[left])
+    out: FloatArray = np.where(change, stepped, blended)
     return out
 
 
