@@ -178,7 +178,7 @@ def test_console_settings_risk_bands_are_validated_and_versioned(
     admin = sign_in(service, "alice")
     request.addfinalizer(admin.close)
     page = admin.get("/console/settings")
-    assert 'value="1.72, 2.96, 5.09"' in page.text  # the built-in bounds, editable
+    assert 'value="1.3, 2, 3"' in page.text  # the built-in bounds, editable
     bad = admin.post("/console/settings", data=_form(page, riskBands="2, 1.5, 5"))
     assert bad.status_code == 400 and "riskBands" in bad.text and "strictly ascending" in bad.text
     assert 'value="2, 1.5, 5"' in bad.text  # the form keeps what was typed
