@@ -35,7 +35,10 @@ def save(service: LiveService, operator: str, changes: dict[str, Any]) -> int:
 def _band_counts(page: str) -> dict[str, str]:
     table = page.split('data-testid="bands"')[1].split("</table>")[0]
     rows = re.findall(
-        r'<tr data-band="([^"]+)">.*?<td>([^<]*)</td>\s*<td>([\d,]+)</td>', table, re.S
+        r'<tr data-band="([^"]+)">.*?<td>([^<]*)</td>\s*(?:<td class="small">[^<]*</td>)?'
+        r"\s*<td>([\d,]+)</td>",
+        table,
+        re.S,
     )
     return {band: span for band, span, _count in rows}
 
