@@ -25,7 +25,7 @@ from vigil.scoring.grid import FloatArray
 from vigil.scoring.layout import Layout
 from vigil.scoring.request import DECIMALS
 
-__all__ = ["DutyRiskDetail", "duty_risk_detail", "duty_risks"]
+__all__ = ["DutyRiskDetail", "RiskDrivers", "duty_risk_detail", "duty_risks", "risk_drivers"]
 
 _CREW_STRIDE = 1.0e6  #: [h] offset separating crew rows when searching sorted episodes
 
@@ -94,6 +94,7 @@ class DutyRiskDetail(NamedTuple):
     position: npt.NDArray[np.int64]
     report_body_hour: FloatArray  #: body-clock hour of day at report [h]
     sectors: FloatArray
+    duty_hours: FloatArray  #: off - report [h]
 
 
 def duty_risks(
@@ -127,7 +128,7 @@ def duty_risk_detail(
         empty = np.empty(0)
         comps = risk.DutyComponents(*(empty,) * 7)
         return DutyRiskDetail(empty, comps, np.empty(0, np.int64), np.empty(0, np.int64),
-                              empty, empty)  # fmt: skip
+                              empty, empty, empty)  # fmt: skip
     width = int(layout.count.max())
     d, k = layout.duty, layout.position
     kss = np.full((n_duty, width), np.nan)
@@ -194,4 +195,80 @@ def duty_risk_detail(
         positions[layout.crew, layout.slot],
         np.mod(report_body, 24.0),
         layout.sectors,
+        layout.off - layout.on,
     )
+
+
+class RiskDrivers(NamedTuple):
+    """What drives one duty's R, for people: the components of
+    :class:`vigil.model.risk.DutyComponents` (rounded) and plain-word reasons."""
+
+    components: dict[str, float]
+    reasons: tuple[str, ...]
+
+
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh")
+_COUNTS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight")
+#: a duty is "sleepier than usual" when S is this far above the typical worker's (≈ 0.5
+#: KSS step at β = ln 1.72) [C]
+SLEEPY_FACTOR = 1.3
+SHORT_SLEEP_HOURS = 6.0  #: [h] "short sleep": less than this asleep in the 24 h before report
+LONG_DUTY_HOURS = 10.0  #: [h] "long duty": past the hours where D has risen 25 % (c = 0.129)
+
+
+def prior_sleep_hours(
+    timeline: model.CrewTimeline, crew: npt.NDArray[np.int64], report: FloatArray
+) -> FloatArray:
+    """Hours asleep in the 24 h before each duty's report (given or predicted sleep)."""
+    start = np.asarray(timeline.sleep_start)[crew]
+    end = np.asarray(timeline.sleep_end)[crew]
+    r = report[:, None]
+    overlap = np.clip(np.minimum(end, r) - np.maximum(start, r - 24.0), 0.0, None)
+    out: FloatArray = np.nansum(overlap, axis=1)  # NaN padding adds nothing
+    return out
+
+
+def risk_drivers(detail: DutyRiskDetail, prior_sleep: FloatArray) -> list[RiskDrivers]:
+    """Per duty: the components of its R and the reasons a safety officer would give.
+
+    Reasons: night (touches 02:00-04:59 body time), early start (report 05:00-06:59
+    body time), the k-th consecutive night or early (k >= 2), long duty (>= 10 h), three
+    or more landings, short sleep (< 6 h in the 24 h before report), sleepier than usual
+    for the hour (S >= 1.3: the crew member is sleepier than the typical shiftworker at
+    those hours, e.g. after a long time awake or across time zones).
+    """
+    c = detail.components
+    out: list[RiskDrivers] = []
+    for i in range(detail.risk.size):
+        comps = {
+            "sleepiness": c.sleepiness[i],
+            "timeOfDay": c.time_of_day[i],
+            "timeOnDuty": c.time_on_duty[i],
+            "breaks": c.breaks[i],
+            "consecutive": c.consecutive[i],
+            "workingHours": c.working_hours[i],
+            "taskExposure": c.task_exposure[i],
+            "priorSleep": prior_sleep[i],
+        }
+        rounded = {k: round(float(v), 3) if math.isfinite(v) else 0.0 for k, v in comps.items()}
+        reasons: list[str] = []
+        kind, pos = int(detail.kind[i]), int(detail.position[i])
+        word = {model.NIGHT: "night", model.EARLY: "early start"}.get(kind)
+        if word is not None:
+            if pos >= 2:
+                nth = _ORDINALS[min(pos, len(_ORDINALS)) - 1]
+                reasons.append(f"{nth} consecutive {'night' if kind == model.NIGHT else 'early'}")
+            else:
+                reasons.append(word)
+        hours = float(detail.duty_hours[i])
+        if hours >= LONG_DUTY_HOURS:
+            reasons.append(f"long duty ({hours:.1f} h)")
+        landings = int(detail.sectors[i])
+        if landings >= 3:
+            reasons.append(f"{_COUNTS[min(landings, len(_COUNTS) - 1)]} landings")
+        if prior_sleep[i] < SHORT_SLEEP_HOURS:
+            reasons.append(f"short sleep ({prior_sleep[i]:.1f} h in the 24 h before report)")
+        if c.sleepiness[i] >= SLEEPY_FACTOR:
+            reasons.append("sleepier than usual for the hour")
+        out.append(RiskDrivers(rounded, tuple(reasons)))
+    return out

@@ -13,13 +13,16 @@ import functools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import orjson
 
 from vigil.scoring import grid
 from vigil.scoring.grid import FloatArray, SleepEpisode
 from vigil.scoring.request import ScoringError
+
+if TYPE_CHECKING:
+    from vigil.scoring.duty_risk import RiskDrivers
 
 __all__ = [
     "DutyResult",
@@ -49,6 +52,8 @@ class DutyResult(NamedTuple):
     first_interval: int
     interval_count: int
     risk: float | None = None
+    #: what drives ``risk``: components and plain-word reasons (:mod:`.duty_risk`)
+    drivers: RiskDrivers | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +120,9 @@ def schedule_entry(
         }
         if risk:
             item["risk"] = duty.risk
+            if duty.drivers is not None:
+                item["riskComponents"] = duty.drivers.components
+                item["riskReasons"] = list(duty.drivers.reasons)
         duties.append(item)
     entry["duties"] = duties
     if include_sleep:

@@ -37,7 +37,12 @@ from vigil.model.interval_kss import DutyRows, interval_kss
 from vigil.model.sleep import DEFAULT_SLEEP, predict_packed
 from vigil.roster import ParsedRoster, format_error, parse_request
 from vigil.scoring import grid
-from vigil.scoring.duty_risk import duty_risks
+from vigil.scoring.duty_risk import (
+    RiskDrivers,
+    duty_risk_detail,
+    prior_sleep_hours,
+    risk_drivers,
+)
 from vigil.scoring.grid import FloatArray, IntArray, SleepEpisode
 from vigil.scoring.layout import Layout, build_layout, build_timeline
 from vigil.scoring.plan import CrewPlan, plan_columns, plan_schedules
@@ -276,8 +281,14 @@ def _score_chunk(
     if kss is not None:
         means |= _mapped_means(kss, samples, other, params)
     per_scale = {code: means[code].round(DECIMALS) for code in scales}
-    risks = duty_risks(layout, timeline, kss_means, params) if risk else None
-    return _results(plan, lo, hi, layout, per_scale, risks, sleep)
+    drivers: list[RiskDrivers] | None = None
+    risks = None
+    if risk:
+        detail = duty_risk_detail(layout, timeline, kss_means, params)
+        risks = detail.risk
+        prior = prior_sleep_hours(timeline, layout.crew, layout.on)
+        drivers = risk_drivers(detail, prior)
+    return _results(plan, lo, hi, layout, per_scale, risks, sleep, drivers)
 
 
 def _results(
@@ -288,6 +299,7 @@ def _results(
     per_scale: dict[str, FloatArray],
     risks: FloatArray | None,
     sleep: SleepArrays,
+    drivers: list[RiskDrivers] | None = None,
 ) -> list[ScheduleResult]:
     """One :class:`ScheduleResult` per crew member of the chunk, slicing the score arrays."""
     d0 = int(plan.offsets[lo])
@@ -295,10 +307,13 @@ def _results(
     counts = layout.count.tolist()
     firsts = layout.column[layout.count.cumsum() - layout.count] if counts else layout.count
     risk_list = risks.tolist() if risks is not None else [None] * len(counts)
+    why: list[RiskDrivers | None] = list(drivers) if drivers is not None else [None] * len(counts)
     on, off = plan.on_instant, plan.off_instant
     duties = [
-        DutyResult(on[d0 + k], off[d0 + k], first, n, value)
-        for k, (first, n, value) in enumerate(zip(firsts.tolist(), counts, risk_list, strict=True))
+        DutyResult(on[d0 + k], off[d0 + k], first, n, value, reason)
+        for k, (first, n, value, reason) in enumerate(
+            zip(firsts.tolist(), counts, risk_list, why, strict=True)
+        )
     ]
     row = layout.interval_ptr.tolist()
     return [

@@ -121,6 +121,11 @@ class DutyOut(BaseModel):
     firstInterval: int
     intervalCount: int
     risk: float | None = None
+    #: ProcessFatigueRisk: what drives ``risk`` (docs/model.md "Risk"): mean sleepiness,
+    #: time-of-day, time-on-duty and break factors, the consecutive-duty multiplier,
+    #: working hours, take-off/landing exposure [h] and sleep in the 24 h before [h]
+    riskComponents: dict[str, float] | None = None
+    riskReasons: list[str] | None = None  #: plain words: night, early start, long duty, ...
 
 
 class SleepOut(BaseModel):
