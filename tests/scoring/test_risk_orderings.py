@@ -84,3 +84,25 @@ def test_an_overnight_long_haul_above_a_daytime_short_haul() -> None:
     long_r, short_r = by_ref["L"].duties[0].risk, by_ref["S"].duties[0].risk
     assert long_r is not None and short_r is not None
     assert long_r > short_r
+
+
+def test_every_duty_explains_itself_on_request() -> None:
+    # issue 29 item 2: components as additive fields, reasons in a safety officer's words
+    from dataclasses import replace
+
+    rows = [
+        _row("N", f"{9 + k:02d}/03/2026 22:00", f"{10 + k:02d}/03/2026 06:00", 1) for k in range(3)
+    ] + [_row("S", "10/03/2026 05:00", "10/03/2026 16:30", 4)]
+    report = score(ScoreRequest("\r\n".join([HEADER, *rows]), risk=True))
+    plain = report.to_envelope()["scheduleScores"]
+    assert "riskReasons" not in plain[0]["duties"][0]  # opt-in: the contract is unchanged
+    explained = replace(report, explain=True).to_envelope()["scheduleScores"]
+    by_ref = {e["schedule"]: e["duties"] for e in explained}
+    assert by_ref["N"][0]["riskReasons"] == ["night"]
+    assert by_ref["N"][2]["riskReasons"][0] == "third consecutive night"
+    assert by_ref["N"][2]["riskComponents"]["consecutive"] == 1.17  # Folkard & Tucker 2003
+    reasons = by_ref["S"][0]["riskReasons"]
+    assert reasons[:3] == ["early start", "long duty (11.5 h)", "four landings"]
+    components = by_ref["S"][0]["riskComponents"]
+    assert components["taskExposure"] == 4 * (0.52 + 1.78)
+    assert set(components) >= {"sleepiness", "timeOfDay", "timeOnDuty", "breaks"}

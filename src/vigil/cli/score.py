@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 import threading
@@ -84,6 +85,12 @@ def score_command(
         str, typer.Option("--preset", help="Model parameter preset (docs/model.md).")
     ] = "ingre2014_5c",
     risk: Annotated[bool, typer.Option("--risk", help="Add one risk score per duty.")] = False,
+    explain: Annotated[
+        bool,
+        typer.Option(
+            "--explain", help="With --risk: each duty's risk components and reasons (JSON)."
+        ),
+    ] = False,
     show_sleep: Annotated[
         bool, typer.Option("--show-sleep", help="Include the sleep the scores rest on.")
     ] = False,
@@ -125,6 +132,8 @@ def score_command(
         report, parsed = _score(
             text, date_format, scale, preset, sleep_data, activity_text, risk, show_sleep, warming
         )
+        if explain and risk:
+            report = dataclasses.replace(report, explain=True)
         from vigil.cli import _output
 
         if out is not None:

@@ -95,8 +95,12 @@ def schedule_entry(
     risk: bool,
     include_sleep: bool = False,
     arrays: bool = True,
+    explain: bool = False,
 ) -> dict[str, object]:
     """One ``scheduleScores`` entry (contract §4) on ``scale``.
+
+    ``explain`` (with ``risk``) adds each duty's ``riskComponents`` and ``riskReasons``
+    where the results carry them (scored now; stored results do not).
 
     With ``arrays=True`` the scores stay a NumPy array (for orjson); otherwise a list of
     floats (for templates and Python callers).
@@ -120,7 +124,7 @@ def schedule_entry(
         }
         if risk:
             item["risk"] = duty.risk
-            if duty.drivers is not None:
+            if explain and duty.drivers is not None:
                 item["riskComponents"] = duty.drivers.components
                 item["riskReasons"] = list(duty.drivers.reasons)
         duties.append(item)
@@ -160,6 +164,7 @@ def stream_envelope(
     risk: bool,
     include_sleep: bool = False,
     settings_version: int | None = 0,
+    explain: bool = False,
 ) -> Iterator[bytes]:
     """The contract §4 envelope as UTF-8 JSON in ~64 KiB pieces, one schedule at a time.
 
@@ -171,7 +176,9 @@ def stream_envelope(
     buffer = [head[:cut]]
     size = cut
     for i, result in enumerate(results):
-        entry = schedule_entry(result, scale, risk=risk, include_sleep=include_sleep)
+        entry = schedule_entry(
+            result, scale, risk=risk, include_sleep=include_sleep, explain=explain
+        )
         piece = orjson.dumps(entry, option=_NUMPY)
         buffer.append(b"," + piece if i else piece)
         size += len(piece) + 1
@@ -193,6 +200,7 @@ class ScoreReport:
     risk: bool = False
     include_sleep: bool = False
     settings_version: int | None = 0  #: operator settings version (issue 18)
+    explain: bool = False  #: add each duty's risk components and reasons (opt-in)
 
     def to_json(self, scale: str | None = None) -> bytes:
         """The contract §4 envelope as UTF-8 JSON, encoded straight from the score arrays."""
@@ -209,6 +217,7 @@ class ScoreReport:
             risk=self.risk,
             include_sleep=self.include_sleep,
             settings_version=self.settings_version,
+            explain=self.explain,
         )
 
     def to_envelope(self, scale: str | None = None, *, arrays: bool = False) -> dict[str, object]:
@@ -220,7 +229,12 @@ class ScoreReport:
         scale = scale or self.scale
         entries = [
             schedule_entry(
-                r, scale, risk=self.risk, include_sleep=self.include_sleep, arrays=arrays
+                r,
+                scale,
+                risk=self.risk,
+                include_sleep=self.include_sleep,
+                arrays=arrays,
+                explain=self.explain,
             )
             for r in self.schedules
         ]

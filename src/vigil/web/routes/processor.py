@@ -17,7 +17,7 @@ never runs on the loop. (SQLite in WAL mode never makes a reader wait for a writ
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
@@ -50,6 +50,14 @@ IncludeSleep = Annotated[
     ),
 ]
 
+ExplainRisk = Annotated[
+    bool,
+    Query(
+        alias="explainRisk",
+        description="Add each duty's riskComponents and riskReasons (what drives its risk).",
+    ),
+]
+
 
 #: rosters of at most this many physical lines are scored on the event loop (see above)
 INLINE_ROWS = 64
@@ -73,6 +81,7 @@ class _Call:
     risk: bool
     include_sleep: bool
     operator: str
+    explain: bool = False
 
 
 async def _answer(call: _Call) -> Response:
@@ -110,6 +119,8 @@ def _score(call: _Call) -> Response:
         report = score(request)
     except ScoringError as exc:  # pragma: no cover - the wire model already checks the scale
         return problem(400, str(exc))
+    if call.explain:
+        report = replace(report, explain=True)
     return Response(report.to_json(), media_type="application/json")
 
 
@@ -141,7 +152,9 @@ async def process_fatigue_risk(
     principal: RiskPrincipal,
     request: Request,
     include_sleep: IncludeSleep = False,
+    explain_risk: ExplainRisk = False,
 ) -> Response:
     """Score a roster and rate each duty's risk (seed §4.3, reference §8); risk scope."""
     runtime = get_runtime(request)  # a plain read, not a dependency to solve per call
-    return await _answer(_Call(body, runtime, True, include_sleep, principal.operator))
+    call = _Call(body, runtime, True, include_sleep, principal.operator, explain_risk)
+    return await _answer(call)
