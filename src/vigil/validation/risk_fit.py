@@ -54,7 +54,8 @@ def row_values(runs: sc.Runs, params: model.Parameters) -> NDArray[np.float64]:
 
 def with_values(x: NDArray[np.float64], base: model.Parameters = model.DEFAULT) -> model.Parameters:
     """``base`` with the fitted parameters set to ``x`` (in :data:`PARAMETERS` order)."""
-    return replace(base, **{name: float(v) for name, v in zip(PARAMETERS, x, strict=True)})
+    amplitude, coefficient = (float(v) for v in x)
+    return replace(base, risk_tod_amplitude=amplitude, tot_coefficient=coefficient)
 
 
 def residuals(x: NDArray[np.float64]) -> NDArray[np.float64]:
