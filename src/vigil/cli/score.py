@@ -88,7 +88,9 @@ def score_command(
     explain: Annotated[
         bool,
         typer.Option(
-            "--explain", help="With --risk: each duty's risk components and reasons (JSON)."
+            "--explain",
+            help="With --risk: each duty's risk components and reasons (JSON envelope; "
+            "reasons column in the per-duty CSV).",
         ),
     ] = False,
     percentiles: Annotated[
