@@ -185,7 +185,8 @@ def test_console_settings_risk_bands_are_validated_and_versioned(
     good = admin.post("/console/settings", data=_form(page, riskBands="1.5, 3, 5"))
     assert good.status_code == 303 and good.headers["location"].endswith("?saved=1")
     shown = admin.get("/console/settings").text
-    assert 'data-testid="risk-bands">acceptable R &lt; 1.5 · monitor to 3.0 · mitigate to 5.0' in shown
+    bands = 'data-testid="risk-bands">acceptable R &lt; 1.5 · monitor to 3.0 · mitigate to 5.0'
+    assert bands in shown
     with service.runtime.sessions() as session:
         assert store.current_settings(session=session, operator="acme").settings.risk_bands == (
             1.5,
