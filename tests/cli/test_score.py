@@ -239,3 +239,21 @@ def test_the_cycle_collector_is_paused_while_scoring_and_restored(
     assert code == (2 if refused else 0)
     assert seen == ([] if refused else [False])
     assert gc.isenabled()  # back on after a scored run and after a refused one
+
+
+def test_explain_and_percentiles_are_opt_in(roster: Path, tmp_path: Path) -> None:
+    # issue 29: each duty's risk in words (--explain) and Ingre 2014's percentiles
+    out = tmp_path / "scores.json"
+    code, _, _ = run("score", str(roster), "--risk", "--explain", "--percentiles",
+                     "--scale", "SP", "--out", str(out))  # fmt: skip
+    assert code == 0
+    p1 = json.loads(out.read_text())["scheduleScores"][0]
+    duty = p1["duties"][0]
+    assert isinstance(duty["riskReasons"], list) and duty["riskComponents"]["workingHours"] > 0
+    assert len(p1["percentiles"]["kss90"]) == len(p1["fatigueScores"])
+    assert duty["percentileSummary"]["maxKss90"] >= 1.0
+    table = tmp_path / "duties.csv"
+    code, _, _ = run("score", str(roster), "--risk", "--explain", "--out", str(table))
+    assert code == 0 and "riskReasons" in table.read_text().splitlines()[0]
+    code, _, _ = run("score", str(roster), "--risk", "--out", str(out))
+    assert code == 0 and "riskReasons" not in out.read_text()

@@ -203,6 +203,44 @@ def test_try_it_draws_every_interval(browser: Any, service: LiveService) -> None
     assert int(second.get_attribute("data-points")) == counts[1]
 
 
+#: a night run and a four-sector early, whose duty table explains each risk (issue 29)
+EXPLAIN_ROSTER = "\r\n".join(
+    [
+        "Reference,OnDutyDate,OnDutyTime,StartAirport,OffDutyDate,OffDutyTime,EndAirport,"
+        "Sectors,HomeBase,TimeReference",
+        *(f"N1,{9 + k:02d}/03/2026,22:00,ACC,{10 + k:02d}/03/2026,06:00,ACC,2,ACC,0"
+          for k in range(4)),
+        "N1,15/03/2026,05:00,ACC,15/03/2026,16:30,ACC,4,ACC,0",
+    ]
+)  # fmt: skip
+
+
+def test_try_it_explains_each_duty(browser: Any, service: LiveService) -> None:
+    """Each duty's risk says what drives it, in words (issue 29); VIGIL_SCREENSHOTS=DIR
+    also saves the duty table as DIR/console-risk-why.png (docs/img)."""
+    import os
+
+    create_user(service, "acme", "alice")
+    page = new_page(browser, service)
+    sign_in(page, "alice")
+    page.click("nav >> text=Try it")
+    page.fill("[data-testid=roster-text]", EXPLAIN_ROSTER)
+    page.click("button:text('Score')")
+    page.locator("[data-panel='0'] .chart[data-points]").wait_for()
+    why = page.locator("[data-panel='0'] [data-testid=risk-why]")
+    texts = [why.nth(i).inner_text() for i in range(why.count())]
+    assert len(texts) == 5
+    assert texts[0].startswith("night") and texts[3].startswith("fourth consecutive night")
+    assert "four landings" in texts[4] and "early start" in texts[4]
+    folder = os.environ.get("VIGIL_SCREENSHOTS")
+    if folder:
+        table = page.locator("[data-panel='0'] table.duties")
+        table.screenshot(path=str(Path(folder) / "console-risk-why.png"))
+        page.locator("[data-panel='0']").screenshot(
+            path=str(Path(folder) / "console-risk-why-chart.png")
+        )
+
+
 def test_second_operator_cannot_reach_the_first(browser: Any, service: LiveService) -> None:
     from vigil.store import uploads
 

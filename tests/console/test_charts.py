@@ -71,11 +71,11 @@ def test_missing_values_become_null() -> None:
     [
         (None, ""),
         (1.0, "standard"),
-        (1.71, "standard"),
-        (1.72, "elevated"),
-        (2.96, "high"),
-        (5.08, "high"),
-        (5.09, "very-high"),
+        (1.29, "standard"),
+        (1.3, "elevated"),
+        (2.0, "high"),
+        (2.99, "high"),
+        (3.0, "very-high"),
     ],
 )
 def test_risk_bands(risk: float | None, band: str) -> None:

@@ -178,6 +178,7 @@ def test_try_it_scores_through_the_service(alice: httpx.Client) -> None:
     )
     assert answer.status_code == 200
     assert answer.text.count('data-testid="chart"') == 2  # P1 and P2
+    assert 'data-testid="risk-why"' in answer.text  # each duty says what drives its risk
     from vigil.scoring.service import ScoreRequest, score
 
     report = score(ScoreRequest(ROSTER, scale="SP", risk=True, include_sleep=True))

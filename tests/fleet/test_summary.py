@@ -117,7 +117,7 @@ def test_summary_figures(stored: StoredScores, facts: RosterFacts) -> None:
     assert top["route"] == "LHR–CDG" and top["fleet"] == "A320"
     assert [x["reference"] for x in s["topSchedules"]] == ["A", "B"]
     bands = {b["band"]: b["count"] for b in s["bands"]}
-    assert bands == {"standard": 2, "elevated": 1, "high": 1, "very-high": 0}
+    assert bands == {"standard": 2, "elevated": 0, "high": 1, "very-high": 1}
     # hot spots: Monday 06:00 local has duty 1 alone; fleets and ranks as given
     grid = s["hotSpots"]["reportHour"]
     assert grid["n"][6][0] == 1 and grid["mean"][6][0] == 2.0

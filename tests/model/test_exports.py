@@ -15,7 +15,8 @@ def test_all_is_pinned_and_importable() -> None:
     core = {"Parameters", "PRESETS", "DEFAULT", "TPM_DEFAULT", "CrewTimeline", "simulate",
             "SCALES", "SCALE_INFO", "wake_pressure", "sleep_recovery", "circadian_process",
             "ultradian_process", "sleep_inertia", "advance_phase", "kss_from_alertness",
-            "final_kss", "kss_exceedance_probability", "interval_means", "duty_hazard"}  # fmt: skip
+            "final_kss", "kss_exceedance_probability", "interval_means",
+            "duty_components"}  # fmt: skip
     assert core <= set(model.__all__)
     assert model.PRESETS["tpm_default"].model_version == "1.4.0+tpm_default"
 

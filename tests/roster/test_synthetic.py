@@ -70,3 +70,37 @@ def _zone(code: str) -> str:
     found = tz.airport(code)
     assert found is not None
     return found.tz
+
+
+def test_max_fdp_follows_oro_ftl_205() -> None:
+    # Regulation (EU) 83/2014, ORO.FTL.205(b)(1): acclimatised crew, start of FDP x sectors
+    from vigil.roster.ftl import augmented_fdp, max_fdp
+
+    assert max_fdp(6 * 60, 2) == 13.0 and max_fdp(13 * 60 + 29, 1) == 13.0
+    assert max_fdp(13 * 60 + 30, 2) == 12.75 and max_fdp(16 * 60 + 45, 2) == 11.25
+    assert max_fdp(17 * 60, 2) == 11.0 and max_fdp(4 * 60 + 59, 1) == 11.0
+    assert max_fdp(5 * 60, 2) == 12.0 and max_fdp(5 * 60 + 50, 2) == 12.75
+    assert max_fdp(8 * 60, 4) == 12.0 and max_fdp(20 * 60, 10) == 9.0  # 30 min a sector
+    # CS FTL.1.205(c)(2): one extra pilot 16/15/14 h, two extra 17/16/15 h by class
+    assert [augmented_fdp(3, c) for c in (1, 2, 3)] == [16.0, 15.0, 14.0]
+    assert [augmented_fdp(4, c) for c in (1, 2, 3)] == [17.0, 16.0, 15.0]
+
+
+def test_airline_month_is_easa_legal_by_default() -> None:
+    """Max FDP by report time and sectors, augmented limits, minimum rest and cumulative
+    duty and block hours hold for every crew member; ``legal=False`` keeps the earlier
+    month (with short-haul duties beyond the limits) for robustness tests."""
+    from collections import defaultdict
+
+    from vigil.roster.ftl import violations
+    from vigil.roster.synthetic import ftl_duties, generate_airline_duties
+
+    def broken(legal: bool) -> list[str]:
+        by_crew: dict[str, list] = defaultdict(list)
+        for d in generate_airline_duties(300, 28, 7, legal=legal):
+            by_crew[d.reference].append(d)
+        return [v for duties in by_crew.values() for v in violations(ftl_duties(duties))]
+
+    assert broken(True) == []
+    illegal = broken(False)
+    assert any("FDP" in v for v in illegal) and any("rest" in v for v in illegal)

@@ -178,14 +178,15 @@ def test_console_settings_risk_bands_are_validated_and_versioned(
     admin = sign_in(service, "alice")
     request.addfinalizer(admin.close)
     page = admin.get("/console/settings")
-    assert 'value="1.72, 2.96, 5.09"' in page.text  # the built-in bounds, editable
+    assert 'value="1.3, 2, 3"' in page.text  # the built-in bounds, editable
     bad = admin.post("/console/settings", data=_form(page, riskBands="2, 1.5, 5"))
     assert bad.status_code == 400 and "riskBands" in bad.text and "strictly ascending" in bad.text
     assert 'value="2, 1.5, 5"' in bad.text  # the form keeps what was typed
     good = admin.post("/console/settings", data=_form(page, riskBands="1.5, 3, 5"))
     assert good.status_code == 303 and good.headers["location"].endswith("?saved=1")
     shown = admin.get("/console/settings").text
-    assert 'data-testid="risk-bands">standard R &lt; 1.5 · elevated to 3.0 · high to 5.0' in shown
+    bands = 'data-testid="risk-bands">acceptable R &lt; 1.5 · monitor to 3.0 · mitigate to 5.0'
+    assert bands in shown
     with service.runtime.sessions() as session:
         assert store.current_settings(session=session, operator="acme").settings.risk_bands == (
             1.5,

@@ -12,10 +12,11 @@ from vigil.fleet.bands import DEFAULT_BOUNDS, RISK_BANDS, bands_from
 from vigil.settings import DEFAULT_SETTINGS, SettingsError, load_settings, parse_settings
 
 
-def test_default_bounds_are_one_two_three_kss_units() -> None:
-    # R = 1.72^k, Åkerstedt et al. 2008 odds ratio per KSS unit
-    assert DEFAULT_SETTINGS.risk_bands == DEFAULT_BOUNDS == (1.72, 2.96, 5.09)
-    assert [b.kss_units for b in RISK_BANDS] == [0, 1, 2, 3]
+def test_default_bounds_are_the_stated_relative_risks() -> None:
+    # a night over a morning shift (Folkard & Tucker 2003: 1.30), twice, three times
+    assert DEFAULT_SETTINGS.risk_bands == DEFAULT_BOUNDS == (1.3, 2.0, 3.0)
+    assert [b.words for b in RISK_BANDS] == ["acceptable", "monitor", "mitigate", "redesign"]
+    assert all(b.action for b in RISK_BANDS)
     assert bands_from(DEFAULT_BOUNDS) == RISK_BANDS
 
 

@@ -49,7 +49,8 @@ def test_stored_then_derived_equals_computed_on_every_scale(preset: str) -> None
         for want, have in zip(results, got, strict=True):
             # exactly the service's 3-decimal rounding, bit for bit
             assert have.scores[scale].tobytes() == want.scores[scale].tobytes(), scale
-            assert have.duties == want.duties
+            # what is stored: times, slice and risk (the risk's drivers are not stored)
+            assert [d[:5] for d in have.duties] == [d[:5] for d in want.duties]
     # the same matrix as the six-float32 format
     old = unpack(pack([compact_chunk(results, SCALE_CODES)], SCALE_CODES))
     assert np.array_equal(old.matrix, stored.matrix)

@@ -94,6 +94,10 @@ class _Duties:
         self.risk = np.array(
             [np.nan if d.risk is None else d.risk for _, d in duties], dtype=np.float64
         )
+        #: plain-word reasons of each duty's risk ("" where not explained)
+        self.reasons = [
+            "; ".join(d.drivers.reasons) if d.drivers is not None else "" for _, d in duties
+        ]
         self.scores = (
             np.concatenate([r.scores[scale] for r in report.schedules])
             if report.schedules
@@ -169,6 +173,8 @@ def duty_table(report: ScoreReport, schedules: Sequence[Schedule]) -> pl.DataFra
     }
     if report.risk:
         columns["risk"] = d.risk
+        if report.explain:  # --explain: what drives each duty's risk, in words
+            columns["riskReasons"] = pl.Series(d.reasons, dtype=pl.String)
     return pl.DataFrame(columns)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 import threading
@@ -89,6 +90,22 @@ def score_command(
         str, typer.Option("--preset", help="Model parameter preset (docs/model.md).")
     ] = "ingre2014_5c",
     risk: Annotated[bool, typer.Option("--risk", help="Add one risk score per duty.")] = False,
+    explain: Annotated[
+        bool,
+        typer.Option(
+            "--explain",
+            help="With --risk: each duty's risk components and reasons (JSON envelope; "
+            "reasons column in the per-duty CSV).",
+        ),
+    ] = False,
+    percentiles: Annotated[
+        bool,
+        typer.Option(
+            "--percentiles",
+            help="Add Ingre 2014's population percentiles (KSS limits of 50/75/90 % of crew, "
+            "P(KSS >= 7), P(KSS >= 8)) to the JSON envelope.",
+        ),
+    ] = False,
     show_sleep: Annotated[
         bool, typer.Option("--show-sleep", help="Include the sleep the scores rest on.")
     ] = False,
@@ -128,8 +145,11 @@ def score_command(
         sleep_data = _load_sleep(sleep)
         activity_text = _read_text(activity, "--activity") if activity else ""
         report, parsed = _score(
-            text, date_format, scale, preset, sleep_data, activity_text, risk, show_sleep, warming
-        )
+            text, date_format, scale, preset, sleep_data, activity_text, risk, show_sleep, warming,
+            with_kss=percentiles,
+        )  # fmt: skip
+        if (explain and risk) or percentiles:
+            report = dataclasses.replace(report, explain=explain and risk, percentiles=percentiles)
         from vigil.cli import _output
 
         if out is not None:
@@ -162,6 +182,8 @@ def _score(
     risk: bool,
     show_sleep: bool,
     warming: threading.Thread,
+    *,
+    with_kss: bool = False,
 ) -> tuple[ScoreReport, ParsedRoster]:
     """What :func:`vigil.scoring.service.score` does, keeping the parsed roster (the
     per-duty table needs its schedules' routes and time zones; they are built only then).
@@ -189,8 +211,9 @@ def _score(
     except ScoringError as exc:  # unknown scale or preset
         raise typer.BadParameter(str(exc)) from exc
     with _output.progress_bar("Scoring crew") as progress:
+        scales = tuple(dict.fromkeys((chosen, "KSS"))) if with_kss else (chosen,)
         results = score_plan(
-            plan_parsed(parsed, params), params, (chosen,), progress=progress, risk=risk
+            plan_parsed(parsed, params), params, scales, progress=progress, risk=risk
         )
     report = ScoreReport(
         scale=chosen,

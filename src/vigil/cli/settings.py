@@ -126,6 +126,24 @@ def show(
         typer.echo(f"  preset  {c.name}: {c.intercept:+.3f} {c.slope:.3f}×KSS on {c.base}")
 
 
+@settings_app.command("bands")
+def bands() -> None:
+    """Print the built-in risk bands: R bounds, words and each band's action."""
+    from vigil.fleet.bands import RISK_BANDS
+
+    for b in RISK_BANDS:
+        span = (
+            f"R < {b.upper:g}"
+            if b.lower == 0
+            else (
+                f"R >= {b.lower:g}"
+                if b.upper == float("inf")
+                else f"{b.lower:g} <= R < {b.upper:g}"
+            )
+        )
+        typer.echo(f"{b.words:<11} {span:<14} {b.action}")
+
+
 @settings_app.command("set")
 def set_settings(
     operator: OperatorOpt,

@@ -1,31 +1,46 @@
-"""Risk bands for a duty's relative risk R (docs/model.md "Risk and its public meaning").
+"""Risk bands for a duty's relative risk R, each with what a safety officer does about it.
 
-A band boundary is a whole number of KSS units of extra sleepiness. The risk hazard is
-``h = exp(β(K - 5))`` with ``β = ln 1.72``, the odds ratio of a crash per KSS unit
-(Åkerstedt et al. 2008 [1]_, reference §8). So a duty with ``R = 1.72^k`` carries the
-hazard of the reference duty (R = 1) flown ``k`` KSS units sleepier throughout:
+R is the duty's fatigue-related risk relative to the reference day duty (R = 1;
+:mod:`vigil.model.risk`). The bounds are stated relative-risk levels of the shift-work
+evidence the risk components come from:
 
-======================  ================  ================================================
-R                       band              meaning
-======================  ================  ================================================
-< 1.72                  standard          within one KSS unit of the reference day
-1.72 – 2.96             elevated          1–2 KSS units sleepier than the reference day
-2.96 – 5.09             high              2–3 units: a rested reference duty (mean KSS ≈ 4)
-                                          pushed to the KSS 7 warning level
-≥ 5.09                  very high         3 or more units: beyond the warning level
-======================  ================  ================================================
+========  ==========  ==============================================  =====================
+R         band        action                                          why this bound
+========  ==========  ==============================================  =====================
+< 1.3     acceptable  publish as planned                              a night shift's risk
+                                                                      over a morning shift,
+                                                                      1.30 (Folkard &
+                                                                      Tucker 2003 [1]_;
+                                                                      Smith 1994: 1.23, CI
+                                                                      to 1.31): what routine
+                                                                      shift work carries
+1.3 – 2   monitor     publish; mitigate or monitor (fatigue reports,  twice the reference
+                      controlled rest, standby cover)                 day: beyond every
+                                                                      single trend (4th
+                                                                      night 1.36, 12-h shift
+                                                                      1.28 [1]_) and the
+                                                                      doubling over 2 h of
+                                                                      work without a break
+                                                                      (Tucker et al. 2003)
+2 – 3     mitigate    mitigate before publishing (augment, add a      three times: beyond
+                      break or in-flight rest, move the report)       the trends combined
+                                                                      (night × 4th night ×
+                                                                      12 h ≈ 2.3)
+≥ 3       redesign    redesign before publishing                      outside what the
+                                                                      shift-work evidence
+                                                                      covers
+========  ==========  ==============================================  =====================
 
-The earlier bands (1.5 / 3 / 5, suggested without a source) put an ordinary four-sector
-day (R 1.75) and 48 % of a generated airline month in "elevated" or worse; a step of one
-KSS unit is the smallest change the hazard's own evidence resolves. Operators may set
-their own bands (the settings issue stores them); the dashboard shows the distribution
-beside these so they can.
+One definition: :data:`DEFAULT_BOUNDS` is what the settings default to
+(``vigil.settings.record``), what the console and the exports show and what docs/api.md,
+docs/model.md, docs/console.md and docs/settings.md print (``tests/fleet/test_bands.py``
+reads every place). Operators keep their own bounds (settings ``riskBands``); the words
+and actions stay with the band's position.
 
 References
 ----------
-.. [1] Åkerstedt T, Connor J, Gray A, Kecklund G (2008). Predicting road crashes from a
-   mathematical model of alertness regulation - the Sleep/Wake Predictor. Accid Anal Prev
-   40:1480-1485. doi:10.1016/j.aap.2008.03.005
+.. [1] Folkard S, Tucker P (2003). Shift work, safety and productivity. Occup Med
+   53:95-101. doi:10.1093/occmed/kqg047
 """
 
 from __future__ import annotations
@@ -35,40 +50,37 @@ from dataclasses import dataclass
 
 from vigil.model import DEFAULT
 
-__all__ = ["DEFAULT_BOUNDS", "RISK_BANDS", "RiskBand", "bands_from", "risk_band"]
+__all__ = ["ACTIONS", "DEFAULT_BOUNDS", "RISK_BANDS", "RiskBand", "bands_from", "risk_band"]
 
 
 @dataclass(frozen=True, slots=True)
 class RiskBand:
-    """One band: ``[lower, upper)`` of R, its css class and its words."""
+    """One band: ``[lower, upper)`` of R, its css class, its words and its action."""
 
     lower: float
     upper: float
     css: str
     words: str
-    kss_units: float  #: extra KSS units at the band's lower bound (ln lower / β)
+    kss_units: float  #: KSS steps of excess sleepiness that alone give R = lower (ln / β)
+    action: str = ""  #: what the safety officer does with a duty in this band
 
 
-def _bound(units: int) -> float:
-    return round(math.exp(DEFAULT.risk_beta * units), 2)
-
-
-#: the upper bounds of standard, elevated and high: 1, 2 and 3 KSS units (module docstring)
-DEFAULT_BOUNDS: tuple[float, float, float] = (_bound(1), _bound(2), _bound(3))
-_NAMES = (
-    ("standard", "comparable to a standard day"),
-    ("elevated", "elevated"),
-    ("high", "high"),
-    ("very-high", "very high"),
+#: upper bounds of acceptable, monitor and mitigate (module docstring)
+DEFAULT_BOUNDS: tuple[float, float, float] = (1.3, 2.0, 3.0)
+#: (css class, words, action) of the four bands, lowest first
+ACTIONS: tuple[tuple[str, str, str], ...] = (
+    ("standard", "acceptable", "publish as planned"),
+    ("elevated", "monitor", "publish; mitigate or monitor (fatigue reports, controlled rest)"),
+    ("high", "mitigate", "mitigate before publishing (augment, add a break, move the report)"),
+    ("very-high", "redesign", "redesign before publishing"),
 )
 
 
 def _units(lower: float) -> float:
-    """KSS units of extra sleepiness at ``R = lower`` (whole when within 0.01 of one)."""
+    """KSS steps of excess sleepiness at ``R = lower`` (S = 1.72 per step)."""
     if lower <= 0:
         return 0
-    units = math.log(lower) / DEFAULT.risk_beta
-    return round(units) if abs(units - round(units)) < 0.01 else round(units, 2)
+    return round(math.log(lower) / DEFAULT.risk_beta, 2)
 
 
 def bands_from(bounds: tuple[float, ...]) -> tuple[RiskBand, ...]:
@@ -77,12 +89,12 @@ def bands_from(bounds: tuple[float, ...]) -> tuple[RiskBand, ...]:
         raise ValueError(f"need three ascending positive bounds, got {bounds!r}")
     edges = (0.0, *bounds, math.inf)
     return tuple(
-        RiskBand(edges[i], edges[i + 1], css, words, _units(edges[i]))
-        for i, (css, words) in enumerate(_NAMES)
+        RiskBand(edges[i], edges[i + 1], css, words, _units(edges[i]), action)
+        for i, (css, words, action) in enumerate(ACTIONS)
     )
 
 
-#: standard / elevated / high / very high, at 1, 2 and 3 KSS units (module docstring)
+#: acceptable / monitor / mitigate / redesign at R 1.3, 2 and 3 (module docstring)
 RISK_BANDS: tuple[RiskBand, ...] = bands_from(DEFAULT_BOUNDS)
 
 

@@ -91,8 +91,8 @@ def _summary_page(fig: Figure, summary: dict[str, Any]) -> None:
             f"R ≥ {band['lower']}" if band["upper"] is None else f"{band['lower']}–{band['upper']}"
         )
         lines.append(
-            f"  {band['words']:<30} {span:<12} {band['count']:>7,} duties "
-            f"({band['share'] * 100:.1f} %)"
+            f"  {band['words']:<11} {span:<12} {band['count']:>7,} duties "
+            f"({band['share'] * 100:.1f} %)  {band.get('action', '')}"
         )
     fig.text(0.04, 0.90, "\n".join(lines), fontsize=9.5, va="top", family="monospace")
     hist = summary["riskHistogram"]

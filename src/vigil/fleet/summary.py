@@ -277,6 +277,7 @@ def summarise(t: DutyTable, schedules: dict[str, list[Any]] | None = None) -> di
             {
                 "band": band.css,
                 "words": band.words,
+                "action": band.action,
                 "lower": band.lower,
                 "upper": band.upper if math.isfinite(band.upper) else None,
                 "kssUnits": band.kss_units,

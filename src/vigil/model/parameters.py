@@ -131,14 +131,48 @@ class Parameters:
     workload_per_sector: float = 0.4  # [KSS/sector] b_s, Powell et al. 2007/2008, ref §6 [C]
     workload_cap: float = 2.0  # [KSS] cap of the sector term, ref §6 [C]
 
-    # --- per-duty risk (ref §8)
-    risk_beta: float = math.log(1.72)  # [1/KSS] Åkerstedt et al. 2008 crash OR 1.72, §8 [P]
-    risk_kss_reference: float = 5.0  # [KSS] h = exp(β(K - 5)), ref §8 [C]
-    tot_coefficient: float = 0.10  # [h^-1] ToT = exp(0.10·max(0, h on duty - 8)), §8 [C]
-    tot_onset: float = 8.0  # [h] Folkard & Åkerstedt 2004; Folkard & Lombardi 2006, §8 [C]
-    exposure_takeoff: float = 1.0  # [h] E_to per take-off, ref §8 [C]
-    exposure_landing: float = 2.0  # [h] E_ld per landing (cabin crew: 1), ref §8 [C]
-    exposure_cabin: tuple[float, float] = (1.0, 1.0)  # [h] cabin-crew E_to, E_ld, §8 [C]
+    # --- per-duty risk (ref §8): h = S·T·D·B·M_cum per working hour, plus task exposure
+    #: [1/KSS] sleepiness component S = exp(β(K - K_typ(τ))): Åkerstedt et al. 2008, crash
+    #: OR 1.72 per step of model-predicted sleepiness (95 % CI 1.41-2.09), applied to the
+    #: sleepiness beyond the typical shiftworker's at that body hour (:func:`typical_kss`) [P]
+    risk_beta: float = math.log(1.72)
+    #: [TPM] alertness X of a typical rotating three-shift worker at body hours 0..23 (hour
+    #: means of the validation scenarios SHIFT-N 22-06, SHIFT-M 06-14, SHIFT-A 14-22:
+    #: first shifts after days off, predicted sleep); K_typ = KSS of it (model.risk
+    #: :func:`typical_kss`); recompute with ``python -m vigil.validation.risk_fit``
+    #: [D, identity row risk-typical-kss]
+    risk_typical_alertness: tuple[float, ...] = (
+        7.89, 6.98, 6.32, 5.94, 5.80, 5.87, 10.29, 10.50, 10.63, 10.73, 10.81, 10.89,
+        11.00, 11.15, 12.26, 12.40, 12.48, 12.41, 12.15, 11.63, 10.87, 9.89, 10.16, 8.98,
+    )  # fmt: skip
+    #: [-] amplitude of the time-of-day component T = 1 + a·cos(2π(τ - acrophase)/24)
+    #: [C, fitted: smith1994-night, folkard2004-afternoon; Folkard, Lombardi & Spencer 2006]
+    risk_tod_amplitude: float = 0.150
+    #: [h body] acrophase of T: about midnight (Folkard, Lombardi & Spencer 2006) [P]
+    risk_tod_acrophase: float = 0.0
+    #: [h^-1] D = exp(c·max(0, h on duty - 8)) [C, fitted: folkard2003-12h; Folkard &
+    #: Tucker 2003, Folkard & Lombardi 2006: risk rises about exponentially after 8-9 h]
+    tot_coefficient: float = 0.129
+    tot_onset: float = 8.0  # [h] Folkard & Åkerstedt 2004; Folkard & Lombardi 2006, §8 [P]
+    #: [h] B rises linearly from 1 (first half hour of a work spell) to ``break_factor_max``
+    #: (fourth half hour) over this many hours, then stays (Tucker, Folkard & Macdonald
+    #: 2003: risk doubled from the first to the last half hour of 2 h of work; Tucker et
+    #: al. 2006: roughly constant after that) [P]
+    break_ramp_hours: float = 1.5
+    break_factor_max: float = 2.0  # [-] Tucker, Folkard & Macdonald 2003, Lancet [P]
+    break_min_hours: float = 0.25  # [h] an own rest window this long ends a work spell [C]
+    #: [h] cruise-hour equivalents of one take-off and one landing, from Boeing's
+    #: Statistical Summary of Commercial Jet Airplane Accidents (fatal accidents by phase
+    #: of flight, worldwide, with its 1.5-h-flight exposure): take-off + initial climb
+    #: ≈ 14 % of fatal accidents in ≈ 2 % of flight time, final approach + landing ≈ 48 %
+    #: in ≈ 4 %; the other 38 % over the other 94 % (1.41 h) give 0.27 per hour, so a
+    #: take-off carries 0.14/0.27 = 0.52 h and a landing 0.48/0.27 = 1.78 h [P, derived;
+    #: shares as summarised across editions: verify against the current one]
+    exposure_takeoff: float = 0.52
+    exposure_landing: float = 1.78
+    #: [h] the same for cabin crew: the exposure is the aircraft's phase of flight (an
+    #: evacuation is as likely in those phases), counted once (ref §8 had 1, 1 [C])
+    exposure_cabin: tuple[float, float] = (0.52, 1.78)
     #: [-] M_cum for the k-th consecutive night duty, k = 1, 2, 3, >=4, Folkard & Tucker
     #: 2003 [P, from memory of the source: verify]
     night_multiplier: tuple[float, ...] = (1.00, 1.06, 1.17, 1.36)
@@ -175,6 +209,8 @@ class Parameters:
     _kernel: Consts = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
+        if len(self.risk_typical_alertness) != 24:
+            raise ValueError("risk_typical_alertness must hold body hours 0..23")
         if len(self.ordinal_cutpoints) != 8:
             raise ValueError("ordinal_cutpoints must hold K_1..K_8")
         if len(self.facility_factor) != 5:

@@ -1,30 +1,61 @@
-"""Per-duty fatigue risk score of reference §8: ``R_d = H_d / H_ref``.
+"""Per-duty fatigue risk of reference §8, rebuilt from published components.
 
-``H_d = Σ_i h(t_i)·Δt_i + Σ_take-offs E_to·h(t_to) + Σ_landings E_ld·h(t_ld)`` with
-``h = exp(β(K - 5))·ToT·M_cum``. R = 1 is the reference duty: 2 pilots, acclimatised at
-home, habitual 23:00-07:00 sleep, report 10:00, off 20:00, 2 sectors, Workload 0.
+``R_d = H_d / H_ref`` with, over the duty's working 15-minute intervals i (own in-flight
+rest and sleep excluded) and its take-offs and landings e,
+
+``H_d = Σ_i h_i·Δt_i + Σ_e E_e·h(t_e)``, ``h = S·T·D·B·M``:
+
+- **S, sleepiness** ``exp(β(K − K_typ(τ)))``: K the interval's KSS without the sector
+  workload term (take-offs and landings count once, through E), K_typ(τ) the KSS of a
+  typical rotating three-shift worker at the same body hour τ (:func:`typical_kss`), β =
+  ln 1.72 per KSS step of model-predicted sleepiness (Åkerstedt et al. 2008 [1]_). The
+  injury trends below were observed on such workers, so they already hold the typical
+  worker's sleepiness; S adds only the sleepiness beyond it (short sleep, long time
+  awake, jet lag), and takes it away from a crew member more rested than typical.
+- **T, time of day** ``1 + a·cos(2π(τ − 0 h)/24)``: the circadian rhythm in the risk of
+  injuries and accidents peaks about midnight, earlier than sleepiness (Folkard,
+  Lombardi & Spencer 2006 [2]_; the time-of-day component of the HSE Fatigue and Risk
+  Index, Spencer, Robertson & Folkard 2006 [3]_); the amplitude a is fitted to the
+  three-shift trend (Smith et al. 1994; Folkard & Åkerstedt 2004).
+- **D, time on duty** ``exp(c·max(0, hours on duty − 8))``: risk rises about
+  exponentially after 8-9 h on duty (Folkard & Tucker 2003 [4]_; Folkard & Lombardi
+  2006); c fitted to the 12-h over 8-h shift risk.
+- **B, breaks**: within a spell of work risk rises linearly from the first to the fourth
+  half hour, where it is double (Tucker, Folkard & Macdonald 2003 [5]_), then stays; an
+  own rest window (in-flight rest or a split-duty break) starts a new spell.
+- **M, consecutive duties**: Folkard & Tucker's (2003) risk by night (and early) number,
+  with :func:`run_fatigue_floor`.
+- **E, task exposure**: each take-off and landing adds ``E_to`` and ``E_ld``
+  cruise-hour equivalents evaluated at its nearest point, from the share of fatal
+  accidents by phase of flight per exposure time (Boeing Statistical Summary).
+
+R = 1 is the reference duty: 2 pilots, acclimatised at home, habitual 23:00-07:00 sleep,
+report 10:00, off 20:00, 2 sectors, Workload 0. The fitted parameters and their rows are
+in :mod:`vigil.validation.risk_fit`; docs/model.md "Risk" states the derivation.
 
 Conventions (ours, where reference §8 is silent; also in docs/model.md):
 
-- The "15-minute points" are the interval starts ``report + 15k min``; K of point k is the
-  mean final KSS of interval k (contract §4) and ToT uses the hours on duty at the point.
+- ToT uses the hours on duty at each interval's start; T, B and K_typ use its midpoint on
+  the body clock (``t + φ``, φ interpolated between report and off duty).
 - A take-off or landing is assigned to the nearest point (ties to the later one), clipped
   to the duty's intervals.
 - "Consecutive" night/early duties: the previous duty of the same kind went off duty less
   than 36 h before this one reports. Night wins over early.
-- Cumulative fatigue over a run of such duties: the fatigue factor of a later duty of the
-  run is floored at the highest of the earlier ones (:func:`run_fatigue_floor`, after
-  Folkard & Åkerstedt 2004 [2]), so the model's predicted recovery cannot cancel M_cum.
 
 References
 ----------
 .. [1] Åkerstedt T, Connor J, Gray A, Kecklund G (2008). Predicting road crashes from a
    mathematical model of alertness regulation - the Sleep/Wake Predictor. Accid Anal Prev
    40:1480-1485. doi:10.1016/j.aap.2008.03.005
-.. [2] Folkard S, Åkerstedt T (2004). Trends in the risk of accidents and injuries and their
-   implications for models of fatigue and performance. Aviat Space Environ Med 75(3
-   Suppl):A161-A167.
-.. [3] Folkard S, Tucker P (2003). Shift work, safety and productivity. Occup Med 53:95-101.
+.. [2] Folkard S, Lombardi DA, Spencer MB (2006). Estimating the circadian rhythm in the
+   risk of occupational injuries and accidents. Chronobiol Int 23:1181-1192.
+   doi:10.1080/07420520601096443
+.. [3] Spencer MB, Robertson KA, Folkard S (2006). The development of a fatigue/risk
+   index for shiftworkers. HSE Research Report RR446.
+.. [4] Folkard S, Tucker P (2003). Shift work, safety and productivity. Occup Med
+   53:95-101. doi:10.1093/occmed/kqg047
+.. [5] Tucker P, Folkard S, Macdonald I (2003). Rest breaks and accident risk. Lancet
+   361:680. doi:10.1016/S0140-6736(03)12566-4
 """
 
 from __future__ import annotations
@@ -42,8 +73,7 @@ from ._sums import pairwise_sum as _pairwise_sum
 from .alertness import final_kss
 from .parameters import DEFAULT, Parameters
 from .scales import interval_means
-from .simulate import CrewTimeline, simulate_alertness
-from .workload import workload_kss
+from .simulate import CrewTimeline, body_clock_phase, simulate_alertness
 
 OTHER, NIGHT, EARLY = 0, 1, 2  #: duty kinds for the cumulative multiplier (reference §8)
 INTERVAL_HOURS = 0.25  #: score interval [h] (contract §4)
@@ -201,38 +231,90 @@ def _multiplier(
                 out[i, j] = 1.0
 
 
-def fatigue_factor(
-    kss: object, included: object, interval_hours: object, params: Parameters = DEFAULT
-) -> FloatArray:
-    """Mean fatigue factor of each duty, ``Σ w·exp(β(K - 5)) / Σ w`` over its exposure.
+def time_of_day_factor(body_hour: object, params: Parameters = DEFAULT) -> FloatArray:
+    """T = ``1 + a·cos(2π(τ − acrophase)/24)`` at body hour(s) τ (module docstring).
 
-    Parameters
-    ----------
-    kss : array_like, shape (d, i)
-        Mean final KSS of each 15-minute interval (NaN pad). [KSS]
-    included : array_like of bool, shape (d, i)
-        Intervals counted in the exposure (:func:`duty_hazard`).
-    interval_hours : float or array_like, shape (d, i)
-        Weight of each interval. [h]
-    params : Parameters
-        ``risk_beta``, ``risk_kss_reference``.
-
-    Returns
-    -------
-    numpy.ndarray, shape (d,)
-        The hour-weighted mean of the KSS term of h (reference §8); NaN for a duty with
-        no included interval.
+    Folkard, Lombardi & Spencer (2006) place the acrophase of the risk rhythm about
+    midnight; ``risk_tod_amplitude`` is fitted (:mod:`vigil.validation.risk_fit`).
     """
-    k = as_2d(kss, "kss")
-    term = np.ascontiguousarray(np.exp(params.risk_beta * (k - params.risk_kss_reference)))
-    mean = np.empty(k.shape[0])
-    _factor_mean(
-        term,
-        as_shaped(included, k.shape, bool),
-        as_shaped(interval_hours, k.shape, np.float64),
-        mean,
-    )
-    return mean
+    tau = as_float(body_hour)
+    angle = 2.0 * np.pi * (tau - params.risk_tod_acrophase) / 24.0
+    out: FloatArray = 1.0 + params.risk_tod_amplitude * np.cos(angle)
+    return out
+
+
+def break_factor(spell_hours: object, params: Parameters = DEFAULT) -> FloatArray:
+    """B after ``spell_hours`` of work since report or the last own rest window.
+
+    Linear from 1 at the middle of the first half hour (0.25 h) to ``break_factor_max``
+    at the middle of the fourth (1.75 h), then constant (Tucker, Folkard & Macdonald
+    2003; Tucker et al. 2006 found no further rise).
+    """
+    spell = as_float(spell_hours)
+    rise = (params.break_factor_max - 1.0) * (spell - 0.25) / params.break_ramp_hours
+    out: FloatArray = np.clip(1.0 + rise, 1.0, params.break_factor_max)
+    return out
+
+
+def typical_kss(params: Parameters = DEFAULT) -> FloatArray:
+    """K_typ: KSS of a typical rotating three-shift worker at each body hour 0..23.
+
+    The injury and accident trends the risk components come from (Smith et al. 1994;
+    Folkard & Tucker 2003; Folkard, Lombardi & Spencer 2006) were observed on workers of
+    rotating three-shift systems, so their time-of-day risk already holds such a worker's
+    sleepiness. ``params.risk_typical_alertness`` holds the alertness X of the validation
+    scenarios SHIFT-M, SHIFT-A and SHIFT-N (the first 8-h morning, afternoon and night
+    shift after days off, predicted sleep, acclimatised), hour by hour; this maps it to
+    the preset's KSS (reference §2.5), clipped to 1-9.
+    """
+    x = np.asarray(params.risk_typical_alertness, dtype=np.float64)
+    out: FloatArray = np.clip(params.kss_intercept + params.kss_slope * x, 1.0, 9.0)
+    return out
+
+
+#: Body hours at which the typical worker changes (the three shifts' report hours).
+_SHIFT_CHANGES = (6, 14, 22)
+
+
+def typical_kss_at(body_hour: object, params: Parameters = DEFAULT) -> FloatArray:
+    """K_typ at body hour(s) τ: :func:`typical_kss` at the hour midpoints, interpolated
+    linearly (circularly) within each shift; at 06:00, 14:00 and 22:00 the typical worker
+    changes, so it steps there instead of blending a night worker into a morning one."""
+    table = typical_kss(params)
+    tau = np.mod(as_float(body_hour), 24.0)
+    base = np.floor(tau - 0.5)
+    share = tau - 0.5 - base
+    left = np.mod(base, 24).astype(np.int64)
+    right = np.mod(left + 1, 24)
+    blended = table[left] + (table[right] - table[left]) * share
+    change = np.isin(right, _SHIFT_CHANGES)
+    stepped = np.where(np.floor(tau) == right, table[right], table[left])
+    out: FloatArray = np.where(change, stepped, blended)
+    return out
+
+
+def sleepiness_factor(kss: object, body_hour: object, params: Parameters = DEFAULT) -> FloatArray:
+    """S = ``exp(β(K − K_typ(τ)))`` (Åkerstedt et al. 2008's OR per KSS step)."""
+    k = as_float(kss)
+    out: FloatArray = np.exp(params.risk_beta * (k - typical_kss_at(body_hour, params)))
+    return out
+
+
+def work_spell_hours(
+    midpoint: object, report: object, rest_start: object, rest_end: object, params: Parameters
+) -> FloatArray:
+    """Hours since report or the end of the last own rest window of at least
+    ``break_min_hours`` that ended by each interval midpoint, ``(d, w)`` [h]."""
+    mid = as_2d(midpoint, "midpoint")
+    start = as_float(report).reshape(-1, 1)
+    begin = np.broadcast_to(start, mid.shape).copy()
+    rs, re = as_2d(rest_start, "rest_start"), as_2d(rest_end, "rest_end")
+    for r in range(rs.shape[1]):
+        a, b = rs[:, r : r + 1], re[:, r : r + 1]
+        valid = np.isfinite(a) & np.isfinite(b) & (b - a >= params.break_min_hours)
+        ended = valid & (b <= mid)
+        begin = np.where(ended & (b > begin), b, begin)
+    return mid - begin
 
 
 @nb.njit(cache=True, error_model="numpy")
@@ -355,61 +437,6 @@ def nearest_point_counts(
     return out
 
 
-def duty_hazard(
-    kss: object,
-    hours_on_duty: object,
-    included: object,
-    takeoffs: object,
-    landings: object,
-    multiplier: object,
-    params: Parameters = DEFAULT,
-    *,
-    cabin_crew: object = False,
-    interval_hours: object = INTERVAL_HOURS,
-) -> FloatArray:
-    """H_d, the fatigue-weighted risk exposure of each duty (reference §8).
-
-    Parameters
-    ----------
-    kss : array_like, shape (d, i)
-        Mean final KSS of each 15-minute interval (NaN pad). [KSS]
-    hours_on_duty : array_like, shape (d, i)
-        Hours since report at each interval's point. [h]
-    included : array_like of bool, shape (d, i)
-        False for intervals inside the person's own in-flight rest (excluded).
-    takeoffs, landings : array_like, shape (d, i)
-        Events per point, from :func:`nearest_point_counts`.
-    multiplier : array_like, shape (d,)
-        M_cum from :func:`cumulative_multiplier`.
-    params : Parameters
-        ``risk_beta``, ``risk_kss_reference``, ``tot_coefficient``, ``tot_onset``,
-        ``exposure_takeoff``, ``exposure_landing``, ``exposure_cabin``.
-    cabin_crew : bool or array_like of bool, shape (d,)
-        Use E_to = E_ld = 1 (reference §8 [C]).
-    interval_hours : float or array_like, shape (d, i)
-        Weight of each interval (0.25 h; a short last interval may pass its length). [h]
-
-    Returns
-    -------
-    numpy.ndarray, shape (d,)
-        H_d. [h-equivalents at KSS 5]
-    """
-    k = as_2d(kss, "kss")
-    tot = np.exp(
-        params.tot_coefficient * np.maximum(0.0, as_float(hours_on_duty) - params.tot_onset)
-    )
-    h = np.exp(params.risk_beta * (k - params.risk_kss_reference)) * tot  # ref §8, [1] [2]
-    h = h * as_float(multiplier)[:, None]
-    h = np.where(np.isnan(k), 0.0, h)
-    cabin = np.broadcast_to(np.asarray(cabin_crew, dtype=bool), (k.shape[0],))[:, None]
-    e_to = np.where(cabin, params.exposure_cabin[0], params.exposure_takeoff)
-    e_ld = np.where(cabin, params.exposure_cabin[1], params.exposure_landing)
-    weight = np.where(np.asarray(included, dtype=bool), as_float(interval_hours), 0.0)
-    events = e_to * as_float(takeoffs) + e_ld * as_float(landings)
-    hazard: FloatArray = np.sum(h * (weight + events), axis=1)
-    return hazard
-
-
 def interval_geometry(
     report: object, off: object, n_intervals: object, width: int
 ) -> tuple[FloatArray, FloatArray]:
@@ -449,56 +476,17 @@ def _interval_geometry(
                 length[d, j] = 0.0
 
 
-def duties_hazard(
-    kss: object,
-    report: object,
-    off: object,
-    sectors: object,
-    included: object,
-    multiplier: object,
-    params: Parameters = DEFAULT,
-    *,
-    cabin_crew: object = False,
-) -> FloatArray:
-    """H_d of a batch of duties from their interval KSS: the one risk path (reference §8).
-
-    The scoring service calls it for every duty it rates, and :func:`reference_hazard`
-    for the reference duty, so R = 1 for that duty holds through the service too.
-
-    Parameters
-    ----------
-    kss : array_like, shape (d, w)
-        Mean final KSS of each 15-minute interval (NaN pad past a duty's end). [KSS]
-    report, off : array_like, shape (d,)
-        Report and off-duty instants. [epoch h]
-    sectors : array_like, shape (d,)
-        Sectors flown (take-offs and landings, spread by :func:`sector_times`).
-    included : array_like of bool, shape (d, w)
-        Intervals counted in the exposure (False: own in-flight rest or asleep).
-    multiplier : array_like, shape (d,)
-        M_cum times the run floor (:func:`cumulative_multiplier`, :func:`run_fatigue_floor`).
-    params : Parameters
-    cabin_crew : bool or array_like of bool, shape (d,)
-
-    Returns
-    -------
-    numpy.ndarray, shape (d,)
-        H_d. [h-equivalents at KSS 5]
-    """
-    terms = hazard_terms(kss, report, off, sectors, params, cabin_crew=cabin_crew)
-    return hazard_sum(terms, included, multiplier)
-
-
 class HazardTerms(NamedTuple):
     """The per-interval factors of ``H_d`` for a batch of duties, each ``(d, w)``.
 
     :func:`duties_hazard` is :func:`hazard_sum` of these; the scoring service also reads
-    the mean fatigue factor from them (:func:`terms_fatigue_factor`) without recomputing
-    ``term`` or the interval lengths.
+    each duty's components from them (:func:`duty_components`).
     """
 
-    term: FloatArray  #: ``exp(β(K - K_ref))``, NaN where the KSS is (padding)
-    tot: FloatArray  #: time-on-duty factor at each point
+    term: FloatArray  #: S, sleepiness beyond the typical worker's; NaN past the duty's end
+    tod: FloatArray  #: T, time of day
+    brk: FloatArray  #: B, time since the last break
+    tot: FloatArray  #: D, time-on-duty factor at each point
     length: FloatArray  #: each interval's length, 0 past the duty's end [h]
     events: FloatArray  #: take-off and landing exposure assigned to each point [h]
 
@@ -511,15 +499,20 @@ def hazard_terms(
     params: Parameters = DEFAULT,
     *,
     cabin_crew: object = False,
+    body_offset: object = 0.0,
+    rest_start: object | None = None,
+    rest_end: object | None = None,
 ) -> HazardTerms:
     """:class:`HazardTerms` of a batch of duties (arguments as :func:`duties_hazard`)."""
     k = np.ascontiguousarray(as_2d(kss, "kss"))
-    d = k.shape[0]
+    d, width = k.shape
+    rep = as_shaped(report, (d,), np.float64)
+    end = as_shaped(off, (d,), np.float64)
     tot, length, events = np.empty(k.shape), np.empty(k.shape), np.empty(k.shape)
     _hazard_geometry(
         k,
-        as_shaped(report, (d,), np.float64),
-        as_shaped(off, (d,), np.float64),
+        rep,
+        end,
         as_shaped(sectors, (d,), np.int64),
         as_shaped(cabin_crew, (d,), bool),
         _hazard_constants(params),
@@ -527,20 +520,33 @@ def hazard_terms(
         length,
         events,
     )
-    # NumPy's exp, as duty_hazard's (its SIMD exp and libm's differ in the last bit)
     np.exp(tot, out=tot)
-    term = np.exp(params.risk_beta * (k - params.risk_kss_reference))
-    return HazardTerms(term, tot, length, events)
+    mid = rep[:, None] + INTERVAL_HOURS * np.arange(width)[None, :] + length / 2.0
+    offset = np.asarray(body_offset, dtype=np.float64)
+    if offset.ndim == 2:  # φ at report and off duty: interpolate along the duty
+        share = np.clip((mid - rep[:, None]) / np.maximum(end - rep, 1e-9)[:, None], 0.0, 1.0)
+        phi = offset[:, :1] + (offset[:, 1:2] - offset[:, :1]) * share
+    else:
+        phi = np.broadcast_to(offset.reshape(-1, 1) if offset.ndim else offset, (d, 1))
+    body = mid + phi
+    if rest_start is None or rest_end is None:
+        spell = mid - rep[:, None]
+    else:
+        spell = work_spell_hours(mid, rep, rest_start, rest_end, params)
+    term = sleepiness_factor(k, body, params)
+    return HazardTerms(
+        term, time_of_day_factor(body, params), break_factor(spell, params), tot, length, events
+    )
 
 
 def hazard_sum(terms: HazardTerms, included: object, multiplier: object) -> FloatArray:
     """``H_d = Σ h·(w + events)`` of each duty from its :class:`HazardTerms`, with
-    ``h = term·ToT·M`` (``multiplier``, shape (d,)) and ``w`` the interval length where
+    ``h = S·T·B·D·M`` (``multiplier``, shape (d,)) and ``w`` the interval length where
     ``included`` (shape (d, w)), 0 elsewhere."""
     d = terms.term.shape[0]
     out = np.empty(d)
     _hazard_sum(
-        terms.term,
+        np.ascontiguousarray(terms.term * terms.tod * terms.brk),
         terms.tot,
         as_shaped(multiplier, (d,), np.float64),
         as_shaped(included, terms.term.shape, bool),
@@ -552,11 +558,11 @@ def hazard_sum(terms: HazardTerms, included: object, multiplier: object) -> Floa
 
 
 def terms_fatigue_factor(terms: HazardTerms, included: object) -> FloatArray:
-    """:func:`fatigue_factor` of the duties of ``terms``, weighted by their interval
-    lengths: the same values, from the ``term`` and ``length`` already computed."""
+    """Hour-weighted mean sleepiness factor S of each duty over its exposure (NaN for a
+    duty with none): the fatigue that :func:`run_fatigue_floor` carries along a run."""
     mean = np.empty(terms.term.shape[0])
     _factor_mean(
-        terms.term,
+        np.ascontiguousarray(terms.term),
         as_shaped(included, terms.term.shape, bool),
         terms.length,
         mean,
@@ -564,12 +570,101 @@ def terms_fatigue_factor(terms: HazardTerms, included: object) -> FloatArray:
     return mean
 
 
+class DutyComponents(NamedTuple):
+    """What drives each duty's risk, ``(d,)`` each: hour-weighted means of the factors of
+    h over the duty's working intervals, the task exposure and the consecutive-duty
+    multiplier (module docstring)."""
+
+    sleepiness: FloatArray  #: mean S (1: as sleepy as the typical worker at those hours)
+    time_of_day: FloatArray  #: mean T
+    time_on_duty: FloatArray  #: mean D
+    breaks: FloatArray  #: mean B
+    consecutive: FloatArray  #: M (M_cum times the run floor)
+    working_hours: FloatArray  #: hours in the exposure [h]
+    task_exposure: FloatArray  #: Σ E over take-offs and landings [h]
+
+
+def duty_components(terms: HazardTerms, included: object, multiplier: object) -> DutyComponents:
+    """:class:`DutyComponents` of the duties of ``terms``."""
+    inc = as_shaped(included, terms.term.shape, bool)
+    valid = np.isfinite(terms.term)
+    w = np.where(inc & valid, terms.length, 0.0)
+    hours = w.sum(axis=1)
+    safe = np.where(hours > 0, hours, np.nan)
+
+    def mean(values: FloatArray) -> FloatArray:
+        out: FloatArray = np.where(valid, values, 0.0).__mul__(w).sum(axis=1) / safe
+        return out
+
+    return DutyComponents(
+        mean(terms.term),
+        mean(terms.tod),
+        mean(terms.tot),
+        mean(terms.brk),
+        as_shaped(multiplier, (terms.term.shape[0],), np.float64),
+        hours,
+        np.where(valid, terms.events, 0.0).sum(axis=1),
+    )
+
+
+def duties_hazard(
+    kss: object,
+    report: object,
+    off: object,
+    sectors: object,
+    included: object,
+    multiplier: object,
+    params: Parameters = DEFAULT,
+    *,
+    cabin_crew: object = False,
+    body_offset: object = 0.0,
+    rest_start: object | None = None,
+    rest_end: object | None = None,
+) -> FloatArray:
+    """H_d of a batch of duties from their interval KSS: the one risk path (reference §8).
+
+    The scoring service calls it for every duty it rates, and :func:`reference_hazard`
+    for the reference duty, so R = 1 for that duty holds through the service too.
+
+    Parameters
+    ----------
+    kss : array_like, shape (d, w)
+        Mean KSS of each 15-minute interval without the sector workload term (NaN pad
+        past a duty's end). [KSS]
+    report, off : array_like, shape (d,)
+        Report and off-duty instants. [epoch h]
+    sectors : array_like, shape (d,)
+        Sectors flown (take-offs and landings, spread by :func:`sector_times`).
+    included : array_like of bool, shape (d, w)
+        Intervals counted in the exposure (False: own in-flight rest or asleep).
+    multiplier : array_like, shape (d,)
+        M_cum times the run floor (:func:`cumulative_multiplier`, :func:`run_fatigue_floor`).
+    params : Parameters
+    cabin_crew : bool or array_like of bool, shape (d,)
+    body_offset : float or array_like, shape (d,) or (d, 2)
+        Body-clock offset φ [h]: one per duty, or at report and off duty (interpolated).
+    rest_start, rest_end : array_like, shape (d, r), optional
+        The person's own rest windows (in-flight or split-duty breaks), NaN pad: each
+        of at least ``break_min_hours`` ends a work spell (B).
+
+    Returns
+    -------
+    numpy.ndarray, shape (d,)
+        H_d. [h-equivalents of the typical worker's risk at the T = 1 hours]
+    """
+    terms = hazard_terms(
+        kss, report, off, sectors, params, cabin_crew=cabin_crew, body_offset=body_offset,
+        rest_start=rest_start, rest_end=rest_end,
+    )  # fmt: skip
+    return hazard_sum(terms, included, multiplier)
+
+
 def _hazard_constants(params: Parameters) -> FloatArray:
-    """The scalars of :func:`_hazard`, in its order."""
+    """The scalars of :func:`_hazard_geometry`, in its order."""
     return np.array(
         [
             params.risk_beta,
-            params.risk_kss_reference,
+            0.0,
             params.tot_coefficient,
             params.tot_onset,
             params.exposure_takeoff,
@@ -648,7 +743,7 @@ def _hazard_sum(
     events: FloatArray,
     out: FloatArray,
 ) -> None:
-    """``H_d = Σ h·(w + events)`` of :func:`duty_hazard`, summed in NumPy's order."""
+    """``H_d = Σ h·(w + events)`` (``term`` = S·T·B), summed in NumPy's order."""
     width = term.shape[1]
     row = np.empty(width)
     for d in range(term.shape[0]):
@@ -674,7 +769,7 @@ def minute_midpoints(report: float, off: float) -> FloatArray:
 
 @functools.lru_cache(maxsize=16)
 def reference_hazard(params: Parameters = DEFAULT) -> float:
-    """H_ref: :func:`duty_hazard` of the reference duty, run through the same engine.
+    """H_ref: :func:`duties_hazard` of the reference duty, run through the same engine.
 
     Two pilots at home (UTC+0, acclimatised), warm-up from 07:00 three days before with
     23:00-07:00 sleep, report 10:00, off 20:00 on day 3, 2 sectors, Workload 0, M_cum = 1
@@ -706,25 +801,35 @@ def duty_risk_exposure(
     workload: float = 0.0,
     multiplier: float = 1.0,
     cabin_crew: bool = False,
+    rest: tuple[float, float] | None = None,
     params: Parameters = DEFAULT,
 ) -> float:
     """H_d of one duty of one person (``timeline`` with one row), end to end.
 
     A convenience for tests, docs and the reference duty; the scoring layer calls the same
-    :func:`duties_hazard` on whole batches. No in-flight rest.
+    :func:`duties_hazard` on whole batches. ``rest``: one own rest window (excluded from
+    the exposure; it ends a work spell). The sector workload term is not in the risk's
+    KSS (take-offs and landings count once); ``workload`` is kept for the signature.
     """
+    del workload
     t = minute_midpoints(report, off)
     x = simulate_alertness(timeline, t, params)
-    wl = workload_kss(t, [report], [off], [sectors], [workload], params=params)
-    kss = interval_means(final_kss(x, wl, params))
+    kss = interval_means(final_kss(x, 0.0, params))
+    n = kss.shape[1]
+    mid = report + INTERVAL_HOURS * np.arange(n) + INTERVAL_HOURS / 2.0
     included = np.ones_like(kss, dtype=bool)
+    rest_start = rest_end = None
+    if rest is not None:
+        included[0] = ~((mid >= rest[0]) & (mid < rest[1]))
+        rest_start, rest_end = np.array([[rest[0]]]), np.array([[rest[1]]])
+    phase = body_clock_phase(timeline, np.array([[report, off - 1e-6]]), params)
     h = duties_hazard(
-        kss, [report], [off], [sectors], included, [multiplier], params, cabin_crew=cabin_crew
-    )
+        kss, [report], [off], [sectors], included, [multiplier], params,
+        cabin_crew=cabin_crew, body_offset=phase, rest_start=rest_start, rest_end=rest_end,
+    )  # fmt: skip
     return float(h[0])
 
 
 def duty_risk(hazard: object, params: Parameters = DEFAULT) -> FloatArray:
-    """``R_d = H_d / H_ref`` (reference §8). Bands [C]: < 1.5 comparable to a standard day,
-    1.5-3 elevated, 3-5 high, > 5 very high."""
+    """``R_d = H_d / H_ref`` (reference §8; bands in :mod:`vigil.fleet.bands`)."""
     return as_float(hazard) / reference_hazard(params)

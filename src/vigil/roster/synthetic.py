@@ -20,6 +20,7 @@ from datetime import UTC, date, datetime, timedelta
 
 from vigil import tz
 from vigil.domain import INTERVAL, DateFormat
+from vigil.roster import ftl
 
 __all__ = [
     "SyntheticDuty",
@@ -27,6 +28,7 @@ __all__ = [
     "generate_airline_roster",
     "generate_duties",
     "generate_roster",
+    "ftl_duties",
     "render_roster",
 ]
 
@@ -87,6 +89,7 @@ class SyntheticDuty:
     crew_prep_minutes: int = 60
     commute_minutes: int = 60
     cabin_crew_sleep_pattern: int = 0
+    block_hours: float = 0.0  #: flight (block) time of the duty's sectors [h]; not written
 
     @property
     def interval_count(self) -> int:
@@ -368,12 +371,14 @@ class _Crew:
     rank: str
 
 
-def _short_haul_month(crew: _Crew) -> list[SyntheticDuty]:
+def _short_haul_month(crew: _Crew, legal: bool = True) -> list[SyntheticDuty]:
     """Days of 1-4 sectors out and back from a European base, 5 on then 2-4 off.
 
     An odd number of sectors ends the day away (a night stop); the next day starts there.
     Some days are split shifts (DutyType 2, SplitShift 0) or airport standby (DutyType 3,
-    no sectors, Workload 0-50).
+    no sectors, Workload 0-50). ``legal`` keeps EASA's limits (:mod:`vigil.roster.ftl`):
+    a day's sectors are cut to the maximum FDP of its report time, rest follows
+    ORO.FTL.235 and a day that would pass a cumulative limit becomes a day off.
     """
     rng, zone, network = crew.rng, _zone(crew.base), _EUROPE[crew.base]
     duties: list[SyntheticDuty] = []
@@ -384,6 +389,13 @@ def _short_haul_month(crew: _Crew) -> list[SyntheticDuty]:
                 break
             report = _at(crew.first + timedelta(days=day), rng.randrange(300, 900, 5), zone)
             report = max(report, last_off + timedelta(hours=12))
+            if legal and duties:
+                before = duties[-1]
+                need = max(
+                    before.off_duty - before.on_duty,
+                    timedelta(hours=12 if where == crew.base else 10),
+                )
+                report = max(report, _round5(last_off + need + timedelta(minutes=4)))
             kind = rng.random()
             if kind < 0.05 and where == crew.base:  # airport standby
                 off = report + timedelta(hours=rng.choice((4, 6, 8)))
@@ -392,32 +404,134 @@ def _short_haul_month(crew: _Crew) -> list[SyntheticDuty]:
                     workload=str(rng.choice((0, 5, 10))),
                 )  # fmt: skip
             else:
-                legs, block, end = rng.randint(1, 4), 0.0, where
+                legs, end = rng.randint(1, 4), where
+                blocks: list[float] = []
+                stops: list[str] = []
                 for _ in range(legs):
                     dest = rng.choice(tuple(network)) if end == crew.base else crew.base
-                    block += network.get(dest) or network[end]
+                    blocks.append(network.get(dest) or network[end])
+                    stops.append(dest)
                     end = dest
                 split = kind < 0.12 and legs >= 2
-                hours = block + 1.0 + 0.75 * (legs - 1) + 0.5 + (3.0 if split else 0.0)
-                off = _round5(report + timedelta(hours=hours))
+                workload = rng.choice(("0", "0", "-10", "15", "30"))
+                while True:
+                    block = sum(blocks[:legs])
+                    hours = block + 1.0 + 0.75 * (legs - 1) + 0.5 + (3.0 if split else 0.0)
+                    off = _round5(report + timedelta(hours=hours))
+                    if not legal or legs == 1 or _fdp_ok(report, off, legs, split, where):
+                        break
+                    legs -= 1
+                    split = split and legs >= 2
+                end = stops[legs - 1]
                 duty = SyntheticDuty(
                     crew.ref, report, off, where, end, crew.base, sectors=legs,
                     split_shift=0 if split else 1, duty_type=2 if split else 1,
-                    workload=rng.choice(("0", "0", "-10", "15", "30")),
+                    workload=workload, block_hours=sum(blocks[:legs]),
                 )  # fmt: skip
-                where = end
+            if legal and not _cumulative_ok([*duties, *_with_way_home(duty, network)]):
+                day += 1  # a day off instead: the duty would pass ORO.FTL.210
+                continue
+            if duty.sectors:
+                where = duty.end
             duties.append(duty)
             last_off = duty.off_duty
             day += 1
         if where != crew.base:  # the day off starts with the way home
             report = last_off + timedelta(hours=12)
-            back = _round5(report + timedelta(hours=network.get(where, 2.0) + 1.5))
+            if legal:
+                report = max(report, _rested(duties[-1], at_home=False))
+            block = network.get(where, 2.0)
+            back = _round5(report + timedelta(hours=block + 1.5))
             duties.append(
-                SyntheticDuty(crew.ref, report, back, where, crew.base, crew.base, workload="0")
+                SyntheticDuty(
+                    crew.ref,
+                    report,
+                    back,
+                    where,
+                    crew.base,
+                    crew.base,
+                    workload="0",
+                    block_hours=block,
+                )  # fmt: skip
             )
             last_off, where = back, crew.base
         day = max(day, (last_off.date() - crew.first).days + 1) + rng.choice((2, 3, 4))
     return duties
+
+
+def _with_way_home(duty: SyntheticDuty, network: dict[str, float]) -> list[SyntheticDuty]:
+    """``duty``, and the flight home after it when it ends away (a night stop), so the
+    cumulative limits leave room for it."""
+    if duty.end == duty.home or not duty.sectors:
+        return [duty]
+    report = _rested(duty, at_home=False)
+    block = network.get(duty.end, 2.0)
+    home = SyntheticDuty(duty.reference, report, report + timedelta(hours=block + 1.5),
+                         duty.end, duty.home, duty.home, block_hours=block)  # fmt: skip
+    return [duty, home]
+
+
+def _legal_augmented(duty: SyntheticDuty) -> SyntheticDuty:
+    """``duty`` with a class 1 rest facility when its FDP needs one (CS FTL.1.205(c))."""
+    check = ftl_duties([duty])[0]
+    if check.fdp_hours <= check.limit_hours:
+        return duty
+    return replace(duty, sleep_class=1)
+
+
+def _rested(before: SyntheticDuty, *, at_home: bool) -> datetime:
+    """Earliest report after ``before`` with ORO.FTL.235's minimum rest: as long as the
+    preceding duty, and at least 12 h at home base or 10 h away."""
+    floor = timedelta(hours=12 if at_home else 10)
+    return before.off_duty + max(before.off_duty - before.on_duty, floor)
+
+
+def _local_minutes(instant: datetime, code: str) -> int:
+    """Minutes after local midnight of ``instant`` at airport ``code``."""
+    wall = tz.utc_to_local(instant, _zone(code))
+    return wall.hour * 60 + wall.minute
+
+
+def _fdp_ok(report: datetime, off: datetime, legs: int, split: bool, where: str) -> bool:
+    """Within ORO.FTL.205(b)(1) (and CS FTL.1.220 for a split duty)?"""
+    duty = ftl.FtlDuty(report, off, _local_minutes(report, where), legs,
+                       split_break=timedelta(hours=3) if split else timedelta(0))  # fmt: skip
+    return duty.fdp_hours <= duty.limit_hours + 1e-9
+
+
+def _cumulative_ok(duties: list[SyntheticDuty]) -> bool:
+    """The last duty keeps ORO.FTL.210's cumulative duty and block limits."""
+    last = duties[-1]
+    hour = timedelta(hours=1)
+    for days, cap in ((7, 60.0), (14, 110.0), (28, 190.0)):
+        start = last.off_duty - timedelta(days=days)
+        total = sum(
+            (min(d.off_duty, last.off_duty) - max(d.on_duty, start)) / hour
+            for d in duties
+            if d.off_duty > start
+        )
+        if total > cap:
+            return False
+    start = last.off_duty - timedelta(days=28)
+    return sum(d.block_hours for d in duties if d.on_duty >= start) <= 100.0
+
+
+def ftl_duties(duties: list[SyntheticDuty]) -> list[ftl.FtlDuty]:
+    """One crew member's duties (time order) as :class:`vigil.roster.ftl.FtlDuty`."""
+    return [
+        ftl.FtlDuty(
+            d.on_duty,
+            d.off_duty,
+            _local_minutes(d.on_duty, d.start),
+            d.sectors,
+            crew_composition=d.crew_composition,
+            sleep_class=d.sleep_class,
+            split_break=timedelta(hours=3) if d.split_shift == 0 else timedelta(0),
+            at_home=d.start == d.home,
+            block_hours=d.block_hours,
+        )  # fmt: skip
+        for d in duties
+    ]
 
 
 def _rests(
@@ -435,7 +549,7 @@ def _rests(
     return out
 
 
-def _long_haul_month(crew: _Crew, cabin: bool) -> list[SyntheticDuty]:
+def _long_haul_month(crew: _Crew, cabin: bool, legal: bool = True) -> list[SyntheticDuty]:
     """Trips out and back with a 24-48 h layover, then 3-4 days off.
 
     Pilots fly in augmented crews of 3 (one rest, sometimes a partial augmentation) or
@@ -451,6 +565,10 @@ def _long_haul_month(crew: _Crew, cabin: bool) -> list[SyntheticDuty]:
         out = _augmented(crew, crew.base, dest, on, network[dest], cabin)
         back_on = _round5(out.off_duty + timedelta(hours=rng.randrange(24, 49)))
         back = _augmented(crew, dest, crew.base, back_on, network[dest], cabin)
+        if legal:  # CS FTL.1.205(c): a better rest facility where the FDP needs it
+            out, back = _legal_augmented(out), _legal_augmented(back)
+            if not (_cumulative_ok([*duties, out]) and _cumulative_ok([*duties, out, back])):
+                break  # ORO.FTL.210: no further trip this month
         duties += [out, back]
         day = (back.off_duty.date() - crew.first).days + rng.choice((3, 4))
     return duties
@@ -478,14 +596,19 @@ def _augmented(
         sleep_count=count, sleep_order=rng.randint(1, 3 if composition == 9 else composition - 1),
         sleep_class=sleep_class, first_rest=rests[0],
         second_rest=rests[1] if count == 2 else None, partial_augment=augment,
-        fleet=crew.fleet, rank=crew.rank, workload=rng.choice(("0", "0", "20")),
+        fleet=crew.fleet, rank=crew.rank, workload=rng.choice(("0", "0", "20")), block_hours=block,
         crew_prep_minutes=rng.choice((60, 75, 90)), commute_minutes=rng.choice((45, 60, 90)),
         cabin_crew_sleep_pattern=pattern,
     )  # fmt: skip
 
 
 def generate_airline_duties(
-    n_crew: int, n_days: int, seed: int, *, first_day: date = date(2026, 3, 1)
+    n_crew: int,
+    n_days: int,
+    seed: int,
+    *,
+    first_day: date = date(2026, 3, 1),
+    legal: bool = True,
 ) -> list[SyntheticDuty]:
     """An airline's month as ground-truth duties (issue 14's realistic mix).
 
@@ -494,6 +617,11 @@ def generate_airline_duties(
     crew. About 13.6 rows per crew member per 28 days; every column is written (see
     :func:`render_roster`), with TimeReference 0, 1 or 2 at random. Deterministic by
     ``seed``; ``first_day`` as :func:`generate_duties`.
+
+    ``legal`` (default) keeps the EASA flight time limitations of :mod:`vigil.roster.ftl`
+    (maximum FDP by report time and sectors, augmented limits, minimum rest, cumulative
+    duty and block hours); ``legal=False`` gives the earlier month, with short-haul
+    duties beyond the 13-h basic maximum, for robustness tests.
     """
     rng = random.Random(seed)
     duties: list[SyntheticDuty] = []
@@ -509,9 +637,9 @@ def generate_airline_duties(
             rank = rng.choice(("CPT", "FO", "SO")) if kind < 8 else rng.choice(("CC", "PUR"))
         crew = _Crew(rng, ref, base, first_day, n_days, fleet, rank)
         if kind < 5:
-            made = [replace(d, fleet=fleet, rank=rank) for d in _short_haul_month(crew)]
+            made = [replace(d, fleet=fleet, rank=rank) for d in _short_haul_month(crew, legal)]
         else:
-            made = _long_haul_month(crew, cabin=kind >= 8)
+            made = _long_haul_month(crew, cabin=kind >= 8, legal=legal)
         prep, commute = rng.choice((45, 60, 75)), rng.choice((30, 60, 90, 120))
         for duty in made:
             if kind < 5:
@@ -521,8 +649,14 @@ def generate_airline_duties(
 
 
 def generate_airline_roster(
-    n_crew: int, n_days: int, seed: int, *, date_format: DateFormat | str = DateFormat.DMY
+    n_crew: int,
+    n_days: int,
+    seed: int,
+    *,
+    date_format: DateFormat | str = DateFormat.DMY,
+    legal: bool = True,
 ) -> str:
-    """An airline's month as 34-column RosterData CSV with header (issue 14's benchmark
-    roster; see :func:`generate_airline_duties`)."""
-    return render_roster(generate_airline_duties(n_crew, n_days, seed), date_format=date_format)
+    """An airline's month as 34-column RosterData CSV with header (the benchmark roster;
+    see :func:`generate_airline_duties`: EASA-legal unless ``legal=False``)."""
+    duties = generate_airline_duties(n_crew, n_days, seed, legal=legal)
+    return render_roster(duties, date_format=date_format)

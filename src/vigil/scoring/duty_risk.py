@@ -11,6 +11,7 @@ and the simulated body clock.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
@@ -19,11 +20,12 @@ import numpy.typing as npt
 from vigil import model
 from vigil.model import risk
 from vigil.model.simulate import body_clock_phase
+from vigil.model.workload import workload_kss_fast
 from vigil.scoring.grid import FloatArray
 from vigil.scoring.layout import Layout
 from vigil.scoring.request import DECIMALS
 
-__all__ = ["duty_risks"]
+__all__ = ["DutyRiskDetail", "RiskDrivers", "duty_risk_detail", "duty_risks", "risk_drivers"]
 
 _CREW_STRIDE = 1.0e6  #: [h] offset separating crew rows when searching sorted episodes
 
@@ -82,26 +84,63 @@ def _exposed(
         out[d, position[t]] = not (asleep or resting)
 
 
+class DutyRiskDetail(NamedTuple):
+    """R_d of every duty of a chunk with what drives it (:class:`vigil.model.risk.DutyComponents`),
+    its kind (``model.NIGHT``, ``EARLY``, ``OTHER``) and place in its run of such duties."""
+
+    risk: FloatArray
+    components: risk.DutyComponents
+    kind: npt.NDArray[np.int64]
+    position: npt.NDArray[np.int64]
+    report_body_hour: FloatArray  #: body-clock hour of day at report [h]
+    sectors: FloatArray
+    duty_hours: FloatArray  #: off - report [h]
+
+
 def duty_risks(
     layout: Layout,
     timeline: model.CrewTimeline,
     kss_by_interval: FloatArray,
     params: model.Parameters,
 ) -> FloatArray:
-    """R_d = H_d / H_ref for every duty of the chunk (reference §8).
+    """R_d = H_d / H_ref for every duty of the chunk (reference §8); see
+    :func:`duty_risk_detail`."""
+    return duty_risk_detail(layout, timeline, kss_by_interval, params).risk
+
+
+def duty_risk_detail(
+    layout: Layout,
+    timeline: model.CrewTimeline,
+    kss_by_interval: FloatArray,
+    params: model.Parameters,
+) -> DutyRiskDetail:
+    """R_d and its components for every duty of the chunk (:mod:`vigil.model.risk`).
 
     An interval is left out of the exposure sum when its midpoint lies in the person's
     own in-flight rest or in one of their sleeps (a split-duty break counts as duty only
-    while awake, §7). Night/early classification uses body-clock report and off times,
-    ``t + phi(t)`` from the simulated body clock.
+    while awake, §7). The sleepiness component reads the interval KSS without the sector
+    workload term (reference §6), so take-offs and landings enter once, as task exposure.
+    Night/early classification, time of day and the typical worker's sleepiness use the
+    body clock, ``t + phi(t)`` from the simulated body clock.
     """
     n_duty = layout.on.size
     if n_duty == 0:
-        return np.empty(0)
+        empty = np.empty(0)
+        comps = risk.DutyComponents(*(empty,) * 7)
+        return DutyRiskDetail(empty, comps, np.empty(0, np.int64), np.empty(0, np.int64),
+                              empty, empty, empty)  # fmt: skip
     width = int(layout.count.max())
     d, k = layout.duty, layout.position
     kss = np.full((n_duty, width), np.nan)
     kss[d, k] = kss_by_interval
+    # the sector workload term at each interval's midpoint, taken back out (§6: counted once)
+    mid = np.full((n_duty, width), np.nan)
+    mid[d, k] = (layout.start + np.minimum(layout.start + 0.25, layout.off[d])) / 2.0
+    load = workload_kss_fast(
+        mid, layout.on, layout.off, layout.sectors, layout.workload,
+        layout.rest_start, layout.rest_end, params,
+    )  # fmt: skip
+    kss = np.clip(kss - np.nan_to_num(load), 1.0, 9.0)
     included = np.zeros((n_duty, width), dtype=bool)
     _exposed(
         layout.interval_crew,
@@ -122,8 +161,10 @@ def duty_risks(
     points[layout.crew, 2 * layout.slot] = layout.on
     points[layout.crew, 2 * layout.slot + 1] = layout.off - 1e-6
     phase = body_clock_phase(timeline, points, params)
-    report_body = layout.on + phase[layout.crew, 2 * layout.slot]
-    off_body = layout.off + phase[layout.crew, 2 * layout.slot + 1]
+    phase_on = phase[layout.crew, 2 * layout.slot]
+    phase_off = phase[layout.crew, 2 * layout.slot + 1]
+    report_body = layout.on + phase_on
+    off_body = layout.off + phase_off
     kinds = model.classify_duty(report_body, off_body, params)
     crew_shape = (layout.n_crew, slots)
     report_rows = np.full(crew_shape, np.nan)
@@ -137,11 +178,97 @@ def duty_risks(
         report_rows, off_rows, kind_rows, params, position=positions
     )
     terms = risk.hazard_terms(
-        kss, layout.on, layout.off, layout.sectors, params, cabin_crew=layout.cabin
-    )
+        kss, layout.on, layout.off, layout.sectors, params, cabin_crew=layout.cabin,
+        body_offset=np.stack([phase_on, phase_off], axis=1),
+        rest_start=layout.rest_start, rest_end=layout.rest_end,
+    )  # fmt: skip
     # cumulative fatigue over a run of nights or earlies: no recovery within the run (§8)
     factor_rows = np.full(crew_shape, np.nan)
     factor_rows[layout.crew, layout.slot] = risk.terms_fatigue_factor(terms, included)
     multiplier = multiplier * risk.run_fatigue_floor(factor_rows, kind_rows, positions)
-    hazard = risk.hazard_sum(terms, included, multiplier[layout.crew, layout.slot])
-    return model.duty_risk(hazard, params).round(DECIMALS)
+    per_duty = multiplier[layout.crew, layout.slot]
+    hazard = risk.hazard_sum(terms, included, per_duty)
+    return DutyRiskDetail(
+        model.duty_risk(hazard, params).round(DECIMALS),
+        risk.duty_components(terms, included, per_duty),
+        kinds,
+        positions[layout.crew, layout.slot],
+        np.mod(report_body, 24.0),
+        layout.sectors,
+        layout.off - layout.on,
+    )
+
+
+class RiskDrivers(NamedTuple):
+    """What drives one duty's R, for people: the components of
+    :class:`vigil.model.risk.DutyComponents` (rounded) and plain-word reasons."""
+
+    components: dict[str, float]
+    reasons: tuple[str, ...]
+
+
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh")
+_COUNTS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight")
+#: a duty is "sleepier than usual" when S is this far above the typical worker's (≈ 0.5
+#: KSS step at β = ln 1.72) [C]
+SLEEPY_FACTOR = 1.3
+SHORT_SLEEP_HOURS = 6.0  #: [h] "short sleep": less than this asleep in the 24 h before report
+LONG_DUTY_HOURS = 10.0  #: [h] "long duty": past the hours where D has risen 25 % (c = 0.129)
+
+
+def prior_sleep_hours(
+    timeline: model.CrewTimeline, crew: npt.NDArray[np.int64], report: FloatArray
+) -> FloatArray:
+    """Hours asleep in the 24 h before each duty's report (given or predicted sleep)."""
+    start = np.asarray(timeline.sleep_start)[crew]
+    end = np.asarray(timeline.sleep_end)[crew]
+    r = report[:, None]
+    overlap = np.clip(np.minimum(end, r) - np.maximum(start, r - 24.0), 0.0, None)
+    out: FloatArray = np.nansum(overlap, axis=1)  # NaN padding adds nothing
+    return out
+
+
+def risk_drivers(detail: DutyRiskDetail, prior_sleep: FloatArray) -> list[RiskDrivers]:
+    """Per duty: the components of its R and the reasons a safety officer would give.
+
+    Reasons: night (touches 02:00-04:59 body time), early start (report 05:00-06:59
+    body time), the k-th consecutive night or early (k >= 2), long duty (>= 10 h), three
+    or more landings, short sleep (< 6 h in the 24 h before report), sleepier than usual
+    for the hour (S >= 1.3: the crew member is sleepier than the typical shiftworker at
+    those hours, e.g. after a long time awake or across time zones).
+    """
+    c = detail.components
+    out: list[RiskDrivers] = []
+    for i in range(detail.risk.size):
+        comps = {
+            "sleepiness": c.sleepiness[i],
+            "timeOfDay": c.time_of_day[i],
+            "timeOnDuty": c.time_on_duty[i],
+            "breaks": c.breaks[i],
+            "consecutive": c.consecutive[i],
+            "workingHours": c.working_hours[i],
+            "taskExposure": c.task_exposure[i],
+            "priorSleep": prior_sleep[i],
+        }
+        rounded = {k: round(float(v), 3) if math.isfinite(v) else 0.0 for k, v in comps.items()}
+        reasons: list[str] = []
+        kind, pos = int(detail.kind[i]), int(detail.position[i])
+        word = {model.NIGHT: "night", model.EARLY: "early start"}.get(kind)
+        if word is not None:
+            if pos >= 2:
+                nth = _ORDINALS[min(pos, len(_ORDINALS)) - 1]
+                reasons.append(f"{nth} consecutive {'night' if kind == model.NIGHT else 'early'}")
+            else:
+                reasons.append(word)
+        hours = float(detail.duty_hours[i])
+        if hours >= LONG_DUTY_HOURS:
+            reasons.append(f"long duty ({hours:.1f} h)")
+        landings = int(detail.sectors[i])
+        if landings >= 3:
+            reasons.append(f"{_COUNTS[min(landings, len(_COUNTS) - 1)]} landings")
+        if prior_sleep[i] < SHORT_SLEEP_HOURS:
+            reasons.append(f"short sleep ({prior_sleep[i]:.1f} h in the 24 h before report)")
+        if c.sleepiness[i] >= SLEEPY_FACTOR:
+            reasons.append("sleepier than usual for the hour")
+        out.append(RiskDrivers(rounded, tuple(reasons)))
+    return out

@@ -13,13 +13,17 @@ import functools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
+import numpy as np
 import orjson
 
 from vigil.scoring import grid
 from vigil.scoring.grid import FloatArray, SleepEpisode
 from vigil.scoring.request import ScoringError
+
+if TYPE_CHECKING:
+    from vigil.scoring.duty_risk import RiskDrivers
 
 __all__ = [
     "DutyResult",
@@ -52,6 +56,8 @@ class DutyResult(NamedTuple):
     #: the crew member's own rest in the duty as ``(first, count)`` runs of its intervals
     #: (relative to the duty), left out of every summary (:mod:`vigil.scoring.controls`)
     rest: tuple[tuple[int, int], ...] = ()
+    #: what drives ``risk``: components and plain-word reasons (:mod:`.duty_risk`)
+    drivers: RiskDrivers | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,8 +99,14 @@ def schedule_entry(
     risk: bool,
     include_sleep: bool = False,
     arrays: bool = True,
+    explain: bool = False,
+    percentiles: bool = False,
 ) -> dict[str, object]:
     """One ``scheduleScores`` entry (contract §4) on ``scale``.
+
+    ``explain`` (with ``risk``) adds each duty's ``riskComponents`` and ``riskReasons``
+    where the results carry them (scored now; stored results do not). ``percentiles``
+    adds the population percentiles of :func:`percentile_block` (needs the KSS scores).
 
     With ``arrays=True`` the scores stay a NumPy array (for orjson); otherwise a list of
     floats (for templates and Python callers).
@@ -118,13 +130,51 @@ def schedule_entry(
         }
         if risk:
             item["risk"] = duty.risk
+            if explain and duty.drivers is not None:
+                item["riskComponents"] = duty.drivers.components
+                item["riskReasons"] = list(duty.drivers.reasons)
         if duty.rest:
             item["restIntervals"] = [list(run) for run in duty.rest]
         duties.append(item)
     entry["duties"] = duties
+    if percentiles and "KSS" in result.scores:
+        block, per_duty = percentile_block(result)
+        entry["percentiles"] = block
+        for item, summary in zip(duties, per_duty, strict=True):
+            item["percentileSummary"] = summary
     if include_sleep:
         entry["sleep"] = [sleep_json(s) for s in result.sleep]
     return entry
+
+
+def percentile_block(
+    result: ScheduleResult,
+) -> tuple[dict[str, list[float]], list[dict[str, float]]]:
+    """Ingre et al. 2014's population percentiles of a schedule (``vigil.model.percentiles``).
+
+    Per interval, from the average crew member's interval KSS: the KSS limits of 50, 75
+    and 90 % of crew (``kss50``, ``kss75``, ``kss90``) and P(KSS ≥ 7), P(KSS ≥ 8) in %
+    (``pKss7``, ``pKss8``). Per duty: the highest 90 % limit and the mean and highest
+    P(KSS ≥ 7) and P(KSS ≥ 8).
+    """
+    from vigil.model.percentiles import kss_at_least, kss_limit
+
+    kss = np.asarray(result.scores["KSS"], dtype=np.float64)
+    block = {f"kss{p}": kss_limit(kss, p) for p in (50, 75, 90)}
+    block |= {f"pKss{k}": 100.0 * kss_at_least(kss, k) for k in (7, 8)}
+    per_duty: list[dict[str, float]] = []
+    for duty in result.duties:
+        part = slice(duty.first_interval, duty.first_interval + duty.interval_count)
+        per_duty.append(
+            {
+                "maxKss90": round(float(block["kss90"][part].max()), 3),
+                "meanPKss7": round(float(block["pKss7"][part].mean()), 3),
+                "maxPKss7": round(float(block["pKss7"][part].max()), 3),
+                "meanPKss8": round(float(block["pKss8"][part].mean()), 3),
+                "maxPKss8": round(float(block["pKss8"][part].max()), 3),
+            }
+        )
+    return {k: v.round(3).tolist() for k, v in block.items()}, per_duty
 
 
 def envelope(
@@ -157,6 +207,8 @@ def stream_envelope(
     risk: bool,
     include_sleep: bool = False,
     settings_version: int | None = 0,
+    explain: bool = False,
+    percentiles: bool = False,
 ) -> Iterator[bytes]:
     """The contract §4 envelope as UTF-8 JSON in ~64 KiB pieces, one schedule at a time.
 
@@ -168,7 +220,14 @@ def stream_envelope(
     buffer = [head[:cut]]
     size = cut
     for i, result in enumerate(results):
-        entry = schedule_entry(result, scale, risk=risk, include_sleep=include_sleep)
+        entry = schedule_entry(
+            result,
+            scale,
+            risk=risk,
+            include_sleep=include_sleep,
+            explain=explain,
+            percentiles=percentiles,
+        )
         piece = orjson.dumps(entry, option=_NUMPY)
         buffer.append(b"," + piece if i else piece)
         size += len(piece) + 1
@@ -190,6 +249,8 @@ class ScoreReport:
     risk: bool = False
     include_sleep: bool = False
     settings_version: int | None = 0  #: operator settings version (issue 18)
+    explain: bool = False  #: add each duty's risk components and reasons (opt-in)
+    percentiles: bool = False  #: add Ingre 2014's population percentiles (opt-in)
 
     def to_json(self, scale: str | None = None) -> bytes:
         """The contract §4 envelope as UTF-8 JSON, encoded straight from the score arrays."""
@@ -206,6 +267,8 @@ class ScoreReport:
             risk=self.risk,
             include_sleep=self.include_sleep,
             settings_version=self.settings_version,
+            explain=self.explain,
+            percentiles=self.percentiles,
         )
 
     def to_envelope(self, scale: str | None = None, *, arrays: bool = False) -> dict[str, object]:
@@ -217,7 +280,13 @@ class ScoreReport:
         scale = scale or self.scale
         entries = [
             schedule_entry(
-                r, scale, risk=self.risk, include_sleep=self.include_sleep, arrays=arrays
+                r,
+                scale,
+                risk=self.risk,
+                include_sleep=self.include_sleep,
+                arrays=arrays,
+                explain=self.explain,
+                percentiles=self.percentiles,
             )
             for r in self.schedules
         ]

@@ -40,7 +40,12 @@ from vigil.model.unified import unified_samples
 from vigil.roster import ParsedRoster, format_error, parse_request
 from vigil.scoring import grid
 from vigil.scoring.controls import RestRanges, at_controls, rest_ranges
-from vigil.scoring.duty_risk import duty_risks
+from vigil.scoring.duty_risk import (
+    RiskDrivers,
+    duty_risk_detail,
+    prior_sleep_hours,
+    risk_drivers,
+)
 from vigil.scoring.grid import FloatArray, IntArray, SleepEpisode
 from vigil.scoring.layout import Layout, build_layout, build_timeline
 from vigil.scoring.plan import CrewPlan, plan_columns, plan_schedules
@@ -286,10 +291,15 @@ def _score_chunk(
     # per interval: is the crew member working (own in-flight rest left out)? Every
     # summary of the scores reads this mask, carried as each duty's rest runs
     working = at_controls(layout, sleep)
-    risks = duty_risks(layout, timeline, kss_means, params) if risk else None
-    return _results(
-        plan, lo, hi, layout, per_scale, risks, sleep, rest_ranges(working, layout.count)
-    )
+    drivers: list[RiskDrivers] | None = None
+    risks = None
+    if risk:
+        detail = duty_risk_detail(layout, timeline, kss_means, params)
+        risks = detail.risk
+        prior = prior_sleep_hours(timeline, layout.crew, layout.on)
+        drivers = risk_drivers(detail, prior)
+    rest = rest_ranges(working, layout.count)
+    return _results(plan, lo, hi, layout, per_scale, risks, sleep, rest, drivers)
 
 
 def _results(
@@ -301,6 +311,7 @@ def _results(
     risks: FloatArray | None,
     sleep: SleepArrays,
     rest: list[RestRanges],
+    drivers: list[RiskDrivers] | None = None,
 ) -> list[ScheduleResult]:
     """One :class:`ScheduleResult` per crew member of the chunk, slicing the score arrays;
     ``rest`` is each duty's off intervals (:func:`vigil.scoring.controls.rest_ranges`)."""
@@ -309,11 +320,12 @@ def _results(
     counts = layout.count.tolist()
     firsts = layout.column[layout.count.cumsum() - layout.count] if counts else layout.count
     risk_list = risks.tolist() if risks is not None else [None] * len(counts)
+    why: list[RiskDrivers | None] = list(drivers) if drivers is not None else [None] * len(counts)
     on, off = plan.on_instant, plan.off_instant
     duties = [
-        DutyResult(on[d0 + k], off[d0 + k], first, n, value, runs)
-        for k, (first, n, value, runs) in enumerate(
-            zip(firsts.tolist(), counts, risk_list, rest, strict=True)
+        DutyResult(on[d0 + k], off[d0 + k], first, n, value, runs, reason)
+        for k, (first, n, value, runs, reason) in enumerate(
+            zip(firsts.tolist(), counts, risk_list, rest, why, strict=True)
         )
     ]
     row = layout.interval_ptr.tolist()

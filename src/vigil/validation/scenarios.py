@@ -17,6 +17,7 @@ from vigil.model.sleep_parameters import DEFAULT_SLEEP
 from vigil.roster.synthetic import SyntheticDuty
 from vigil.scoring.service import ScheduleResult, ScoreReport, ScoreRequest, score
 from vigil.validation import rosters as r
+from vigil.validation.risk_scenarios import risk_scenarios
 
 #: Report hours of the Roach et al. 2012 sweep: 04:00 to 10:00 every 30 min (local = UTC).
 REPORT_HOURS: tuple[float, ...] = tuple(4.0 + 0.5 * k for k in range(13))
@@ -154,6 +155,7 @@ def scenarios() -> list[r.Scenario]:
         )
         for name, h in SHIFTS.items()
     ]
+    out += risk_scenarios()
     return out
 
 

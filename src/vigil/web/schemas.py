@@ -129,6 +129,11 @@ class DutyOut(BaseModel):
         "interval. Their scores are unchanged; every per-duty summary leaves them out "
         "(docs/api.md).",
     )
+    #: ProcessFatigueRisk: what drives ``risk`` (docs/model.md "Risk"): mean sleepiness,
+    #: time-of-day, time-on-duty and break factors, the consecutive-duty multiplier,
+    #: working hours, take-off/landing exposure [h] and sleep in the 24 h before [h]
+    riskComponents: dict[str, float] | None = None
+    riskReasons: list[str] | None = None  #: plain words: night, early start, long duty, ...
 
 
 class SleepOut(BaseModel):

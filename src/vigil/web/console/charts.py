@@ -119,6 +119,8 @@ def chart_payload(
                 "risk": risk,
                 "band": band,
                 "bandText": words,
+                "why": ", ".join(duty.get("riskReasons") or ()),  # explained responses only
+                "components": duty.get("riskComponents") or {},
                 "peak": max(finite) if finite else None,
                 "mean": round(sum(finite) / len(finite), 3) if finite else None,
                 "aboveWarning": sum(1 for v in finite if levels and v >= levels[0]),

@@ -7,6 +7,7 @@ would; nothing is stored. The synchronous row limit of the scoring API applies.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Annotated
 
 from fastapi import APIRouter, Form
@@ -67,6 +68,7 @@ def try_score(
     try:
         fmt = DateFormat(date_format.lower())
         report = score(ScoreRequest(roster, fmt, scale, risk=True, include_sleep=True))
+        report = dataclasses.replace(report, explain=True)  # each duty says what drives it
     except (ValueError, ScoringError) as exc:
         return _page(console, 400, problem=str(exc), **form)
     charts = envelope_payloads(report.to_envelope())

@@ -17,7 +17,7 @@ never runs on the loop. (SQLite in WAL mode never makes a reader wait for a writ
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
@@ -50,6 +50,23 @@ IncludeSleep = Annotated[
     ),
 ]
 
+ExplainRisk = Annotated[
+    bool,
+    Query(
+        alias="explainRisk",
+        description="Add each duty's riskComponents and riskReasons (what drives its risk).",
+    ),
+]
+
+Percentiles = Annotated[
+    bool,
+    Query(
+        alias="percentiles",
+        description="Add Ingre et al. 2014's population percentiles: per-interval KSS "
+        "limits of 50/75/90 % of crew, P(KSS ≥ 7) and P(KSS ≥ 8), per-duty summaries.",
+    ),
+]
+
 
 #: rosters of at most this many physical lines are scored on the event loop (see above)
 INLINE_ROWS = 64
@@ -73,6 +90,8 @@ class _Call:
     risk: bool
     include_sleep: bool
     operator: str
+    explain: bool = False
+    percentiles: bool = False
 
 
 async def _answer(call: _Call) -> Response:
@@ -106,10 +125,14 @@ def _score(call: _Call) -> Response:
         include_sleep=call.include_sleep,
         **found.settings.score_options(found.version),
     )
+    if call.percentiles:  # the limits read the KSS, whatever the PreferredScale
+        request = replace(request, extra_scales=(*request.extra_scales, "KSS"))
     try:
         report = score(request)
     except ScoringError as exc:  # pragma: no cover - the wire model already checks the scale
         return problem(400, str(exc))
+    if call.explain or call.percentiles:
+        report = replace(report, explain=call.explain, percentiles=call.percentiles)
     return Response(report.to_json(), media_type="application/json")
 
 
@@ -124,10 +147,12 @@ async def process_fatigue(
     principal: FatiguePrincipal,
     request: Request,
     include_sleep: IncludeSleep = False,
+    percentiles: Percentiles = False,
 ) -> Response:
     """Score a roster on the PreferredScale (seed §4.2); needs the fatigue scope."""
     runtime = get_runtime(request)  # a plain read, not a dependency to solve per call
-    return await _answer(_Call(body, runtime, False, include_sleep, principal.operator))
+    call = _Call(body, runtime, False, include_sleep, principal.operator, False, percentiles)
+    return await _answer(call)
 
 
 @router.post(
@@ -141,7 +166,10 @@ async def process_fatigue_risk(
     principal: RiskPrincipal,
     request: Request,
     include_sleep: IncludeSleep = False,
+    explain_risk: ExplainRisk = False,
+    percentiles: Percentiles = False,
 ) -> Response:
     """Score a roster and rate each duty's risk (seed §4.3, reference §8); risk scope."""
     runtime = get_runtime(request)  # a plain read, not a dependency to solve per call
-    return await _answer(_Call(body, runtime, True, include_sleep, principal.operator))
+    call = _Call(body, runtime, True, include_sleep, principal.operator, explain_risk, percentiles)
+    return await _answer(call)
