@@ -9,12 +9,12 @@ from scipy.optimize import least_squares
 from vigil import model
 from vigil.validation import risk_measures as rm
 from vigil.validation import scenarios as sc
-from vigil.validation.cases import CASES
+from vigil.validation.catalog import all_cases
 from vigil.validation.risk_fit import RISK_FIT, row_values
 
 
 def test_fitted_rows_name_the_group_parameters() -> None:
-    by_key = {c.key: c for c in CASES}
+    by_key = {c.key: c for c in all_cases()}
     for key in RISK_FIT.rows:
         case = by_key[key]
         assert case.kind == "fitted" and set(case.fits) <= set(RISK_FIT.parameters), key

@@ -142,16 +142,16 @@ class Parameters:
     #: :func:`typical_kss`); recompute with ``python -m vigil.validation.risk_fit``
     #: [D, identity row risk-typical-kss]
     risk_typical_alertness: tuple[float, ...] = (
-        7.89, 6.98, 6.32, 5.94, 5.80, 5.87, 10.29, 10.50, 10.63, 10.73, 10.81, 10.89,
-        11.00, 11.15, 12.26, 12.40, 12.48, 12.41, 12.15, 11.63, 10.87, 9.89, 10.16, 8.98,
+        7.89, 6.98, 6.32, 5.94, 5.80, 5.87, 10.29, 10.50, 10.64, 10.74, 10.81, 10.90,
+        11.01, 11.16, 12.26, 12.40, 12.48, 12.41, 12.15, 11.63, 10.87, 9.89, 10.16, 8.98,
     )  # fmt: skip
     #: [-] amplitude of the time-of-day component T = 1 + a·cos(2π(τ - acrophase)/24)
-    #: [C, fitted: smith1994-night, folkard2004-afternoon; Folkard, Lombardi & Spencer 2006]
-    risk_tod_amplitude: float = 0.150
+    #: (Folkard, Lombardi & Spencer 2006) [C, fitted: smith1994-night, folkard2004-afternoon]
+    risk_tod_amplitude: float = 0.149
     #: [h body] acrophase of T: about midnight (Folkard, Lombardi & Spencer 2006) [P]
     risk_tod_acrophase: float = 0.0
-    #: [h^-1] D = exp(c·max(0, h on duty - 8)) [C, fitted: folkard2003-12h; Folkard &
-    #: Tucker 2003, Folkard & Lombardi 2006: risk rises about exponentially after 8-9 h]
+    #: [h^-1] D = exp(c·max(0, h on duty - 8)): risk rises about exponentially after 8-9 h
+    #: (Folkard & Tucker 2003, Folkard & Lombardi 2006) [C, fitted: folkard2003-12h]
     tot_coefficient: float = 0.129
     tot_onset: float = 8.0  # [h] Folkard & Åkerstedt 2004; Folkard & Lombardi 2006, §8 [P]
     #: [h] B rises linearly from 1 (first half hour of a work spell) to ``break_factor_max``

@@ -169,13 +169,6 @@ def _specs() -> tuple[GroupSpec, ...]:
             _TWO_SIDED,
         ),
         (
-            "bedtime anchor",
-            (("habitual_wake_body", 6.0, 8.0),),
-            ("EARLY",),
-            (("arsintescu2021-early", False, 1.0),),
-            _TWO_SIDED,
-        ),
-        (
             "nap rule",
             (("nap_after_wake", 1.0, 6.0),),
             ("DAYBREAK",),
@@ -227,6 +220,10 @@ NOT_FITTED: dict[str, str] = {
     "block's sleeps start near 02:00 body time, inside any start from 21:00, so its start "
     "is not identified",
     "sleep_in_prev_from_body": "the same: no fitted row starts its main sleep near it",
+    "habitual_wake_body": "kept at the reference's habitual day (ref §9.4: awake at 07:00 "
+    "with S = 13.82), which also anchors the home sleep and every derived gate figure; "
+    "arsintescu2021-early chose it among anchors of that day, and refitting it to that one "
+    "row (6.75 h) would re-anchor the whole model on one row",
 }
 
 #: Where the hand-set [C] parameters are documented.

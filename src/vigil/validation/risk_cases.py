@@ -13,6 +13,7 @@ from vigil import model
 from vigil.model import risk
 from vigil.validation import risk_measures as rm
 from vigil.validation.cases import Case, Source, _case
+from vigil.validation.fit import FitGroup
 from vigil.validation.scenarios import Runs
 
 FOLKARD_LOMBARDI_2006 = Source(
@@ -86,3 +87,10 @@ RISK_CASES: tuple[Case, ...] = (
 
 #: The rows the catalog collects (:mod:`vigil.validation.catalog`).
 CASES = RISK_CASES
+
+
+def FIT_GROUPS() -> list[FitGroup]:  # noqa: N802 (the registry name the catalog reads)
+    """The duty-risk group (:data:`vigil.validation.risk_fit.RISK_FIT`) for ``vigil report fit``."""
+    from vigil.validation.risk_fit import RISK_FIT
+
+    return [RISK_FIT]

@@ -70,7 +70,7 @@ def residuals(x: NDArray[np.float64]) -> NDArray[np.float64]:
 RISK_FIT = FitGroup(
     name="duty risk",
     parameters=PARAMETERS,
-    initial=(0.155, 0.10),
+    initial=(model.DEFAULT.risk_tod_amplitude, model.DEFAULT.tot_coefficient),  # hand-set today
     bounds=((0.0, 0.0), (0.9, 1.0)),
     rows=tuple(t[0] for t in TARGETS),
     loss="Σ ((value − published) / SE)² over night/morning, afternoon/morning and "
