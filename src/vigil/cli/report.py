@@ -17,7 +17,7 @@ as an upload of that operator would be; without it, the built-in defaults.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -96,7 +96,8 @@ def roster_command(
     from vigil.fleet.export_xlsx import roster_xlsx
     from vigil.fleet.stored import build, load
     from vigil.fleet.thresholds import DEFAULT_THRESHOLDS, Thresholds
-    from vigil.scoring.service import SCALE_CODES, ScoreRequest, ScoringError, resolve_scale
+    from vigil.scoring.context import DEFAULT_CONTEXT
+    from vigil.scoring.service import SCALE_CODES, ScoringError, resolve_scale
     from vigil.worker.compact import unpack
     from vigil.worker.run import score_roster
     from vigil.worker.scorers import InlineScorer
@@ -117,14 +118,13 @@ def roster_command(
         text = roster.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise typer.BadParameter(f"cannot read {roster}: {exc}", param_hint="ROSTER") from exc
-    options: dict[str, Any] = found.settings.score_options(found.version) if found else {}
-    request = ScoreRequest(
-        roster_text=text,
+    context = found.context() if found else DEFAULT_CONTEXT
+    request = context.request(
+        text,
         date_format=DateFormat(date_format),
         scale=code,
         risk=True,
         extra_scales=tuple(s for s in SCALE_CODES if s != code),
-        **options,
     )
     scored = score_roster(request, chunk_size=500, local=InlineScorer())
     stored = unpack(scored.scores)

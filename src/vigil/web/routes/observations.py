@@ -132,7 +132,7 @@ def report_for(
         ratings,
         sleep,
         activity_text=roster.activity_text,
-        options=settings.settings.score_options(settings.version),
+        context=settings.context(),
         input_errors=[*errors, *sleep_errors],
         fit_name=name,
         fit_source=(

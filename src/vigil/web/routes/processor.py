@@ -25,11 +25,11 @@ from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from vigil.domain import DateFormat
-from vigil.scoring.service import ScoreRequest, ScoringError, score
+from vigil.scoring.service import ScoringError, score
 from vigil.web._runtime import Runtime
 from vigil.web.deps import FatiguePrincipal, RiskPrincipal, get_runtime
+from vigil.web.operator_context import context_for
 from vigil.web.problems import problem
-from vigil.web.routes.settings import settings_for
 from vigil.web.schemas import ScoresOut, ScoringRequestIn
 
 router = APIRouter(prefix="/api/Processor", tags=["scoring"])
@@ -96,15 +96,13 @@ def _score(call: _Call) -> Response:
             "GET /api/GetResults).",
             title="Roster too large for a synchronous call",
         )
-    found = settings_for(runtime, call.operator)  # the operator's settings (issue 18)
-    request = ScoreRequest(
-        roster_text=body.RosterData,
+    request = context_for(runtime, call.operator).request(
+        body.RosterData,
         date_format=DateFormat(body.DateFormat),
         scale=body.PreferredScale,
         sleep_data=[r.record() for r in body.SleepData],
         risk=call.risk,
         include_sleep=call.include_sleep,
-        **found.settings.score_options(found.version),
     )
     try:
         report = score(request)
