@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import vigil.worker
-from vigil.store.status import JobStatus
+from vigil.contract import JobStatus
 from vigil.web.settings import Settings
 from vigil.worker import jobs
 from vigil.worker.run import PoolSettings

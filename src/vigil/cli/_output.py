@@ -8,10 +8,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import timedelta
 from pathlib import Path
 
-from vigil.domain import DateFormat, Schedule
+from vigil.domain import INTERVAL, DateFormat, Schedule
 from vigil.scoring.service import ScheduleResult, ScoreReport, iso
 
 #: A cell starting with one of these is read as a formula by spreadsheets (CSV injection).
@@ -144,7 +143,7 @@ def print_summary(report: ScoreReport) -> None:
         scores = result.scores[report.scale]
         top = int(scores.argmax()) if scores.size else 0
         duty = next(d for d in result.duties if top < d.first_interval + d.interval_count)
-        when = duty.on_duty + timedelta(minutes=15 * (top - duty.first_interval))
+        when = duty.on_duty + INTERVAL * (top - duty.first_interval)
         cells = [
             result.reference,
             str(len(result.duties)),

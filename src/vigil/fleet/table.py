@@ -27,10 +27,11 @@ import numpy as np
 import numpy.typing as npt
 
 from vigil import tz
+from vigil.contract import INTERVAL_SECONDS
 from vigil.domain import Airport, Duty, Schedule
-from vigil.fleet.bands import RISK_BANDS, RiskBand
 from vigil.model import EARLY, NIGHT, classify_duty, warning_level
 from vigil.roster.arrays import DutyColumns
+from vigil.settings.bands import RISK_BANDS, RiskBand
 from vigil.worker.compact import StoredScores
 
 __all__ = [
@@ -55,7 +56,7 @@ DUTY_KINDS = ("early", "day", "late", "night")
 _EARLY, _DAY, _LATE, _NIGHT = range(4)
 #: a non-night, non-early duty ending at or after this home-base hour (or past midnight)
 LATE_OFF_HOUR = 23.0
-INTERVAL_S = 900
+INTERVAL_S = INTERVAL_SECONDS
 #: half the stored scores' last decimal: a score equal to the level once rounded counts
 LEVEL_TOLERANCE = 5e-4
 

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from vigil import model
+from vigil.contract import DECIMALS, SCALE_CODES
 from vigil.domain import Airport, DateFormat
 
 __all__ = [
@@ -16,11 +17,6 @@ __all__ = [
     "resolve_preset",
     "resolve_scale",
 ]
-
-#: The contract's scale codes (seed §2.4), in its order.
-SCALE_CODES: tuple[str, ...] = ("SP", "KSS", "KP", "VD", "CRD", "PMR")
-#: Decimals of every reported score (contract §4).
-DECIMALS = 3
 
 
 class ScoringError(Exception):

@@ -29,7 +29,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import ColumnElement, case, func, select, update
 from sqlalchemy.orm import Session, aliased
 
-from vigil.store.status import JobStatus
+from vigil.contract import JobStatus
 from vigil.store.tables import RosterInput, RosterResult, RosterUpload, utcnow
 
 __all__ = [

@@ -18,6 +18,7 @@ from fastapi.responses import HTMLResponse, Response
 from fastapi.templating import Jinja2Templates
 from sqlalchemy.orm import Session
 
+from vigil.contract import ACTIVE, statuses_json
 from vigil.store import repo
 from vigil.store.tables import ConsoleUser
 from vigil.web.console import _session as cookies
@@ -40,8 +41,12 @@ SECURITY_HEADERS = {
 
 @cache
 def templates() -> Jinja2Templates:
-    """The console's template environment (built on first use, not at import)."""
-    return Jinja2Templates(directory=str(HERE / "templates"))
+    """The console's template environment (built on first use, not at import), with the
+    contract's job statuses for the pages and their scripts (:mod:`vigil.contract`)."""
+    found = Jinja2Templates(directory=str(HERE / "templates"))
+    found.env.globals["job_statuses"] = statuses_json()
+    found.env.globals["active_statuses"] = tuple(s.value for s in ACTIVE)
+    return found
 
 
 @dataclass

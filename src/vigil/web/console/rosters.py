@@ -22,6 +22,7 @@ from urllib.parse import quote, unquote
 from fastapi import APIRouter, File, Form, Request, UploadFile
 from fastapi.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
 
+from vigil.contract import ACTIVE, JobStatus
 from vigil.fleet import stored as fleet_stored
 from vigil.fleet.export_csv import duty_csv
 from vigil.fleet.export_pdf import roster_pdf
@@ -38,12 +39,11 @@ from vigil.scoring.report import schedule_entry, sleep_json
 from vigil.scoring.service import SCALE_CODES
 from vigil.store import uploads
 from vigil.store.repo import AlreadyExistsError
-from vigil.store.status import ACTIVE, JobStatus
 from vigil.store.tables import RosterResult, RosterUpload
 from vigil.web.console._web import PREFIX, Console, PostConsole, UserConsole, safe_next
 from vigil.web.console.charts import chart_payload, in_force, risk_band
 from vigil.web.console.dashboard import histogram_bars, hour_grid
-from vigil.worker.compact import StoredScores, unpack
+from vigil.worker.compact import unpack
 
 logger = logging.getLogger(__name__)
 
@@ -264,14 +264,6 @@ def feedback_rows(
             text = json.dumps(records[number]) if number < len(records) else ""
         rows.append(ErrorRow(source, number, text, messages))
     return rows, loose
-
-
-def _stored(console: Console, upload: RosterUpload) -> tuple[StoredScores | None, list[str], str]:
-    result = uploads.get_result(session=console.db, upload_id=upload.id)
-    if result is None:
-        return None, [], ""
-    errors = [str(e) for e in json.loads(result.errors_json or "[]")]
-    return unpack(result.scores), errors, result.model_version
 
 
 def _summary(console: Console, upload: RosterUpload) -> tuple[RosterResult, StoredSummary] | None:

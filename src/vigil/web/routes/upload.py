@@ -21,11 +21,11 @@ from fastapi import APIRouter, Depends, FastAPI, Query, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import Field, field_validator
 
+from vigil.contract import JobStatus
 from vigil.scoring.service import SCALE_CODES, ScoringError, iso, resolve_scale
 from vigil.store import operator_settings as settings_store
 from vigil.store import uploads
 from vigil.store.repo import AlreadyExistsError
-from vigil.store.status import JobStatus
 from vigil.store.tables import RosterUpload, utcnow
 from vigil.web.deps import SessionDep, UploadPrincipal
 from vigil.web.problems import only_query, problem
