@@ -289,8 +289,3 @@ class TokenVerifier:
                 return None
             self._verified.move_to_end(token)
             return found
-
-    def forget_verified(self) -> None:
-        """Drop every remembered token (tests; a key change does this by itself)."""
-        with self._verified_lock:
-            self._verified.clear()

@@ -25,7 +25,6 @@ __all__ = [
     "duty_records",
     "schedule_columns",
     "local_text",
-    "schedule_records",
     "spreadsheet_safe",
     "utc_text",
 ]
@@ -214,21 +213,3 @@ def schedule_columns(rows: dict[str, list[Any]]) -> list[list[Any]]:
             )
         ),
     ]
-
-
-def schedule_records(rows: dict[str, list[Any]]) -> Iterator[list[Any]]:
-    """One row per schedule (:data:`SCHEDULE_HEADER` order) from the stored columns."""
-    for i, reference in enumerate(rows["reference"]):
-        yield [
-            spreadsheet_safe(reference),
-            spreadsheet_safe(rows["fleet"][i]),
-            spreadsheet_safe(rows["rank"][i]),
-            rows["duties"][i],
-            rows["peak"][i],
-            rows["maxRisk"][i],
-            rows["aboveMinutes"][i],
-            rows["aboveShare"][i],
-            rows["shortRests"][i],
-            rows["earlyRuns"][i],
-            rows["nightRuns"][i],
-        ]
