@@ -178,9 +178,9 @@ def serial_steps(roster: str, chunk_size: int) -> dict[str, float]:
     from sqlalchemy import create_engine, text
 
     from vigil.domain import DateFormat
+    from vigil.results.frames import join_frames
     from vigil.scoring.context import DEFAULT_CONTEXT
     from vigil.scoring.service import SCALE_CODES
-    from vigil.worker.frames import join_frames
     from vigil.worker.split import split_roster
     from vigil.worker.tasks import ChunkTask, run_task
 

@@ -96,9 +96,9 @@ def roster_command(
     from vigil.fleet.export_xlsx import roster_xlsx
     from vigil.fleet.stored import build, load
     from vigil.fleet.thresholds import DEFAULT_THRESHOLDS, Thresholds
+    from vigil.results.compact import unpack
     from vigil.scoring.context import DEFAULT_CONTEXT
     from vigil.scoring.service import SCALE_CODES, ScoringError, resolve_scale
-    from vigil.worker.compact import unpack
     from vigil.worker.run import score_roster
     from vigil.worker.scorers import InlineScorer
 

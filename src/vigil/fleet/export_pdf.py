@@ -22,7 +22,7 @@ from vigil.contract import INTERVAL_SECONDS
 from vigil.fleet.records import utc_text
 from vigil.fleet.table import DutyTable
 from vigil.model import SCALE_INFO
-from vigil.worker.compact import StoredScores
+from vigil.results.compact import StoredScores
 
 __all__ = ["TOP_CHARTS", "roster_pdf"]
 

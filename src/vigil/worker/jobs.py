@@ -223,7 +223,7 @@ def complete(
 ) -> JobStatus | None:
     """Store the result and finish the roster; ``None`` if the lease was lost (discarded).
 
-    ``sleep`` is the sleep the scores rest on (:mod:`vigil.worker.stored_sleep`).
+    ``sleep`` is the sleep the scores rest on (:mod:`vigil.results.stored_sleep`).
     """
     now = now or utcnow()
     status = JobStatus.COMPLETED_WITH_ERRORS if errors else JobStatus.COMPLETED_SUCCESSFULLY

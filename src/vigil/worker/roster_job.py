@@ -12,7 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from vigil.domain import DateFormat
-from vigil.fleet.table import RouteFacts
+from vigil.results.frames import join_frames
+from vigil.results.routes import RouteFacts
 from vigil.roster import format_error
 from vigil.scoring.context import DEFAULT_CONTEXT, ScoringContext
 from vigil.scoring.service import (
@@ -23,7 +24,6 @@ from vigil.scoring.service import (
 )
 from vigil.store.operator_settings import SettingsVersion
 from vigil.worker import jobs
-from vigil.worker.frames import join_frames
 from vigil.worker.memory import release_memory
 from vigil.worker.scorers import ChunkScorer
 from vigil.worker.split import split_roster
@@ -40,7 +40,7 @@ class ScoredRoster:
     scores: bytes
     model_version: str
     schedule_count: int
-    #: the sleep the scores rest on (:func:`vigil.worker.stored_sleep.encode_sleep`)
+    #: the sleep the scores rest on (:func:`vigil.results.stored_sleep.encode_sleep`)
     sleep: bytes | None = None
     #: route facts of the stored schedules, for the roster summary (``None``: a task gave
     #: none, the summary parses the roster)

@@ -5,9 +5,9 @@ scores (this thread, local processes, a Dask cluster). A task holds either a par
 RosterData text (:mod:`vigil.worker.split`), which it parses itself, or already parsed
 schedules (rosters with SleepData or ActivityData, which are read whole by the worker,
 as their errors need every Reference). It answers bytes ready to store: the scores frame
-(:mod:`vigil.worker.frames`), the sleep segment (:mod:`vigil.worker.stored_sleep`), the
+(:mod:`vigil.results.frames`), the sleep segment (:mod:`vigil.results.stored_sleep`), the
 data errors it found, and what the roster says about each scored duty (route, sectors,
-Fleet, Rank: :class:`vigil.fleet.table.RouteFacts`) for the roster summary. Only small
+Fleet, Rank: :class:`vigil.results.routes.RouteFacts`) for the roster summary. Only small
 objects travel back to the worker.
 """
 
@@ -16,8 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from vigil.domain import Schedule
-from vigil.fleet.table import RouteFacts, route_facts, route_facts_of_columns
 from vigil.gc_pause import cyclic_gc_paused
+from vigil.results.frames import encode_frame
+from vigil.results.routes import RouteFacts, route_facts, route_facts_of_columns
+from vigil.results.stored_sleep import encode_sleep, sleep_columns
 from vigil.roster import format_error
 from vigil.scoring import warm
 from vigil.scoring.context import ScoringContext
@@ -26,8 +28,6 @@ from vigil.scoring.service import (
     score_plan,
     score_schedules,
 )
-from vigil.worker.frames import encode_frame
-from vigil.worker.stored_sleep import encode_sleep, sleep_columns
 
 __all__ = ["ChunkOutcome", "ChunkTask", "run_task", "warm_up"]
 

@@ -35,6 +35,7 @@ from fastapi.responses import JSONResponse, Response
 
 from vigil.domain import DateFormat, Period, Schedule
 from vigil.planner import PlanError, PlanRequest, plan_rest
+from vigil.results.compact import unpack
 from vigil.scoring.context import ScoringContext
 from vigil.scoring.report import schedule_entry
 from vigil.scoring.rest import rest_windows
@@ -63,7 +64,6 @@ from vigil.web.console.whatif_wire import (
 )
 from vigil.web.operator_context import context_of_upload
 from vigil.web.problems import problem
-from vigil.worker.compact import unpack
 
 router = APIRouter(prefix="/rosters")
 

@@ -24,6 +24,7 @@ from pydantic import Field, field_validator
 from vigil.contract import JobStatus
 from vigil.scoring.service import SCALE_CODES, ScoringError, iso, resolve_scale
 from vigil.store import operator_settings as settings_store
+from vigil.store import results as results_store
 from vigil.store import uploads
 from vigil.store.repo import AlreadyExistsError
 from vigil.store.tables import RosterUpload, utcnow
@@ -53,9 +54,12 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     if runtime is not None and runtime.sessions is not None:
         settings = runtime.settings
         if settings.worker_threads > 0:
+            from vigil.fleet.stored import record_summary
             from vigil.worker.run import WorkerPool
 
-            pool = WorkerPool.from_settings(runtime.sessions, settings).start()
+            pool = WorkerPool.from_settings(
+                runtime.sessions, settings, record_summary=record_summary
+            ).start()
     app.state.upload_pool = pool
     try:
         yield
@@ -291,7 +295,10 @@ def get_results(
         return _not_found()
     if key == "status":
         return JSONResponse(_status_body(upload))
-    result = uploads.get_result(session=session, upload_id=upload.id)
+    # the result's small columns only: the scores blob is read as each answer needs it
+    result = results_store.light_result(
+        session, upload.id, sleep=key == "sleep" or bool(with_sleep)
+    )
     if key == "feedback":
         body: dict[str, Any] = {
             "rosterToken": upload.token,
@@ -313,7 +320,9 @@ def get_results(
     if key == "summary":  # issue 16: the roster dashboard's figures (vigil.fleet.api)
         from vigil.fleet.api import summary_body
 
-        return Response(summary_body(session, upload, result), media_type="application/json")
+        whole = uploads.get_result(session=session, upload_id=upload.id)
+        assert whole is not None
+        return Response(summary_body(session, upload, whole), media_type="application/json")
     if (key == "sleep" or with_sleep) and result.sleep is None:
         return problem(
             409,
@@ -327,7 +336,7 @@ def get_results(
         return sleep_response(upload.token, result, selection)
     version = settings_store.roster_settings_version(session=session, upload_id=upload.id)
     return scores_response(
-        result, wanted_scale or upload.preferred_scale, with_sleep, selection, version
+        session, result, wanted_scale or upload.preferred_scale, with_sleep, selection, version
     )
 
 

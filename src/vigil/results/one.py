@@ -1,10 +1,10 @@
 """One schedule of a stored scores blob, read without decoding the others (issue 16).
 
-:func:`vigil.worker.compact.unpack` builds an index entry for every duty of the roster
+:func:`vigil.results.compact.unpack` builds an index entry for every duty of the roster
 (136,000 at 10,000 crew); a chart needs one schedule. :func:`one_schedule` finds it and
 decodes only what holds it, so a chart page stays well under the issue's 0.5 s at airline
 size: in a ``VGS1`` blob, it parses the JSON index with orjson, keeps one entry and slices
-its rows of the score matrix; in a ``VGS2`` blob (:mod:`vigil.worker.frames`, what workers
+its rows of the score matrix; in a ``VGS2`` blob (:mod:`vigil.results.frames`, what workers
 store now), it reads each frame's index (decompressing no further) and decodes the one
 frame that holds the schedule.
 """
@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 import orjson
 
-from vigil.worker import frames
-from vigil.worker.compact import IndexedSchedule, StoredScores
+from vigil.results import frames
+from vigil.results.compact import IndexedSchedule, StoredScores
 
 __all__ = ["OneSchedule", "one_schedule"]
 
@@ -47,7 +47,7 @@ def one_schedule(
     """The stored scores of ``reference`` alone; ``None`` when the roster has none.
 
     ``blob`` is the whole blob, or a reader of byte ranges of it (so a database need not
-    send the whole roster's scores: :func:`vigil.fleet.stored.scores_reader`). With
+    send the whole roster's scores: :func:`vigil.store.results.scores_reader`). With
     ``where`` = (position, first matrix row, first duty) from the stored summary's facts,
     only that schedule's entry of the JSON index is decoded.
     """

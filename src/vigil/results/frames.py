@@ -1,6 +1,6 @@
 """Stored scores, small: one KSS series per interval, the other scales derived on read.
 
-Issue 15 (footprint): the first stored format (:mod:`vigil.worker.compact`, ``VGS1``)
+Issue 15 (footprint): the first stored format (:mod:`vigil.results.compact`, ``VGS1``)
 kept six float32 scales per interval, about 150 MB for a 10,000-crew month. Every scale
 is a fixed function of the final KSS (:mod:`vigil.model.scales`), but of each *sample's*
 KSS, averaged per interval afterwards, so the interval mean of a scale is not exactly the
