@@ -212,6 +212,35 @@ def frame_index(frame: bytes | memoryview) -> dict[str, Any]:
     return dict(read_index(raw))
 
 
+#: bytes of a frame read at a time while looking for the end of its index
+INDEX_READ = 64 * 1024
+
+
+def frame_index_raw(read: Callable[[int, int], bytes], at: int, length: int) -> bytes:
+    """The JSON index (unparsed) of the frame at ``at`` read through ``read(offset,
+    length)``: only as many of its bytes as hold the index (in :data:`INDEX_READ` pieces)."""
+    inflate = zlib.decompressobj()
+    out = bytearray()
+    need: int | None = None  # the length prefix and the index [bytes], once known
+    done = 0
+    pending = b""
+    while True:
+        want = (_LENGTH.size if need is None else need) - len(out)
+        if want <= 0:
+            if need is None:
+                (size,) = _LENGTH.unpack_from(out, 0)
+                need = _LENGTH.size + size
+                continue
+            return bytes(out[_LENGTH.size : need])
+        if not pending:
+            pending = read(at + done, min(INDEX_READ, length - done)) if done < length else b""
+            if not pending:
+                raise ValueError("scores frame is truncated")
+            done += len(pending)
+        out += inflate.decompress(pending, want)
+        pending = inflate.unconsumed_tail
+
+
 def decode_frame(
     frame: bytes | memoryview,
     index: Mapping[str, Any] | None = None,

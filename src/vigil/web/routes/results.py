@@ -144,11 +144,11 @@ def _named(
     """The named schedules alone, in roster order (and their sleep), or a 404 naming the
     ones without results."""
     read = results_store.scores_reader(session, result.upload_id)
-    found = [one_schedule(read, name) for name in names]
+    found = [one_schedule(read, name, locate=False) for name in names]
     missing = sorted(name for name, one in zip(names, found, strict=True) if one is None)
     if missing:
         return _unknown(missing)
-    ones = sorted((one for one in found if one is not None), key=lambda one: one.position)
+    ones = sorted((one for one in found if one is not None), key=lambda one: one.order)
     if not ones:
         return _unknown(list(names))
     scales = ones[0].stored.scales
