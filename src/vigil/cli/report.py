@@ -96,11 +96,9 @@ def roster_command(
     from vigil.fleet.export_xlsx import roster_xlsx
     from vigil.fleet.stored import build, load
     from vigil.fleet.thresholds import DEFAULT_THRESHOLDS, Thresholds
-    from vigil.results.compact import unpack
+    from vigil.results.compact import StoredScores
     from vigil.scoring.context import DEFAULT_CONTEXT
-    from vigil.scoring.service import SCALE_CODES, ScoringError, resolve_scale
-    from vigil.worker.run import score_roster
-    from vigil.worker.scorers import InlineScorer
+    from vigil.scoring.service import SCALE_CODES, ScoringError, resolve_scale, score
 
     suffix = out.suffix.lower()
     if suffix not in ROSTER_FORMATS:
@@ -126,8 +124,9 @@ def roster_command(
         risk=True,
         extra_scales=tuple(s for s in SCALE_CODES if s != code),
     )
-    scored = score_roster(request, chunk_size=500, local=InlineScorer())
-    stored = unpack(scored.scores)
+    scored = score(request)
+    # the results as the store reads them back (float32), without encoding a blob
+    stored = StoredScores.of_results(scored.schedules, SCALE_CODES)
     raw = build(
         stored,
         roster_text=text,

@@ -79,6 +79,31 @@ class StoredScores:
     schedules: list[IndexedSchedule]
     matrix: Float32Array
 
+    @classmethod
+    def of_results(cls, results: Sequence[ScheduleResult], scales: Sequence[str]) -> StoredScores:
+        """Scored schedules as the store reads them back (index, float32 scores), built in
+        memory: what ``vigil report roster`` reports from, without encoding a blob."""
+        schedules = [
+            IndexedSchedule(
+                r.reference,
+                int(r.scores[scales[0]].shape[0]),
+                tuple(
+                    IndexedDuty(
+                        int(d.on_duty.timestamp()),
+                        int(d.off_duty.timestamp()),
+                        d.first_interval,
+                        d.interval_count,
+                        d.risk,
+                    )
+                    for d in r.duties
+                ),
+            )
+            for r in results
+        ]
+        blocks = [np.stack([r.scores[s] for s in scales], axis=1).astype(_DTYPE) for r in results]
+        matrix = np.concatenate(blocks) if blocks else np.empty((0, len(scales)), dtype=_DTYPE)
+        return cls(tuple(scales), schedules, matrix)
+
     @property
     def references(self) -> list[str]:
         """Every stored schedule's Reference, in order."""
