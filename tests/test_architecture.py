@@ -218,3 +218,23 @@ def test_the_planner_route_reads_nothing_stored_itself() -> None:
     names = imports_of(SRC / "web" / "routes" / "planner.py")
     assert "vigil.planner" in names
     assert not [n for n in names if n.startswith(("vigil.store", "vigil.worker"))]
+
+
+def test_no_route_module_imports_another() -> None:
+    # API routes and console pages call the application layer (web/operator_context.py,
+    # web/stored_results.py, web/calibration_service.py) and shared helpers, never each
+    # other; console/routes.py only assembles the console's routers (as web/app.py does)
+    routes = {
+        m
+        for m in modules()
+        if m.startswith(("vigil.web.routes.", "vigil.web.console."))
+        and m != "vigil.web.console.routes"
+        and "APIRouter(" in modules()[m].read_text(encoding="utf-8")
+    }
+    assert "vigil.web.routes.processor" in routes and "vigil.web.console.whatif" in routes
+    offences = [
+        f"{source} imports {target}"
+        for source in sorted(routes)
+        for target in sorted(file_graph()[source] & routes)
+    ]
+    assert offences == []

@@ -28,6 +28,7 @@ __all__ = [
     "SERVICE_CHUNK_CREW",
     "UPLOAD_TASK_CREW",
     "JobStatus",
+    "row_count",
     "statuses_json",
 ]
 
@@ -92,6 +93,14 @@ FINISHED = frozenset(
 )
 #: statuses of a roster still in the queue or being scored
 ACTIVE = (JobStatus.QUEUED, JobStatus.PROCESSING)
+
+
+def row_count(roster_text: str) -> int:
+    """Physical lines of RosterData, what the synchronous row limit counts (contract §8:
+    blank lines and the header included)."""
+    if not roster_text:
+        return 0
+    return roster_text.count("\n") + (0 if roster_text.endswith("\n") else 1)
 
 
 def statuses_json() -> str:

@@ -24,6 +24,9 @@ import typer
 from vigil.cli._identity import DatabaseUrlOption
 
 if TYPE_CHECKING:
+    from vigil.fleet.stored import StoredSummary
+    from vigil.results.compact import StoredScores
+    from vigil.scoring.service import ScoreReport
     from vigil.store.operator_settings import SettingsVersion
 
 
@@ -88,17 +91,8 @@ def roster_command(
     database_url: Annotated[str | None, DatabaseUrlOption] = None,
 ) -> None:
     """Score ROSTER and write its fleet report (CSV, XLSX, PDF or the summary JSON)."""
-    import json
-
-    from vigil.domain import DateFormat
-    from vigil.fleet.export_csv import duty_csv
-    from vigil.fleet.export_pdf import roster_pdf
-    from vigil.fleet.export_xlsx import roster_xlsx
-    from vigil.fleet.stored import build, load
-    from vigil.fleet.thresholds import DEFAULT_THRESHOLDS, Thresholds
-    from vigil.results.compact import StoredScores
-    from vigil.scoring.context import DEFAULT_CONTEXT
-    from vigil.scoring.service import SCALE_CODES, ScoringError, resolve_scale, score
+    from vigil.fleet.stored import load
+    from vigil.scoring.service import ScoringError, resolve_scale
 
     suffix = out.suffix.lower()
     if suffix not in ROSTER_FORMATS:
@@ -116,6 +110,29 @@ def roster_command(
         text = roster.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise typer.BadParameter(f"cannot read {roster}: {exc}", param_hint="ROSTER") from exc
+    scored, stored, raw = _score(text, date_format, code, found)
+    summary = load(raw)
+    assert summary is not None
+    _write(out, summary, stored, code, airports, name or roster.stem)
+    counts = summary.summary["counts"]
+    typer.echo(
+        f"wrote {out}: {counts['schedules']} schedules, {counts['duties']} duties"
+        + (f", {len(scored.errors)} rows with errors" if scored.errors else "")
+    )
+
+
+def _score(
+    text: str, date_format: str, code: str, found: SettingsVersion | None
+) -> tuple[ScoreReport, StoredScores, bytes]:
+    """The roster scored under the operator's settings (or the defaults), its results as
+    the store reads them back (float32, built in memory) and its summary."""
+    from vigil.domain import DateFormat
+    from vigil.fleet.stored import build
+    from vigil.fleet.thresholds import DEFAULT_THRESHOLDS, Thresholds
+    from vigil.results.compact import StoredScores
+    from vigil.scoring.context import DEFAULT_CONTEXT
+    from vigil.scoring.service import SCALE_CODES, score
+
     context = found.context() if found else DEFAULT_CONTEXT
     request = context.request(
         text,
@@ -125,7 +142,6 @@ def roster_command(
         extra_scales=tuple(s for s in SCALE_CODES if s != code),
     )
     scored = score(request)
-    # the results as the store reads them back (float32), without encoding a blob
     stored = StoredScores.of_results(scored.schedules, SCALE_CODES)
     raw = build(
         stored,
@@ -139,8 +155,20 @@ def roster_command(
             Thresholds.from_settings(found.settings, found.version) if found else DEFAULT_THRESHOLDS
         ),
     )
-    summary = load(raw)
-    assert summary is not None
+    return scored, stored, raw
+
+
+def _write(
+    out: Path, summary: StoredSummary, stored: StoredScores, code: str, airports: str, name: str
+) -> None:
+    """The report file ``out`` in the format its suffix names."""
+    import json
+
+    from vigil.fleet.export_csv import duty_csv
+    from vigil.fleet.export_pdf import roster_pdf
+    from vigil.fleet.export_xlsx import roster_xlsx
+
+    suffix = out.suffix.lower()
     table = summary.table(stored, code)
     if suffix == ".csv":
         out.write_bytes(b"".join(duty_csv(table, airports)))
@@ -162,7 +190,7 @@ def roster_command(
                 stored,
                 summary.summary,
                 summary.schedules,
-                roster_name=name or roster.stem,
+                roster_name=name,
                 model_version=summary.model_version,
                 preset=summary.preset,
             )
@@ -175,11 +203,6 @@ def roster_command(
             "schedules": summary.schedules,
         }
         out.write_text(json.dumps(body, ensure_ascii=False), encoding="utf-8")
-    counts = summary.summary["counts"]
-    typer.echo(
-        f"wrote {out}: {counts['schedules']} schedules, {counts['duties']} duties"
-        + (f", {len(scored.errors)} rows with errors" if scored.errors else "")
-    )
 
 
 def _operator_settings(operator: str, database_url: str | None) -> SettingsVersion:

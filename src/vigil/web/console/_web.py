@@ -19,7 +19,7 @@ from fastapi.templating import Jinja2Templates
 from sqlalchemy.orm import Session
 
 from vigil.contract import ACTIVE, statuses_json
-from vigil.store import repo
+from vigil.store import operator_settings, repo
 from vigil.store.tables import ConsoleUser
 from vigil.web.console import _session as cookies
 from vigil.web.console._session import ConsoleSession
@@ -173,3 +173,9 @@ def safe_next(target: str | None) -> str:
 
 def html(content: str, status_code: int = 200) -> HTMLResponse:
     return HTMLResponse(content, status_code=status_code, headers=SECURITY_HEADERS)
+
+
+def is_admin(console: Console) -> bool:
+    """Whether the signed-in user may change the operator's settings (and adopt presets)."""
+    assert console.user is not None
+    return operator_settings.is_admin(session=console.db, user_id=console.user.id)

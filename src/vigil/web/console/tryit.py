@@ -13,12 +13,12 @@ from typing import Annotated
 from fastapi import APIRouter, Form
 from fastapi.responses import Response
 
+from vigil.contract import row_count
 from vigil.domain import DateFormat
 from vigil.scoring.service import SCALE_CODES, ScoringError, score
 from vigil.web.console._web import Console, PostConsole, UserConsole
 from vigil.web.console.charts import envelope_payloads
 from vigil.web.operator_context import context_for
-from vigil.web.routes.processor import row_count
 
 router = APIRouter(prefix="/try")
 

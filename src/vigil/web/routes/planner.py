@@ -16,12 +16,12 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
+from vigil.contract import row_count
 from vigil.domain import DateFormat
 from vigil.planner import PlanError, PlanRequest, plan_rest
 from vigil.web.deps import FatiguePrincipal, RuntimeDep
 from vigil.web.operator_context import context_for
 from vigil.web.problems import problem
-from vigil.web.routes.processor import row_count
 from vigil.web.schemas import SleepRecordIn
 
 router = APIRouter(prefix="/api/Planner", tags=["planning"])

@@ -24,6 +24,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
+from vigil.contract import row_count
 from vigil.domain import DateFormat
 from vigil.scoring.service import ScoringError, score
 from vigil.web._runtime import Runtime
@@ -55,13 +56,6 @@ IncludeSleep = Annotated[
 INLINE_ROWS = 64
 #: ... and of at most this many characters, so a few huge lines never hold the loop
 INLINE_CHARS = 64 * 1024
-
-
-def row_count(roster_text: str) -> int:
-    """Physical lines of RosterData (contract §8: blank lines and the header included)."""
-    if not roster_text:
-        return 0
-    return roster_text.count("\n") + (0 if roster_text.endswith("\n") else 1)
 
 
 @dataclass(frozen=True, slots=True)
