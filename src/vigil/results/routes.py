@@ -38,7 +38,7 @@ class RouteFacts:
     stored duties) and per stored duty (``start``, ``end``, ``sectors``; ``-1``/``0`` where
     the roster has no such duty), airports indexing :attr:`airports`. Chunk tasks gather it
     from the schedules they parsed anyway (:mod:`vigil.worker.tasks`), so the roster summary
-    at finish needs no second parse of the roster (issue 15's memory budget); :meth:`join`
+    at finish needs no second parse of the roster (the worker's memory budget); :meth:`join`
     merges the chunks' parts in order, :func:`with_offsets` completes it.
     """
 
@@ -153,7 +153,7 @@ def route_facts(entries: Iterable[tuple[str, int]], schedules: Sequence[Schedule
 
 def route_facts_of_columns(entries: Iterable[tuple[str, int]], columns: DutyColumns) -> RouteFacts:
     """:func:`route_facts` of the columnar reader's duties, read from the arrays (no
-    :class:`~vigil.domain.Duty` objects; issue 14): same matching, same result."""
+    :class:`~vigil.domain.Duty` objects): same matching, same result."""
     by_ref = {ref: i for i, ref in enumerate(columns.references)}
     bounds = columns.offsets.tolist()
     airports, home_bases = columns.airports, columns.home_bases
