@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import math
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
@@ -346,16 +346,3 @@ def _fill_samples(start: FloatArray, off: FloatArray, out: FloatArray) -> None:
         for j in range(out.shape[1]):
             x = start[t] + (j + 0.5) * step
             out[t, j] = math.nan if short and x - step / 2 >= off[t] - 1e-9 else x
-
-
-def duty_sample_times(
-    duties: Iterable[Duty], per_interval: int = SAMPLES_PER_INTERVAL
-) -> FloatArray:
-    """:func:`interval_samples` of every interval of ``duties``, in duty order."""
-    starts: list[float] = []
-    offs: list[float] = []
-    for duty in duties:
-        on, off = epoch_hours(duty.on_duty), epoch_hours(duty.off_duty)
-        starts.extend(on + INTERVAL_HOURS * k for k in range(duty.interval_count))
-        offs.extend([off] * duty.interval_count)
-    return interval_samples(np.asarray(starts, dtype=np.float64), np.asarray(offs), per_interval)
