@@ -34,18 +34,21 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
 
+    from vigil.contract import SCALE_CODES
     from vigil.domain import DateFormat
     from vigil.fleet.table import duty_table, roster_facts
+    from vigil.model import DEFAULT
+    from vigil.results.compact import unpack
+    from vigil.results.frames import encode_frame, join_frames
     from vigil.roster import parse_request
     from vigil.roster.synthetic import generate_airline_roster
     from vigil.scoring.controls import duty_summaries, mask_from_ranges
     from vigil.scoring.request import ScoreRequest
     from vigil.scoring.service import score
-    from vigil.worker.compact import compact_chunk, pack, unpack
 
     text = generate_airline_roster(args.crew, args.days, seed=args.seed)
     started = time.perf_counter()
-    report = score(ScoreRequest(text, risk=False))
+    report = score(ScoreRequest(text, risk=False, extra_scales=SCALE_CODES))  # a frame: all six
     print(f"scored {len(report.schedules)} schedules in {time.perf_counter() - started:.0f} s")
     parsed = parse_request(text, DateFormat.DMY)
     fleet_of = {s.reference: s.duties[0].fleet for s in parsed.schedules}
@@ -69,7 +72,7 @@ def main() -> None:
     after = duty_summaries(values, count, length, working, PEAK_LEVEL)
 
     # the stored-result path (what the dashboard, exports and GetResults read)
-    stored = unpack(pack([compact_chunk(report.schedules, ("KSS",))], ("KSS",)))
+    stored = unpack(join_frames([encode_frame(report.schedules, DEFAULT, SCALE_CODES)]), ("KSS",))
     table = duty_table(stored, roster_facts(stored, parsed.schedules), "KSS")
     same = np.array_equal(np.round(after.peak, 3), table.peak, equal_nan=True)
     same_tod = np.array_equal(np.round(after.tod, 3), table.tod, equal_nan=True)

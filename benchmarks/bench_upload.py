@@ -178,8 +178,9 @@ def serial_steps(roster: str, chunk_size: int) -> dict[str, float]:
     from sqlalchemy import create_engine, text
 
     from vigil.domain import DateFormat
+    from vigil.results.frames import join_frames
+    from vigil.scoring.context import DEFAULT_CONTEXT
     from vigil.scoring.service import SCALE_CODES
-    from vigil.worker.frames import join_frames
     from vigil.worker.split import split_roster
     from vigil.worker.tasks import ChunkTask, run_task
 
@@ -187,7 +188,7 @@ def serial_steps(roster: str, chunk_size: int) -> dict[str, float]:
     split = split_roster(roster, DateFormat.DMY, chunk_size)
     t_split = time.perf_counter() - t
     assert split is not None
-    one = run_task(ChunkTask("ingre2014_5c", SCALE_CODES, split.parts[0], "dmy", split.header_row))
+    one = run_task(ChunkTask(DEFAULT_CONTEXT, SCALE_CODES, split.parts[0], "dmy", split.header_row))
     frames = [one.frame] * len(split.parts)  # same sizes as the real job
     t = time.perf_counter()
     blob = join_frames(frames)

@@ -49,7 +49,7 @@ def read(folder: Path) -> None:
     from vigil.scoring.service import ScoreRequest, score
 
     try:
-        from vigil.fleet.bands import RISK_BANDS
+        from vigil.settings.bands import RISK_BANDS
     except ImportError:  # pragma: no cover - a checkout without bands
         RISK_BANDS = ()  # noqa: N806
     text = (folder / "roster.csv").read_text()

@@ -11,7 +11,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import IntEnum, StrEnum
 
-INTERVAL = timedelta(minutes=15)  #: score interval, seed §8 / contract §4
+from vigil.contract import INTERVAL_MINUTES
+
+INTERVAL = timedelta(minutes=INTERVAL_MINUTES)  #: score interval (:mod:`vigil.contract`)
 
 
 def _require_aware(name: str, value: datetime) -> None:

@@ -23,6 +23,7 @@ from vigil.calibration import (
 )
 from vigil.domain import DateFormat
 from vigil.roster.synthetic import generate_roster
+from vigil.scoring.context import DEFAULT_CONTEXT
 
 
 @cache
@@ -33,8 +34,8 @@ def roster() -> str:
 
 @cache
 def report_for(seed: int, bias: float, preset: str | None = None) -> CalibrationReport:
-    options = {"preset": preset} if preset else None
-    text = simulate_observations(roster(), seed=seed, bias=bias, per_duty=4, options=options)
+    context = DEFAULT_CONTEXT.with_preset(preset) if preset else DEFAULT_CONTEXT
+    text = simulate_observations(roster(), seed=seed, bias=bias, per_duty=4, context=context)
     ratings, errors = parse_observations(text)
     assert errors == []
     return build_report(roster(), DateFormat.DMY, ratings)

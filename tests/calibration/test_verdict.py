@@ -15,7 +15,8 @@ import pytest
 
 from vigil.calibration import fit_kss
 from vigil.calibration.observations import Observation
-from vigil.calibration.report import CalibrationReport, Matched
+from vigil.calibration.observations import Matched
+from vigil.calibration.report import CalibrationReport
 from vigil.calibration.verdict import adoption_text, band_order, verdict
 
 TIMES = ("00-06", "06-12", "12-18", "18-24")

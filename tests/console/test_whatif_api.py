@@ -19,8 +19,8 @@ import httpx
 import pytest
 
 from conftest import LiveService, live_service
+from vigil.contract import JobStatus
 from vigil.store import uploads
-from vigil.store.status import JobStatus
 
 from .conftest import create_user, embedded_routers, sign_in
 

@@ -9,7 +9,7 @@ import typer
 from typer.testing import CliRunner
 
 from vigil.cli import settings as settings_cli
-from vigil.fleet.bands import ACTIONS, DEFAULT_BOUNDS, RISK_BANDS, bands_from
+from vigil.settings.bands import ACTIONS, DEFAULT_BOUNDS, RISK_BANDS, bands_from
 from vigil.settings.record import OperatorSettings
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -6,12 +6,11 @@ import numpy as np
 import pytest
 
 from vigil.domain import DateFormat
-from vigil.fleet.sleep import schedule_sleep
 from vigil.fleet.table import duty_table, schedule_table
+from vigil.results.compact import StoredScores
+from vigil.results.stored_sleep import decode_sleep, encode_sleep, schedule_sleep, sleep_columns
 from vigil.roster.synthetic import generate_airline_roster
 from vigil.scoring.service import ScoreRequest, score
-from vigil.worker.compact import StoredScores
-from vigil.worker.stored_sleep import decode_sleep, encode_sleep, sleep_columns
 
 from .test_summary import KSS, RISKS, TIMES, facts_for, stored_from
 
@@ -49,8 +48,9 @@ def test_one_schedule_table_equals_its_rows_of_the_whole() -> None:
 
 
 def test_one_schedule_of_a_blob_equals_its_unpacked_rows() -> None:
-    from vigil.fleet.one import one_schedule
-    from vigil.worker.compact import CompactChunk, pack, unpack
+    from reference.vgs1_writer import CompactChunk, pack
+    from vigil.results.compact import unpack
+    from vigil.results.one import one_schedule
 
     whole = stored_from(KSS, TIMES, RISKS)
     blob = pack([CompactChunk(whole.schedules, whole.matrix)], whole.scales)

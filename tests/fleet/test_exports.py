@@ -16,7 +16,7 @@ from vigil.fleet.export_xlsx import roster_xlsx
 from vigil.fleet.records import spreadsheet_safe
 from vigil.fleet.summary import schedule_rows, summarise
 from vigil.fleet.table import DutyTable, duty_table
-from vigil.worker.compact import StoredScores
+from vigil.results.compact import StoredScores
 
 from .test_summary import KSS, RISKS, TIMES, facts_for, stored_from
 

@@ -9,9 +9,9 @@ from zoneinfo import ZoneInfo
 
 from vigil.domain import DateFormat
 from vigil.fleet.table import with_offsets
+from vigil.results.compact import unpack
 from vigil.roster.synthetic import generate_airline_duties, render_roster
 from vigil.scoring.service import SCALE_CODES, ScoreRequest
-from vigil.worker.compact import unpack
 from vigil.worker.roster_job import score_roster
 from vigil.worker.scorers import InlineScorer
 

@@ -9,12 +9,13 @@ import numpy as np
 import pytest
 from sqlalchemy.orm import Session, sessionmaker
 
+from reference.vgs1_writer import CompactChunk, pack
 from vigil.fleet import stored as fleet_stored
-from vigil.fleet.one import one_schedule
+from vigil.results.one import one_schedule
+from vigil.store import results as results_store
 from vigil.store import uploads
 from vigil.store.db import make_engine, make_session_factory, upgrade
 from vigil.store.tables import RosterResult
-from vigil.worker.compact import CompactChunk, pack
 
 from .test_summary import KSS, RISKS, TIMES, stored_from
 
@@ -47,7 +48,7 @@ def test_summary_recorded_once_and_read_lightly(sessions: sessionmaker[Session])
         fleet_stored.record_summary(session, job, blob, "completedsuccessfully")
         upload_id = upload.id
     with sessions() as session:
-        light = fleet_stored.light_result(session, upload_id)
+        light = results_store.light_result(session, upload_id)
         assert light is not None and light.sleep is None and light.model_version == "1.1.1+x"
         summary = fleet_stored.load(light.summary_json)
         assert summary is not None and summary.preset == "x"
@@ -55,12 +56,12 @@ def test_summary_recorded_once_and_read_lightly(sessions: sessionmaker[Session])
         assert summary.summary["scale"] == "SP" and summary.summary["counts"]["duties"] == 4
         assert summary.summary["topDuties"][0]["risk"] == 3.5
         assert summary.summary["topDuties"][0]["route"] == ""
-        read = fleet_stored.scores_reader(session, upload_id)
+        read = results_store.scores_reader(session, upload_id)
         from_db, from_bytes = one_schedule(read, "B"), one_schedule(blob, "B")
         assert from_db is not None and from_bytes is not None
         assert from_db.stored.schedules == from_bytes.stored.schedules
         assert np.array_equal(from_db.stored.matrix, from_bytes.stored.matrix)
-        assert fleet_stored.light_result(session, upload_id + 1) is None
+        assert results_store.light_result(session, upload_id + 1) is None
 
 
 def test_record_summary_does_nothing_when_the_lease_was_lost(

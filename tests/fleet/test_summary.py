@@ -12,7 +12,7 @@ from vigil.fleet.schedules import select
 from vigil.fleet.summary import SHORT_REST_HOURS, schedule_rows, summarise
 from vigil.fleet.table import Airports, RosterFacts, duty_table
 from vigil.model import DEFAULT, SCALES
-from vigil.worker.compact import IndexedDuty, IndexedSchedule, StoredScores
+from vigil.results.compact import IndexedDuty, IndexedSchedule, StoredScores
 
 SCALE_ORDER = ("KSS", "SP", "KP", "VD", "CRD", "PMR")
 

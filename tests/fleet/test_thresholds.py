@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import orjson
 
-from vigil.fleet.bands import RISK_BANDS
 from vigil.fleet.records import duty_records
 from vigil.fleet.stored import SUMMARY_VERSION, load
 from vigil.fleet.summary import summarise
@@ -12,6 +11,7 @@ from vigil.fleet.table import duty_table
 from vigil.fleet.thresholds import DEFAULT_THRESHOLDS, Thresholds
 from vigil.model import warning_level
 from vigil.settings import DEFAULT_SETTINGS, parse_settings
+from vigil.settings.bands import RISK_BANDS
 from vigil.web.console.charts import chart_payload, in_force
 
 from .test_summary import KSS, RISKS, TIMES, facts_for, stored_from

@@ -18,9 +18,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from reference.vgs1_writer import compact_chunk, pack
 from vigil.cli import _tables
 from vigil.domain import DateFormat
 from vigil.fleet.table import duty_table, roster_facts
+from vigil.results.compact import IndexedSchedule, unpack
+from vigil.results.frames import decode_frames, encode_frame, join_frames
 from vigil.roster import parse_request
 from vigil.scoring.controls import (
     TOD_INTERVALS,
@@ -32,8 +35,6 @@ from vigil.scoring.controls import (
 from vigil.scoring.rest import rest_windows
 from vigil.scoring.service import SCALE_CODES, ScoreReport, ScoreRequest, score
 from vigil.web.console.charts import chart_payload
-from vigil.worker.compact import IndexedSchedule, compact_chunk, pack, unpack
-from vigil.worker.frames import decode_frames, encode_frame, join_frames
 
 HEADER = (
     "Reference,OnDutyDate,OnDutyTime,StartAirport,OffDutyDate,OffDutyTime,EndAirport,"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
@@ -10,6 +11,21 @@ import pytest
 from vigil import tz
 from vigil.domain import Airport, CrewComposition, Duty, Schedule, SleepClass, SleepRecord
 from vigil.scoring import grid
+
+
+def duty_sample_times(
+    duties: Iterable[Duty], per_interval: int = grid.SAMPLES_PER_INTERVAL
+) -> np.ndarray:
+    """:func:`interval_samples` of every interval of ``duties``, in duty order."""
+    starts: list[float] = []
+    offs: list[float] = []
+    for duty in duties:
+        on, off = grid.epoch_hours(duty.on_duty), grid.epoch_hours(duty.off_duty)
+        starts.extend(on + grid.INTERVAL_HOURS * k for k in range(duty.interval_count))
+        offs.extend([off] * duty.interval_count)
+    return grid.interval_samples(
+        np.asarray(starts, dtype=np.float64), np.asarray(offs), per_interval
+    )
 
 
 def airport(code: str) -> Airport:
@@ -42,7 +58,7 @@ def test_sample_grid_has_minute_midpoints_and_a_short_last_interval() -> None:
     # contract §4: ceil(40 min / 15 min) = 3 intervals, the last covering 10 minutes
     on = datetime(2026, 3, 1, 6, 0, tzinfo=UTC)
     d = duty(on, on + timedelta(minutes=40))
-    samples = grid.duty_sample_times([d])
+    samples = duty_sample_times([d])
     assert samples.shape == (3, grid.SAMPLES_PER_INTERVAL)
     assert np.isfinite(samples[:2]).all()
     assert np.isfinite(samples[2]).sum() == 10
@@ -56,7 +72,7 @@ def test_intervals_of_several_duties_are_concatenated_in_duty_order() -> None:
     on = datetime(2026, 3, 1, 6, 0, tzinfo=UTC)
     a = duty(on, on + timedelta(hours=1))
     b = duty(on + timedelta(days=1), on + timedelta(days=1, minutes=50))
-    samples = grid.duty_sample_times([a, b])
+    samples = duty_sample_times([a, b])
     assert samples.shape[0] == a.interval_count + b.interval_count == 4 + 4
     assert samples[4, 0] == pytest.approx(grid.epoch_hours(b.on_duty) + 0.5 / 60)
 

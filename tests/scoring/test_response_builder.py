@@ -13,9 +13,10 @@ import json
 import pytest
 from golden_cases import README_ROSTER
 
+from reference.vgs1_writer import compact_chunk, pack
+from vigil.results.compact import unpack
 from vigil.scoring.report import schedule_entry
 from vigil.scoring.service import SCALE_CODES, ScoreReport, ScoreRequest, ScoringError, score
-from vigil.worker.compact import compact_chunk, pack, unpack
 
 ERRORS = ("3|Crew, 7|unknown airport 'XXX' (StartAirport)", "4|Zoë|missing OnDutyDate")
 

@@ -20,12 +20,13 @@ from vigil.scoring.grid import epoch_hours
 from vigil.scoring.predict import predict_sleep
 from vigil.validation import cases
 from vigil.validation import scenarios as sc
+from vigil.validation.runs import run_all
 from vigil.validation.scenarios import Runs
 
 
 @pytest.fixture(scope="module")
 def runs() -> Runs:
-    return sc.run_all()
+    return run_all()
 
 
 def test_roach_2012_every_step_gains_10_to_20_min_per_hour(runs: Runs) -> None:

@@ -9,7 +9,7 @@ import pytest
 from conftest import LiveService
 from console.conftest import create_user, csrf_of, sign_in
 from vigil.domain import DateFormat
-from vigil.scoring.service import ScoreRequest, score
+from vigil.scoring.service import score
 
 from .helpers import ROSTER, ROSTER_ZZQ, ZZQ, api, save, upload_and_wait
 from .helpers import score as score_call
@@ -80,13 +80,7 @@ def test_rescoring_with_an_old_settings_version_is_byte_identical(
         v1 = store.settings_at(session=session, operator="acme", version=1)
     assert v1 is not None
     again = score(
-        ScoreRequest(
-            roster_text=ROSTER,
-            date_format=DateFormat.DMY,
-            scale="KSS",
-            risk=True,
-            **v1.settings.score_options(v1.version),
-        )
+        v1.context().request(ROSTER, date_format=DateFormat.DMY, scale="KSS", risk=True)
     ).to_json()
     assert again == at_v1
 

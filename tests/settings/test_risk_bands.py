@@ -8,8 +8,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from vigil.fleet.bands import DEFAULT_BOUNDS, RISK_BANDS, bands_from
 from vigil.settings import DEFAULT_SETTINGS, SettingsError, load_settings, parse_settings
+from vigil.settings.bands import DEFAULT_BOUNDS, RISK_BANDS, bands_from
 
 
 def test_default_bounds_are_the_stated_relative_risks() -> None:

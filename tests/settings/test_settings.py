@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from vigil import model, tz
 from vigil.domain import DateFormat
 from vigil.roster.parse import parse_request, parse_request_columnar, parse_request_rows
+from vigil.scoring.context import ScoringContext
 from vigil.scoring.service import ScoreRequest, score
 from vigil.settings import DEFAULT_SETTINGS, SettingsError, merge_settings, parse_settings
 
@@ -25,7 +26,7 @@ def test_defaults_are_todays_behaviour() -> None:
     assert (DEFAULT_SETTINGS.crew_prep_minutes, DEFAULT_SETTINGS.commute_minutes) == (60, 60)
     plain = score(ScoreRequest(roster_text=ROSTER, risk=True, settings_version=None)).to_envelope()
     under = score(
-        ScoreRequest(roster_text=ROSTER, risk=True, **DEFAULT_SETTINGS.score_options(0))
+        ScoringContext.of_settings(DEFAULT_SETTINGS, 0).request(ROSTER, risk=True)
     ).to_envelope()
     assert "settingsVersion" not in plain
     assert under.pop("settingsVersion") == 0
@@ -90,7 +91,7 @@ def test_blank_prep_takes_the_operator_default(read: Any) -> None:
 def test_blank_prep_moves_predicted_sleep_only() -> None:
     plain = score(ScoreRequest(roster_text=ROSTER, include_sleep=True))
     s = parse_settings({"crewPrepMinutes": 150})
-    own = score(ScoreRequest(roster_text=ROSTER, include_sleep=True, **s.score_options(1)))
+    own = score(ScoringContext.of_settings(s, 1).request(ROSTER, include_sleep=True))
 
     def wakes(report: Any) -> list[float]:
         """The last wake before each report time of P1 [epoch h]."""

@@ -20,7 +20,7 @@ from sqlalchemy import Engine, text
 from vigil.settings import merge_settings
 from vigil.store import operator_settings as store
 from vigil.store.db import make_engine, make_session_factory, upgrade
-from vigil.web.routes.settings import settings_for
+from vigil.web.operator_context import settings_for
 
 
 def _runtime(engine: Engine) -> Any:
@@ -79,7 +79,7 @@ def test_unreadable_database_keeps_the_last_settings_read(
     assert settings_for(runtime, "acme").version == 1
     with theirs.begin() as connection:  # the driver's query now fails (no such table)
         connection.execute(text("ALTER TABLE operator_settings_version RENAME TO moved"))
-    with caplog.at_level(logging.WARNING, logger="vigil.web.routes.settings"):
+    with caplog.at_level(logging.WARNING, logger="vigil.web.operator_context"):
         kept = settings_for(runtime, "acme")
         unknown = settings_for(runtime, "globex")
     assert kept.version == 1 and kept.settings.to_dict()["crewPrepMinutes"] == 120

@@ -16,7 +16,7 @@ from vigil.cli import create_app
 from vigil.model.sleep_parameters import DEFAULT_SLEEP
 from vigil.validation import fit, fit_groups, run_all
 from vigil.validation.catalog import all_cases
-from vigil.validation.catalog import fit_groups as registered
+from vigil.validation.fit_groups import registered
 
 
 def _toy(residuals: object, initial: float = 0.9) -> fit.FitGroup:

@@ -8,9 +8,9 @@ from scipy.optimize import least_squares
 
 from vigil import model
 from vigil.validation import risk_measures as rm
-from vigil.validation import scenarios as sc
 from vigil.validation.catalog import all_cases
 from vigil.validation.risk_fit import RISK_FIT, row_values
+from vigil.validation.runs import run_all
 
 
 def test_fitted_rows_name_the_group_parameters() -> None:
@@ -24,7 +24,7 @@ def test_fitted_rows_name_the_group_parameters() -> None:
 
 
 def test_defaults_are_the_fit_and_measures_match_the_service() -> None:
-    runs = sc.run_all()
+    runs = run_all()
     fit = least_squares(RISK_FIT.residuals, RISK_FIT.initial, bounds=RISK_FIT.bounds)
     defaults = np.array([model.DEFAULT.risk_tod_amplitude, model.DEFAULT.tot_coefficient])
     np.testing.assert_allclose(defaults, fit.x, atol=0.001)  # stored to 3 decimals

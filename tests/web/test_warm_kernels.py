@@ -18,7 +18,7 @@ import vigil.model
 from vigil.domain import DateFormat
 from vigil.roster.synthetic import generate_airline_roster
 from vigil.scoring.service import SCALE_CODES, ScoreRequest, score
-from vigil.web._runtime import WARM_ACTIVITY, WARM_ROSTER, WARM_SLEEP, warm_kernels
+from vigil.scoring.warm import WARM_ACTIVITY, WARM_ROSTER, WARM_SLEEP, warm_kernels
 
 
 def _signatures() -> dict[str, int]:
@@ -63,7 +63,7 @@ def test_the_warm_up_month_takes_the_large_roster_paths() -> None:
     300-crew call after the old one-crew warm-up took 0.4-0.5 s longer than the second)."""
     from vigil.roster.parse import COLUMNAR_MIN_LINES
     from vigil.scoring.service import PARALLEL_MIN_CREW
-    from vigil.web._runtime import WARM_CREW
+    from vigil.scoring.warm import WARM_CREW
 
     month = generate_airline_roster(WARM_CREW, 28, seed=1)
     assert month.count("\n") >= COLUMNAR_MIN_LINES

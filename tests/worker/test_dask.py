@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from vigil.domain import DateFormat
+from vigil.results.compact import unpack
 from vigil.scoring.service import SCALE_CODES, ScoreRequest, score
-from vigil.worker.compact import unpack
 from vigil.worker.dask import DaskScorer
 from vigil.worker.run import InlineScorer, score_roster
 

@@ -8,11 +8,12 @@ import math
 import numpy as np
 import pytest
 
+from reference.vgs1_writer import compact_chunk, pack
 from vigil.domain import DateFormat
+from vigil.results.compact import unpack
+from vigil.results.frames import decode_frames, encode_frame, join_frames, read_index
 from vigil.roster.synthetic import generate_airline_roster
 from vigil.scoring.service import SCALE_CODES, ScoreRequest, resolve_preset, score
-from vigil.worker.compact import compact_chunk, pack, unpack
-from vigil.worker.frames import decode_frames, encode_frame, join_frames, read_index
 
 PRESETS = ("ingre2014_5c", "tpm_default")
 

@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy.orm import Session, sessionmaker
 
 from vigil.domain import DateFormat
-from vigil.fleet.stored import build
+from vigil.fleet.stored import build, record_summary
 from vigil.fleet.table import (
     RouteFacts,
     roster_facts,
@@ -20,13 +20,13 @@ from vigil.fleet.table import (
     route_facts_of_columns,
     with_offsets,
 )
+from vigil.results.compact import unpack
 from vigil.roster import parse_request
 from vigil.roster.parse import parse_request_columnar, parse_request_rows
 from vigil.roster.synthetic import generate_airline_roster
 from vigil.scoring.service import SCALE_CODES, ScoreRequest
 from vigil.store import uploads
 from vigil.store.tables import RosterResult
-from vigil.worker.compact import unpack
 from vigil.worker.jobs import JobStatus
 from vigil.worker.memory import release_memory, reuse_heap_in_tasks
 from vigil.worker.run import Worker, score_roster
@@ -160,7 +160,7 @@ def test_the_heartbeat_stops_before_the_result_is_stored(
             session=session, operator="acme", roster_name="m", roster_text=_airline(40)
         ).id
     beats = 0.06  # a lease of 60 ms: renewed every 20 ms, many times while the summary is built
-    worker = Worker(sessions, lease_seconds=beats, chunk_size=10)
+    worker = Worker(sessions, lease_seconds=beats, chunk_size=10, record_summary=record_summary)
     with caplog.at_level(logging.WARNING, logger="vigil.worker.run"):
         assert worker.run_once()
     with sessions() as session:

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 from vigil.domain import DateFormat
+from vigil.results.compact import unpack
+from vigil.results.stored_sleep import decode_sleep
 from vigil.roster.synthetic import generate_airline_roster
 from vigil.scoring.service import SCALE_CODES, ScoreRequest, score
-from vigil.worker.compact import unpack
 from vigil.worker.run import InlineScorer, plan_tasks, score_roster
 from vigil.worker.split import split_roster
-from vigil.worker.stored_sleep import decode_sleep
 
 from ._rosters import HEADER, ROSTER
 

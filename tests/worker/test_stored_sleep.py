@@ -9,16 +9,16 @@ import numpy as np
 import pytest
 
 from vigil.domain import DateFormat
-from vigil.roster.synthetic import generate_airline_roster
-from vigil.scoring.report import sleep_json
-from vigil.scoring.service import ScoreRequest, score
-from vigil.worker.stored_sleep import (
+from vigil.results.stored_sleep import (
     KINDS,
     StoredSleep,
     decode_sleep,
     encode_sleep,
     sleep_columns,
 )
+from vigil.roster.synthetic import generate_airline_roster
+from vigil.scoring.report import sleep_json
+from vigil.scoring.service import ScoreRequest, score
 
 from ._rosters import ROSTER
 

@@ -10,6 +10,7 @@ import threading
 import pytest
 from sqlalchemy.orm import Session, sessionmaker
 
+from vigil.fleet.stored import record_summary
 from vigil.roster.synthetic import generate_airline_roster
 from vigil.store import uploads
 from vigil.store.tables import RosterResult, RosterUpload
@@ -44,7 +45,7 @@ def test_the_next_roster_does_not_wait_for_the_last_summary(
     summaries = Summariser()
     gate = threading.Event()
     summaries.submit(gate.wait, "the gate")  # holds the summariser's one thread
-    worker = Worker(sessions, chunk_size=4, summaries=summaries)
+    worker = Worker(sessions, chunk_size=4, summaries=summaries, record_summary=record_summary)
     try:
         assert worker.run_once() and worker.run_once()  # both claimed, scored, stored
         assert _state(sessions, first) == (JobStatus.COMPLETED_SUCCESSFULLY, False)
@@ -62,7 +63,7 @@ def test_without_a_summariser_the_summary_is_stored_before_process_returns(
     sessions: sessionmaker[Session],
 ) -> None:
     upload_id = _upload(sessions, "a", 3)
-    assert Worker(sessions, chunk_size=4).run_once()
+    assert Worker(sessions, chunk_size=4, record_summary=record_summary).run_once()
     assert _state(sessions, upload_id) == (JobStatus.COMPLETED_SUCCESSFULLY, True)
 
 

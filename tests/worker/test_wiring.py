@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import vigil.worker
-from vigil.store.status import JobStatus
+from vigil.contract import JobStatus
 from vigil.web.settings import Settings
 from vigil.worker import jobs
 from vigil.worker.run import PoolSettings
@@ -28,7 +28,7 @@ def _imports(module: str) -> set[str]:
     return found
 
 
-@pytest.mark.parametrize("module", ["dask", "scorers", "compact"])
+@pytest.mark.parametrize("module", ["dask", "scorers", "tasks"])
 def test_scorers_do_not_import_the_worker_loop(module: str) -> None:
     assert "vigil.worker.run" not in _imports(module)
 

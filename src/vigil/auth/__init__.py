@@ -11,6 +11,7 @@ from vigil.auth.errors import (
     InvalidRequestError,
     InvalidScopeError,
     InvalidTokenError,
+    KeySetUnavailableError,
     MissingTokenError,
     OAuthError,
     TooManyFailuresError,
@@ -21,7 +22,7 @@ from vigil.auth.keys import KeySet, KeyStorage, SigningKey, ensure_key_set, rota
 from vigil.auth.ratelimit import FailureLimiter
 from vigil.auth.scopes import ScopeKind, ScopeTable, parse_kinds
 from vigil.auth.tokens import AccessTokenClaims, IssuedToken, issue_access_token
-from vigil.auth.verify import KeySetUnavailableError, TokenVerifier
+from vigil.auth.verify import TokenVerifier
 
 __all__ = [
     "AccessTokenClaims",

@@ -133,3 +133,7 @@ class InsufficientScopeError(BearerError):
 
     def challenge(self) -> str:
         return f'Bearer error="insufficient_scope", scope="{self.scope}"'
+
+
+class KeySetUnavailableError(RuntimeError):
+    """The JWKS could not be fetched and no cached keys exist (infrastructure, 503)."""

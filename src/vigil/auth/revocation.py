@@ -32,9 +32,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from vigil.auth.errors import InvalidTokenError
+from vigil.auth.errors import InvalidTokenError, KeySetUnavailableError
 from vigil.auth.tokens import AccessTokenClaims
-from vigil.auth.verify import KeySetUnavailableError
 
 logger = logging.getLogger(__name__)
 

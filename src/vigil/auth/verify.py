@@ -35,7 +35,7 @@ import httpx
 from cryptography.hazmat.primitives.asymmetric import rsa
 from jwt.algorithms import RSAAlgorithm
 
-from vigil.auth.errors import InvalidTokenError
+from vigil.auth.errors import InvalidTokenError, KeySetUnavailableError
 from vigil.auth.tokens import AccessTokenClaims, unverified_kid, verify_access_token
 
 if TYPE_CHECKING:
@@ -46,10 +46,6 @@ logger = logging.getLogger(__name__)
 JwksSource = Callable[[], Mapping[str, Any]]
 
 JWKS_PATH = "/.well-known/openid-configuration/jwks"
-
-
-class KeySetUnavailableError(RuntimeError):
-    """The JWKS could not be fetched and no cached keys exist (infrastructure, 503)."""
 
 
 #: verified tokens remembered per verifier (a token is ~1 KiB: at most a few MiB)
@@ -289,8 +285,3 @@ class TokenVerifier:
                 return None
             self._verified.move_to_end(token)
             return found
-
-    def forget_verified(self) -> None:
-        """Drop every remembered token (tests; a key change does this by itself)."""
-        with self._verified_lock:
-            self._verified.clear()

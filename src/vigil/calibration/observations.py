@@ -161,3 +161,18 @@ def parse_sleep_periods(text: str) -> tuple[list[SleepPeriod], list[str]]:
         else:
             good.append(SleepPeriod(row, ref, start, end))
     return good, errors
+
+
+@dataclass(frozen=True, slots=True)
+class Matched:
+    """One rating with the model's prediction for it."""
+
+    observation: Observation
+    predicted: float
+    time_of_day: str
+    duty_type: str
+    hours_on_duty: str
+
+    @property
+    def residual(self) -> float:
+        return self.observation.value - self.predicted

@@ -25,14 +25,15 @@ from vigil import tz
 from vigil.calibration.fit import Fit, fit_kss
 from vigil.calibration.observations import (
     INSTRUMENTS,
+    Matched,
     Observation,
     SleepPeriod,
 )
 from vigil.calibration.verdict import Verdict, adoption_text, band_order, verdict
 from vigil.domain import INTERVAL, DateFormat, Schedule
-from vigil.roster import parse_request
+from vigil.scoring.context import DEFAULT_CONTEXT, ScoringContext
 from vigil.scoring.grid import from_epoch_hours
-from vigil.scoring.service import ScheduleResult, ScoreRequest, score
+from vigil.scoring.service import ScheduleResult, score
 
 __all__ = ["CalibrationReport", "Group", "Matched", "build_report", "summarise"]
 
@@ -41,21 +42,6 @@ TIME_OF_DAY = (("00-06", 0, 6), ("06-12", 6, 12), ("12-18", 12, 18), ("18-24", 1
 #: hours-on-duty bins [h]
 HOURS_ON_DUTY = (("0-4", 0.0, 4.0), ("4-8", 4.0, 8.0), ("8-12", 8.0, 12.0), ("12+", 12.0, 99.0))
 DUTY_TYPES = {1: "active", 2: "split shift", 3: "standby"}
-
-
-@dataclass(frozen=True, slots=True)
-class Matched:
-    """One rating with the model's prediction for it."""
-
-    observation: Observation
-    predicted: float
-    time_of_day: str
-    duty_type: str
-    hours_on_duty: str
-
-    @property
-    def residual(self) -> float:
-        return self.observation.value - self.predicted
 
 
 @dataclass(frozen=True, slots=True)
@@ -316,7 +302,7 @@ def build_report(
     actual_sleep: Sequence[SleepPeriod] = (),
     *,
     activity_text: str = "",
-    options: Mapping[str, Any] | None = None,
+    context: ScoringContext = DEFAULT_CONTEXT,
     input_errors: Sequence[str] = (),
     fit_name: str = "calibrated-kss",
     fit_source: str = "",
@@ -329,50 +315,41 @@ def build_report(
         The stored roster's data.
     observations, actual_sleep
         Parsed by :mod:`vigil.calibration.observations`.
-    options : mapping, optional
-        :meth:`vigil.settings.OperatorSettings.score_options` of the roster's settings
-        version, so the report uses the settings the roster was scored with.
+    context : ScoringContext, optional
+        The scoring context of the roster's settings version, so the report uses the
+        settings the roster was scored with (default: the built-in defaults).
     input_errors : sequence of str
         Bad lines of the observation files, carried into the report.
     fit_name, fit_source
         Name and provenance of the offered KSS preset (:func:`vigil.calibration.fit_kss`).
     """
-    opts = dict(options or {})
     sleep_data = [p.sleep_data() for p in actual_sleep]
-    request = ScoreRequest(
-        roster_text=roster_text,
+    request = context.request(
+        roster_text,
         date_format=date_format,
         scale="KSS",
         extra_scales=("SP",),
         sleep_data=sleep_data,
         activity_text=activity_text,
-        **opts,
     )
     with_actual = score(request)
     predicted_only = score(
-        ScoreRequest(
-            roster_text=roster_text,
+        context.request(
+            roster_text,
             date_format=date_format,
             scale="KSS",
             activity_text=activity_text,
             include_sleep=True,
-            **opts,
         )
     )
-    parsed = parse_request(
-        roster_text,
-        date_format,
-        activity_text=activity_text,
-        airports=opts.get("airports"),
-        blank_defaults=opts.get("blank_defaults"),
-    )
+    parsed = context.parse(roster_text, date_format, activity_text=activity_text)
     schedules = {s.reference: s for s in parsed.schedules}
     results = {r.reference: r for r in with_actual.schedules}
     matched, unmatched = _match(observations, schedules, results)
     given = sorted({p.reference for p in actual_sleep} & set(results))
     report = CalibrationReport(
         model_version=with_actual.model_version,
-        settings_version=opts.get("settings_version"),
+        settings_version=context.settings_version,
         matched=tuple(matched),
         unmatched=tuple(unmatched),
         input_errors=(*input_errors, *with_actual.errors),

@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Mapping
 from datetime import timedelta
-from typing import Any
 
 import numpy as np
 
 from vigil.calibration.observations import INSTRUMENTS
 from vigil.domain import INTERVAL, DateFormat
-from vigil.scoring.service import ScoreRequest, score
+from vigil.scoring.context import DEFAULT_CONTEXT, ScoringContext
+from vigil.scoring.service import score
 
 __all__ = ["simulate_observations"]
 
@@ -33,7 +32,7 @@ def simulate_observations(
     noise_sd: float = 1.0,
     per_duty: int = 3,
     instrument: str = "KSS",
-    options: Mapping[str, Any] | None = None,
+    context: ScoringContext = DEFAULT_CONTEXT,
 ) -> str:
     """An observations CSV (``Reference,Timestamp,Instrument,Value``) for ``roster_text``.
 
@@ -47,19 +46,12 @@ def simulate_observations(
         SD of the Gaussian noise [scale points].
     per_duty : int
         Ratings per duty, at distinct random intervals (fewer if the duty is shorter).
-    options : mapping, optional
-        ScoreRequest keywords of the *generating* model, e.g. ``{"preset": "tpm_default"}``.
+    context : ScoringContext, optional
+        The *generating* model's context, e.g. ``DEFAULT_CONTEXT.with_preset("tpm_default")``.
     """
     rng = np.random.default_rng(seed)
     low, high = INSTRUMENTS[instrument]
-    report = score(
-        ScoreRequest(
-            roster_text=roster_text,
-            date_format=date_format,
-            scale=instrument,
-            **dict(options or {}),
-        )
-    )
+    report = score(context.request(roster_text, date_format=date_format, scale=instrument))
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(["Reference", "Timestamp", "Instrument", "Value"])

@@ -51,7 +51,7 @@ from scipy import stats
 from vigil.calibration.fit import MIN_CREW, MIN_OBSERVATIONS, Fit
 
 if TYPE_CHECKING:
-    from vigil.calibration.report import Matched
+    from vigil.calibration.observations import Matched
 
 __all__ = [
     "CLEARLY_LARGER",

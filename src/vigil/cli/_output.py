@@ -14,14 +14,6 @@ from vigil.domain import DateFormat, Schedule
 from vigil.scoring.service import ScoreReport, iso
 
 #: A cell starting with one of these is read as a formula by spreadsheets (CSV injection).
-_FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
-
-
-def spreadsheet_safe(value: str) -> str:
-    """Neutralise spreadsheet formulas in text written to CSV (OWASP CSV injection)."""
-    return "'" + value if value.startswith(_FORMULA_PREFIXES) else value
-
-
 #: least time between two plain progress lines [s]
 PLAIN_PROGRESS_INTERVAL = 5.0
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
+from vigil.domain import INTERVAL
 from vigil.scoring.grid import from_epoch_hours
 from vigil.scoring.service import ScoreReport
 
@@ -30,9 +31,7 @@ def plot_report(report: ScoreReport, path: Path) -> int:
         scores = result.scores[report.scale]
         for duty in result.duties:
             ax.axvspan(duty.on_duty, duty.off_duty, color="#dbe9f6", zorder=0)
-            times = [
-                duty.on_duty + timedelta(minutes=15 * k + 7.5) for k in range(duty.interval_count)
-            ]
+            times = [duty.on_duty + INTERVAL * k + INTERVAL / 2 for k in range(duty.interval_count)]
             values = scores[duty.first_interval : duty.first_interval + duty.interval_count]
             ax.plot(times, values, color="#1f4e79", lw=1.4, marker=".", ms=2)
         for episode in result.sleep:

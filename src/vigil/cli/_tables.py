@@ -16,7 +16,7 @@ left out), through the same reducer as the roster summary and its exports.
 Every column is computed with NumPy over all intervals at once and written by Polars'
 CSV or JSON writer (Rust), so writing 5.5 M rows takes seconds, not the minute the
 Python ``csv`` writer took. Text that a spreadsheet would read as a formula is
-neutralised (:func:`vigil.cli._output.spreadsheet_safe`).
+neutralised (:func:`vigil.fleet.records.spreadsheet_safe`, the one the fleet exports use).
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ class Per(StrEnum):
 
 
 def _safe(values: Sequence[str]) -> list[str]:
-    from vigil.cli._output import spreadsheet_safe
+    from vigil.fleet.records import spreadsheet_safe
 
     return [spreadsheet_safe(v) for v in values]
 

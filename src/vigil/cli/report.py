@@ -17,13 +17,16 @@ as an upload of that operator would be; without it, the built-in defaults.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from vigil.cli._identity import DatabaseUrlOption
 
 if TYPE_CHECKING:
+    from vigil.fleet.stored import StoredSummary
+    from vigil.results.compact import StoredScores
+    from vigil.scoring.service import ScoreReport
     from vigil.store.operator_settings import SettingsVersion
 
 
@@ -79,8 +82,8 @@ def fit_command(
     """
     from vigil import model
     from vigil.validation import fit as fitting
-    from vigil.validation.catalog import fit_groups
     from vigil.validation.fit_groups import hand_set_parameters, not_fitted
+    from vigil.validation.fit_groups import registered as fit_groups
 
     groups = fit_groups()
     if only:
@@ -140,18 +143,8 @@ def roster_command(
     database_url: Annotated[str | None, DatabaseUrlOption] = None,
 ) -> None:
     """Score ROSTER and write its fleet report (CSV, XLSX, PDF or the summary JSON)."""
-    import json
-
-    from vigil.domain import DateFormat
-    from vigil.fleet.export_csv import duty_csv
-    from vigil.fleet.export_pdf import roster_pdf
-    from vigil.fleet.export_xlsx import roster_xlsx
-    from vigil.fleet.stored import build, load
-    from vigil.fleet.thresholds import DEFAULT_THRESHOLDS, Thresholds
-    from vigil.scoring.service import SCALE_CODES, ScoreRequest, ScoringError, resolve_scale
-    from vigil.worker.compact import unpack
-    from vigil.worker.run import score_roster
-    from vigil.worker.scorers import InlineScorer
+    from vigil.fleet.stored import load
+    from vigil.scoring.service import ScoringError, resolve_scale
 
     suffix = out.suffix.lower()
     if suffix not in ROSTER_FORMATS:
@@ -169,17 +162,39 @@ def roster_command(
         text = roster.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise typer.BadParameter(f"cannot read {roster}: {exc}", param_hint="ROSTER") from exc
-    options: dict[str, Any] = found.settings.score_options(found.version) if found else {}
-    request = ScoreRequest(
-        roster_text=text,
+    scored, stored, raw = _score(text, date_format, code, found)
+    summary = load(raw)
+    assert summary is not None
+    _write(out, summary, stored, code, airports, name or roster.stem)
+    counts = summary.summary["counts"]
+    typer.echo(
+        f"wrote {out}: {counts['schedules']} schedules, {counts['duties']} duties"
+        + (f", {len(scored.errors)} rows with errors" if scored.errors else "")
+    )
+
+
+def _score(
+    text: str, date_format: str, code: str, found: SettingsVersion | None
+) -> tuple[ScoreReport, StoredScores, bytes]:
+    """The roster scored under the operator's settings (or the defaults), its results as
+    the store reads them back (float32, built in memory) and its summary."""
+    from vigil.domain import DateFormat
+    from vigil.fleet.stored import build
+    from vigil.fleet.thresholds import DEFAULT_THRESHOLDS, Thresholds
+    from vigil.results.compact import StoredScores
+    from vigil.scoring.context import DEFAULT_CONTEXT
+    from vigil.scoring.service import SCALE_CODES, score
+
+    context = found.context() if found else DEFAULT_CONTEXT
+    request = context.request(
+        text,
         date_format=DateFormat(date_format),
         scale=code,
         risk=True,
         extra_scales=tuple(s for s in SCALE_CODES if s != code),
-        **options,
     )
-    scored = score_roster(request, chunk_size=500, local=InlineScorer())
-    stored = unpack(scored.scores)
+    scored = score(request)
+    stored = StoredScores.of_results(scored.schedules, SCALE_CODES)
     raw = build(
         stored,
         roster_text=text,
@@ -192,8 +207,20 @@ def roster_command(
             Thresholds.from_settings(found.settings, found.version) if found else DEFAULT_THRESHOLDS
         ),
     )
-    summary = load(raw)
-    assert summary is not None
+    return scored, stored, raw
+
+
+def _write(
+    out: Path, summary: StoredSummary, stored: StoredScores, code: str, airports: str, name: str
+) -> None:
+    """The report file ``out`` in the format its suffix names."""
+    import json
+
+    from vigil.fleet.export_csv import duty_csv
+    from vigil.fleet.export_pdf import roster_pdf
+    from vigil.fleet.export_xlsx import roster_xlsx
+
+    suffix = out.suffix.lower()
     table = summary.table(stored, code)
     if suffix == ".csv":
         out.write_bytes(b"".join(duty_csv(table, airports)))
@@ -215,7 +242,7 @@ def roster_command(
                 stored,
                 summary.summary,
                 summary.schedules,
-                roster_name=name or roster.stem,
+                roster_name=name,
                 model_version=summary.model_version,
                 preset=summary.preset,
             )
@@ -228,11 +255,6 @@ def roster_command(
             "schedules": summary.schedules,
         }
         out.write_text(json.dumps(body, ensure_ascii=False), encoding="utf-8")
-    counts = summary.summary["counts"]
-    typer.echo(
-        f"wrote {out}: {counts['schedules']} schedules, {counts['duties']} duties"
-        + (f", {len(scored.errors)} rows with errors" if scored.errors else "")
-    )
 
 
 def _operator_settings(operator: str, database_url: str | None) -> SettingsVersion:

@@ -129,7 +129,7 @@ def show(
 @settings_app.command("bands")
 def bands() -> None:
     """Print the built-in risk bands: R bounds, words and each band's action."""
-    from vigil.fleet.bands import RISK_BANDS
+    from vigil.settings.bands import RISK_BANDS
 
     for b in RISK_BANDS:
         span = (

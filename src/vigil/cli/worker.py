@@ -29,6 +29,7 @@ def worker_command(
     ] = False,
 ) -> None:
     """Process uploaded rosters: claim with a lease, score, store the results."""
+    from vigil.fleet.stored import record_summary
     from vigil.store.db import make_engine, make_session_factory, upgrade
     from vigil.web.settings import Settings
     from vigil.worker.run import WorkerPool
@@ -39,7 +40,9 @@ def worker_command(
     engine = make_engine(url)
     if settings.migrate_on_start:
         upgrade(engine)
-    pool = WorkerPool.from_settings(make_session_factory(engine), settings, threads=threads)
+    pool = WorkerPool.from_settings(
+        make_session_factory(engine), settings, threads=threads, record_summary=record_summary
+    )
     typer.echo(f"vigil worker: {threads} thread(s) on {engine.url.render_as_string()}")
     try:
         if once:

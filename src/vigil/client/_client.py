@@ -11,8 +11,10 @@ from typing import Any, Literal, TypedDict, cast
 
 import httpx
 
+from vigil import contract
+
 #: statuses after which a roster no longer changes
-FINISHED = frozenset({"completedsuccessfully", "completedwitherrors", "failed"})
+FINISHED = frozenset(status.value for status in contract.FINISHED)
 
 
 class RosterStatus(TypedDict, total=False):

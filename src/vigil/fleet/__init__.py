@@ -1,6 +1,6 @@
 """Fleet view (issue 16): where the fatigue is in a whole roster.
 
-Pure figures from a roster's stored scores (:mod:`vigil.worker.compact`) and its text,
+Pure figures from a roster's stored scores (:mod:`vigil.results.compact`) and its text,
 parsed once: the per-duty table (:mod:`.table`), the dashboard summary (:mod:`.summary`),
 evidence-based risk bands (:mod:`.bands`), the stored summary (:mod:`.stored`) and the
 CSV / XLSX / PDF reports (:mod:`.export_csv`, :mod:`.export_xlsx`, :mod:`.export_pdf`).

@@ -18,10 +18,11 @@ import numpy as np
 from matplotlib.backends.backend_pdf import PdfPages
 from matplotlib.figure import Figure
 
+from vigil.contract import INTERVAL_SECONDS
 from vigil.fleet.records import utc_text
 from vigil.fleet.table import DutyTable
 from vigil.model import SCALE_INFO
-from vigil.worker.compact import StoredScores
+from vigil.results.compact import StoredScores
 
 __all__ = ["TOP_CHARTS", "roster_pdf"]
 
@@ -190,7 +191,7 @@ def _schedule_chart(
     for row, duty in zip(duties.tolist(), entry.duties, strict=True):
         on, _off, first, count, risk, _rest = duty
         values = stored.matrix[base + first : base + first + count, column]
-        hours = (on + 900 * np.arange(count) + 450) / 86400.0
+        hours = (on + INTERVAL_SECONDS * np.arange(count) + INTERVAL_SECONDS / 2) / 86400.0
         ax.plot(hours, values, color="#4a6fa5", lw=1)
         ax.axvspan(on / 86400.0, int(t.off_s[row]) / 86400.0, color="#eeeeee", zorder=0)
         if risk is not None:

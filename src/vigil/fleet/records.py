@@ -25,7 +25,6 @@ __all__ = [
     "duty_records",
     "schedule_columns",
     "local_text",
-    "schedule_records",
     "spreadsheet_safe",
     "utc_text",
 ]
@@ -35,7 +34,8 @@ _FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r", "\n")
 
 
 def spreadsheet_safe(value: str) -> str:
-    """Text a spreadsheet shows as text: a leading formula character gets a ``'``."""
+    """Text a spreadsheet shows as text: a leading formula character gets a ``'`` (OWASP
+    CSV injection); the one neutraliser of every CSV and XLSX Vigil writes."""
     return "'" + value if value.startswith(_FORMULA_PREFIXES) else value
 
 
@@ -216,21 +216,3 @@ def schedule_columns(rows: dict[str, list[Any]]) -> list[list[Any]]:
             )
         ),
     ]
-
-
-def schedule_records(rows: dict[str, list[Any]]) -> Iterator[list[Any]]:
-    """One row per schedule (:data:`SCHEDULE_HEADER` order) from the stored columns."""
-    for i, reference in enumerate(rows["reference"]):
-        yield [
-            spreadsheet_safe(reference),
-            spreadsheet_safe(rows["fleet"][i]),
-            spreadsheet_safe(rows["rank"][i]),
-            rows["duties"][i],
-            rows["peak"][i],
-            rows["maxRisk"][i],
-            rows["aboveMinutes"][i],
-            rows["aboveShare"][i],
-            rows["shortRests"][i],
-            rows["earlyRuns"][i],
-            rows["nightRuns"][i],
-        ]

@@ -19,12 +19,10 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
-from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from vigil.domain import DateFormat
@@ -38,22 +36,20 @@ from vigil.fleet.table import (
     with_offsets,
 )
 from vigil.fleet.thresholds import DEFAULT_THRESHOLDS, Thresholds
+from vigil.results.compact import StoredScores, unpack
 from vigil.roster import parse_request
+from vigil.store import results as results_store
 from vigil.store.operator_settings import roster_settings_version, settings_at
-from vigil.store.tables import RosterResult, RosterUpload
-from vigil.worker.compact import StoredScores, unpack
+from vigil.store.tables import RosterResult
 
 __all__ = [
     "SUMMARY_VERSION",
-    "LightResult",
     "StoredSummary",
     "build",
     "ensure",
     "ensure_light",
-    "light_result",
     "load",
     "record_summary",
-    "scores_reader",
 ]
 
 logger = logging.getLogger(__name__)
@@ -142,7 +138,7 @@ def load(text: str | bytes | None) -> StoredSummary | None:
 
 def thresholds_for(session: Session, upload_id: int) -> Thresholds:
     """The levels and bands of the settings version the upload was scored with."""
-    operator = session.scalar(select(RosterUpload.operator).where(RosterUpload.id == upload_id))
+    operator = results_store.operator_of(session, upload_id)
     version = roster_settings_version(session=session, upload_id=upload_id)
     found = (
         settings_at(session=session, operator=operator, version=version)
@@ -166,15 +162,6 @@ def _build_for(
         scale=upload.preferred_scale,
         model_version=result.model_version,
         thresholds=thresholds_for(session, upload.id),
-    )
-
-
-def _save(session: Session, upload_id: int, text: str) -> None:
-    session.execute(
-        update(RosterResult)
-        .where(RosterResult.upload_id == upload_id)
-        .values(summary_json=text)
-        .execution_options(synchronize_session=False)
     )
 
 
@@ -205,18 +192,13 @@ def record_summary(
             sleep_json=json.dumps(job.sleep_data),
             activity_text=job.activity_text,
             scale=job.preferred_scale,
-            model_version=_model_version(session, job.id),
+            model_version=results_store.model_version(session, job.id),
             thresholds=thresholds_for(session, job.id),
             facts=facts,
         )
-        _save(session, job.id, text.decode())
+        results_store.save_summary(session, job.id, text.decode())
     except Exception:  # noqa: BLE001 - the summary is derived data; rebuilt on first view
         logger.exception("roster %s: building its summary failed", job.id)
-
-
-def _model_version(session: Session, upload_id: int) -> str:
-    result = session.get(RosterResult, upload_id)
-    return result.model_version if result is not None else ""
 
 
 def ensure(
@@ -227,70 +209,14 @@ def ensure(
     if found is not None:
         return found
     text = _build_for(session, upload, result, stored).decode()
-    _save(session, upload.id, text)
+    results_store.save_summary(session, upload.id, text)
     session.commit()
     loaded = load(text)
     assert loaded is not None
     return loaded
 
 
-@dataclass(frozen=True, slots=True)
-class LightResult:
-    """A roster's stored result without its scores blob (a page never reads 100+ MB)."""
-
-    upload_id: int
-    errors_json: str
-    model_version: str
-    summary_json: str | None
-    sleep: bytes | None
-
-
-def light_result(session: Session, upload_id: int, *, sleep: bool = False) -> LightResult | None:
-    """The result's small columns (and the sleep blob when asked); ``None`` before one."""
-    row = session.execute(
-        select(
-            RosterResult.errors_json,
-            RosterResult.model_version,
-            RosterResult.summary_json,
-            RosterResult.sleep if sleep else RosterResult.upload_id,
-        ).where(RosterResult.upload_id == upload_id)
-    ).first()
-    if row is None:
-        return None
-    blob = row[3] if sleep and isinstance(row[3], bytes) else None
-    return LightResult(upload_id, row[0], row[1], row[2], blob)
-
-
-def scores_reader(session: Session, upload_id: int) -> Callable[[int, int], bytes]:
-    """``read(offset, length)`` of the stored scores blob without fetching all of it.
-
-    SQLite: incremental blob I/O (``Connection.blobopen``; ``substr`` would load the whole
-    value for every call). Other databases: SQL ``substr`` (PostgreSQL reads only the
-    TOAST chunks a slice of an uncompressed value needs).
-    """
-    connection = session.connection()
-    if connection.dialect.name == "sqlite":
-        raw = connection.connection.driver_connection
-        blob = raw.blobopen("roster_result", "scores", upload_id, readonly=True)  # type: ignore[union-attr]
-
-        def read_sqlite(offset: int, length: int) -> bytes:
-            blob.seek(offset)
-            return bytes(blob.read(length))
-
-        return read_sqlite
-
-    def read(offset: int, length: int) -> bytes:
-        piece = session.scalar(
-            select(func.substr(RosterResult.scores, offset + 1, length)).where(
-                RosterResult.upload_id == upload_id
-            )
-        )
-        return bytes(piece or b"")
-
-    return read
-
-
-def ensure_light(session: Session, upload: Any, light: LightResult) -> StoredSummary:
+def ensure_light(session: Session, upload: Any, light: results_store.LightResult) -> StoredSummary:
     """:func:`ensure` from a :class:`LightResult` (reads the scores only to build)."""
     found = load(light.summary_json)
     if found is not None:

@@ -1,6 +1,6 @@
 """One row per duty of a scored roster, columnar: the stored scores joined to the roster.
 
-The stored result (:mod:`vigil.worker.compact`) holds every duty's report/off instants,
+The stored result (:mod:`vigil.results.compact`) holds every duty's report/off instants,
 its rows of the interval-score matrix and its risk; the roster text holds what a person
 reads a duty by (route, sectors, Fleet, Rank, home base). :func:`duty_table` joins the two
 once (vectorised over the score matrix), so the summary, the exports and the charts never
@@ -21,7 +21,7 @@ into "late" (off duty after 23:00 or past midnight) and "day".
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from datetime import UTC, date, datetime, timedelta
 from functools import lru_cache
@@ -32,12 +32,13 @@ import numpy as np
 import numpy.typing as npt
 
 from vigil import tz
-from vigil.domain import Airport, Duty, Schedule
-from vigil.fleet.bands import RISK_BANDS, RiskBand
+from vigil.contract import INTERVAL_SECONDS
+from vigil.domain import Schedule
 from vigil.model import EARLY, NIGHT, classify_duty, warning_level
-from vigil.roster.arrays import DutyColumns
+from vigil.results.compact import StoredScores
+from vigil.results.routes import Airports, RouteFacts, route_facts, route_facts_of_columns
 from vigil.scoring.controls import duty_summaries, mask_from_ranges
-from vigil.worker.compact import StoredScores
+from vigil.settings.bands import RISK_BANDS, RiskBand
 
 __all__ = [
     "DUTY_KINDS",
@@ -61,24 +62,9 @@ DUTY_KINDS = ("early", "day", "late", "night")
 _EARLY, _DAY, _LATE, _NIGHT = range(4)
 #: a non-night, non-early duty ending at or after this home-base hour (or past midnight)
 LATE_OFF_HOUR = 23.0
-INTERVAL_S = 900
+INTERVAL_S = INTERVAL_SECONDS
 #: half the stored scores' last decimal: a score equal to the level once rounded counts
 LEVEL_TOLERANCE = 5e-4
-
-
-@dataclass(frozen=True, slots=True)
-class Airports:
-    """Airports of the roster: codes as written, IATA, ICAO and IANA zone (by index)."""
-
-    code: list[str]
-    iata: list[str]
-    icao: list[str]
-    zone: list[str]
-
-    def label(self, index: int, style: str = "iata") -> str:
-        """``index``'s code in ``style`` (``iata``/``icao``), else as written."""
-        other = self.icao[index] if style == "icao" else self.iata[index]
-        return other or self.code[index]
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,149 +185,6 @@ class RosterFacts:
         assert isinstance(a, dict)
         fields = {k: v for k, v in data.items() if k != "airports"}
         return cls(airports=Airports(a["code"], a["iata"], a["icao"], a["zone"]), **fields)  # type: ignore[arg-type]
-
-
-@dataclass(frozen=True, slots=True)
-class RouteFacts:
-    """The part of :class:`RosterFacts` only the roster text holds, without local offsets.
-
-    One entry per scored schedule (``fleet``, ``rank``, ``home``, ``duties``: its number of
-    stored duties) and per stored duty (``start``, ``end``, ``sectors``; ``-1``/``0`` where
-    the roster has no such duty), airports indexing :attr:`airports`. Chunk tasks gather it
-    from the schedules they parsed anyway (:mod:`vigil.worker.tasks`), so the roster summary
-    at finish needs no second parse of the roster (issue 15's memory budget); :meth:`join`
-    merges the chunks' parts in order, :func:`with_offsets` completes it.
-    """
-
-    airports: Airports
-    fleet: list[str]
-    rank: list[str]
-    home: list[int]
-    duties: list[int]
-    start: list[int]
-    end: list[int]
-    sectors: list[int]
-
-    @classmethod
-    def join(cls, parts: Iterable[RouteFacts]) -> RouteFacts:
-        """Consecutive parts as one, airports renumbered in order of first appearance
-        (so the result equals :func:`route_facts` over all the parts' schedules)."""
-        out = cls(Airports([], [], [], []), [], [], [], [], [], [], [])
-        known: dict[str, int] = {}
-        for part in parts:
-            a = part.airports
-            remap: list[int] = []
-            for i, code in enumerate(a.code):
-                found = known.get(code)
-                if found is None:
-                    found = known[code] = len(out.airports.code)
-                    out.airports.code.append(code)
-                    out.airports.iata.append(a.iata[i])
-                    out.airports.icao.append(a.icao[i])
-                    out.airports.zone.append(a.zone[i])
-                remap.append(found)
-            out.fleet.extend(part.fleet)
-            out.rank.extend(part.rank)
-            out.duties.extend(part.duties)
-            out.sectors.extend(part.sectors)
-            for ours, theirs in (
-                (out.home, part.home),
-                (out.start, part.start),
-                (out.end, part.end),
-            ):
-                ours.extend(remap[i] if i >= 0 else -1 for i in theirs)
-        return out
-
-
-class _RouteBuilder:
-    """Appends schedules to a :class:`RouteFacts`, numbering airports by first appearance."""
-
-    def __init__(self) -> None:
-        self.facts = RouteFacts(Airports([], [], [], []), [], [], [], [], [], [], [])
-        self._known: dict[str, int] = {}
-
-    def place(self, airport: Airport) -> int:
-        """``airport``'s index in the facts' airports (added when new)."""
-        found = self._known.get(airport.code)
-        if found is None:
-            airports = self.facts.airports
-            found = self._known[airport.code] = len(airports.code)
-            airports.code.append(airport.code)
-            airports.iata.append(airport.iata)
-            airports.icao.append(airport.icao)
-            airports.zone.append(airport.tz)
-        return found
-
-    def add(
-        self,
-        count: int,
-        fleet: Iterable[str],
-        rank: Iterable[str],
-        base: Airport | None,
-        route: Sequence[tuple[Airport, Airport, int]],
-    ) -> None:
-        """One stored schedule of ``count`` duties: its duties' Fleet and Rank cells (the
-        first non-blank of each is kept), home base, and (start, end, sectors) of its
-        parsed duties in order (those beyond ``count`` are not stored; missing ones are
-        blank)."""
-        facts = self.facts
-        facts.fleet.append(next((f for f in fleet if f), ""))
-        facts.rank.append(next((r for r in rank if r), ""))
-        facts.home.append(self.place(base) if base is not None else -1)
-        facts.duties.append(count)
-        for start, end, sectors in route[:count]:
-            facts.start.append(self.place(start))
-            facts.end.append(self.place(end))
-            facts.sectors.append(sectors)
-        missing = count - min(count, len(route))
-        facts.start.extend([-1] * missing)
-        facts.end.extend([-1] * missing)
-        facts.sectors.extend([0] * missing)
-
-
-def route_facts(entries: Iterable[tuple[str, int]], schedules: Sequence[Schedule]) -> RouteFacts:
-    """Route, sectors, Fleet, Rank and home base of every stored duty.
-
-    ``entries`` are the stored schedules in order, as ``(reference, number of duties)``.
-    Schedules are matched by Reference and duties by position (the worker stores one
-    entry per duty of each parsed schedule, in order); a stored schedule the roster no
-    longer has keeps blank route fields (airport -1).
-    """
-    by_ref = {s.reference: s for s in schedules}
-    out = _RouteBuilder()
-    for reference, count in entries:
-        parsed = by_ref.get(reference)
-        duties: tuple[Duty, ...] = parsed.duties if parsed is not None else ()
-        out.add(
-            count,
-            (d.fleet for d in duties),
-            (d.rank for d in duties),
-            duties[0].home_base[0] if duties else None,
-            [(d.start_airport, d.end_airport, d.sectors) for d in duties],
-        )
-    return out.facts
-
-
-def route_facts_of_columns(entries: Iterable[tuple[str, int]], columns: DutyColumns) -> RouteFacts:
-    """:func:`route_facts` of the columnar reader's duties, read from the arrays (no
-    :class:`~vigil.domain.Duty` objects; issue 14): same matching, same result."""
-    by_ref = {ref: i for i, ref in enumerate(columns.references)}
-    bounds = columns.offsets.tolist()
-    airports, home_bases = columns.airports, columns.home_bases
-    start, end = columns.start_airport.tolist(), columns.end_airport.tolist()
-    home, sectors = columns.home_base.tolist(), columns.sectors.tolist()
-    out = _RouteBuilder()
-    for reference, count in entries:
-        i = by_ref.get(reference)
-        lo, hi = (bounds[i], bounds[i + 1]) if i is not None else (0, 0)
-        out.add(
-            count,
-            columns.fleet[lo:hi],
-            columns.rank[lo:hi],
-            home_bases[home[lo]][0] if hi > lo else None,
-            [(airports[start[d]], airports[end[d]], sectors[d]) for d in range(lo, hi)],
-        )
-    return out.facts
 
 
 def with_offsets(stored: StoredScores, routes: RouteFacts) -> RosterFacts:
@@ -510,7 +353,7 @@ def schedule_table(
 
     ``stored`` is the whole roster's, or, with ``first_duty`` (the schedule's first duty
     among all the roster's), a one-schedule :class:`StoredScores` of
-    :func:`vigil.fleet.one.one_schedule`.
+    :func:`vigil.results.one.one_schedule`.
     """
     if first_duty < 0:
         first_duty = sum(len(s.duties) for s in stored.schedules[:index])

@@ -7,7 +7,7 @@ recorded in its stored summary, so the chart, dashboard and exports of one roste
 and do not change when the settings change later. Version 0 (the built-in defaults) is
 today's behaviour exactly: the warning level is KSS 7 mapped to the scale
 (:func:`vigil.model.warning_level`, unrounded) and the bands are 1.72^k
-(:data:`vigil.fleet.bands.RISK_BANDS`).
+(:data:`vigil.settings.bands.RISK_BANDS`).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from vigil.fleet.bands import DEFAULT_BOUNDS, RISK_BANDS, RiskBand, bands_from
 from vigil.model import SCALE_INFO, warning_level
+from vigil.settings.bands import DEFAULT_BOUNDS, RISK_BANDS, RiskBand, bands_from
 
 __all__ = ["DEFAULT_THRESHOLDS", "Thresholds"]
 

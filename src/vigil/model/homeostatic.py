@@ -130,3 +130,9 @@ def steady_state_at_waking(
             return nxt
         s = nxt
     return s
+
+
+#: S at waking in the steady state of habitual 23:00-07:00 sleep (16 h awake, 8 h asleep)
+#: under the default parameters, to the two decimals reference §2.1/§9.4 state it (13.82):
+#: where the model starts a crew member's warm-up and the reference duty
+S_AT_WAKING: float = round(steady_state_at_waking(16.0, 8.0, DEFAULT), 2)

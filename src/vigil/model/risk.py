@@ -68,15 +68,17 @@ import numba as nb
 import numpy as np
 import numpy.typing as npt
 
+from vigil.contract import INTERVAL_HOURS, INTERVAL_MINUTES
+
 from ._arrays import FloatArray, IntArray, as_2d, as_float, as_shaped
 from ._sums import pairwise_sum as _pairwise_sum
 from .alertness import final_kss
+from .homeostatic import S_AT_WAKING
 from .parameters import DEFAULT, Parameters
 from .scales import interval_means
 from .simulate import CrewTimeline, body_clock_phase, simulate_alertness
 
 OTHER, NIGHT, EARLY = 0, 1, 2  #: duty kinds for the cumulative multiplier (reference §8)
-INTERVAL_HOURS = 0.25  #: score interval [h] (contract §4)
 
 
 def classify_duty(report_body: object, off_body: object, params: Parameters = DEFAULT) -> IntArray:
@@ -762,7 +764,7 @@ def minute_midpoints(report: float, off: float) -> FloatArray:
     Interval k covers ``[report + 15k min, min(report + 15(k+1) min, off))`` (contract §4);
     its samples are at +0.5 ... +14.5 min, those at or after ``off`` are NaN.
     """
-    n_int = max(1, math.ceil(round((off - report) * 60.0, 6) / 15.0))
+    n_int = max(1, math.ceil(round((off - report) * 60.0, 6) / float(INTERVAL_MINUTES)))
     t = report + (np.arange(n_int * 15) + 0.5) / 60.0
     return np.where(t < off, t, np.nan)[None, :]
 
@@ -780,7 +782,7 @@ def reference_hazard(params: Parameters = DEFAULT) -> float:
     sleep_start = np.asarray((day + 23.0 + 24.0 * nights)[None, :], dtype=np.float64)
     timeline = CrewTimeline(
         start=np.array([day + 7.0]),
-        s_start=np.array([13.82]),
+        s_start=np.array([S_AT_WAKING]),
         phase_start=np.zeros(1),
         sleep_start=sleep_start,
         sleep_end=sleep_start + 8.0,
@@ -831,5 +833,5 @@ def duty_risk_exposure(
 
 
 def duty_risk(hazard: object, params: Parameters = DEFAULT) -> FloatArray:
-    """``R_d = H_d / H_ref`` (reference §8; bands in :mod:`vigil.fleet.bands`)."""
+    """``R_d = H_d / H_ref`` (reference §8; bands in :mod:`vigil.settings.bands`)."""
     return as_float(hazard) / reference_hazard(params)

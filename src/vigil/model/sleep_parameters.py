@@ -16,6 +16,7 @@ from collections import namedtuple
 from dataclasses import dataclass
 
 from ._kernels import Consts, constants, kernel_fields, scalar_fields
+from .homeostatic import S_AT_WAKING
 from .parameters import ModelConstants, Parameters
 
 __all__ = [
@@ -78,7 +79,7 @@ class SleepParameters:
     sleep_in_from_body: float = 21.0
     #: [h body] see sleep_in_from_body [C, fitted: arsintescu2021-late]
     sleep_in_to_body: float = 4.0
-    sleep_in_level: float = 13.82  # [TPM] S at waking after 8 h sleep / 16 h awake, §9.4
+    sleep_in_level: float = S_AT_WAKING  # [TPM] S at waking after 8 h sleep / 16 h awake, §9.4
     #: [h body] habitual wake (ref §9.4: awake at 07:00 with S = 13.82); with it the rested
     #: person's gate onset, ``usual_onset_body`` (22:51 body), anchors the early-start
     #: bedtime advance (ref §4.3.2 recalibrated, docs/sleep.md) [C, fitted: arsintescu2021-early]

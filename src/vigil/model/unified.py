@@ -61,7 +61,8 @@ import numpy as np
 from ._arrays import BoolArray, FloatArray, IntArray, Numeric, as_2d, as_float
 from ._kernels import Consts, phase_at, phase_plan
 from .parameters import UNIFIED, Parameters
-from .simulate import CrewTimeline, Inputs, Zone, _carry_zone
+from .timeline import CrewTimeline, Inputs, Zone
+from .timeline import carry_zone as _carry_zone
 
 __all__ = [
     "UnifiedState",

@@ -44,9 +44,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from vigil.fleet.bands import DEFAULT_BOUNDS
 from vigil.model.parameters import Parameters
 from vigil.optimise._scoring import Layout
+from vigil.settings.bands import DEFAULT_BOUNDS
 
 __all__ = [
     "COST_TERMS",
@@ -90,7 +90,7 @@ class CostSettings:
     weights: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     band_kss: float = 7.0  #: the operator's highest KSS warning level
     #: R above which a duty is "high": the upper bound of the operator's elevated band
-    #: (default 1.72², two KSS units of the crash hazard, :mod:`vigil.fleet.bands`)
+    #: (default 1.72², two KSS units of the crash hazard, :mod:`vigil.settings.bands`)
     high_risk: float = DEFAULT_BOUNDS[1]
     sleep_need_h: float = 7.0  #: [h] predicted sleep before a duty below which it counts short
     tod_lead_h: float = 1.0 / 3.0  #: [h] top of descent before landing [C]

@@ -17,10 +17,17 @@ import numpy.typing as npt
 
 from vigil.domain import CrewComposition, Duty, DutyType, Schedule
 from vigil.model import Parameters
+from vigil.scoring.context import DEFAULT_CONTEXT, ScoringContext
 from vigil.scoring.rest import rest_windows
-from vigil.scoring.service import ScoringError, resolve_preset, score_schedules
+from vigil.scoring.service import ScoringError, score_schedules
 
-__all__ = ["ScoringError", "cruise_window", "duty_scores", "resolve_preset"]
+__all__ = [
+    "DEFAULT_CONTEXT",
+    "ScoringContext",
+    "ScoringError",
+    "cruise_window",
+    "duty_scores",
+]
 
 FloatArray = npt.NDArray[np.float64]
 

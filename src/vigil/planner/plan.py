@@ -19,9 +19,15 @@ import numpy.typing as npt
 from vigil.domain import CrewComposition, DateFormat, Duty, Period, Schedule
 from vigil.model import Parameters
 from vigil.planner import search
-from vigil.planner._scoring import ScoringError, cruise_window, duty_scores, resolve_preset
+from vigil.planner._scoring import (
+    DEFAULT_CONTEXT,
+    ScoringContext,
+    ScoringError,
+    cruise_window,
+    duty_scores,
+)
 from vigil.planner.columns import apply_to_roster, rest_cells
-from vigil.roster import format_error, parse_request
+from vigil.roster import format_error
 
 __all__ = ["PlanError", "PlanRequest", "PilotBreak", "Split", "RestPlan", "plan_rest"]
 
@@ -59,7 +65,10 @@ class PlanRequest:
     landing: tuple[str, ...]  #: the 2 pilots at the controls for landing
     date_format: DateFormat = DateFormat.DMY
     sleep_data: Sequence[Mapping[str, object]] = ()
-    preset: str = "ingre2014_5c"
+    #: the operator's scoring context (parameters, airports, blank defaults, version)
+    context: ScoringContext = DEFAULT_CONTEXT
+    #: a built-in preset replacing the context's parameters (``None``: the context's own)
+    preset: str | None = None
     #: References of ``references`` with no rows in RosterData, planned as placeholders
     placeholders: tuple[str, ...] = ()
 
@@ -115,12 +124,14 @@ class RestPlan:
     summary: str
     roster_text: str  #: the request's roster with the proposal's rest columns filled in
     model_version: str = field(default="")
+    settings_version: int | None = 0  #: the operator settings version planned under
 
     def to_dict(self) -> dict[str, object]:
         """The API's and ``vigil plan-rest --json``'s response body (``docs/planner.md``)."""
         return {
             "summary": self.summary,
             "modelVersion": self.model_version,
+            "settingsVersion": self.settings_version,
             "cruise": {"start": _iso(self.cruise[0]), "end": _iso(self.cruise[1])},
             "candidates": self.candidates,
             "proposal": _split_dict(self.proposal),
@@ -307,11 +318,14 @@ def plan_rest(request: PlanRequest) -> RestPlan:
         A request property that cannot be planned (its name in ``prop``).
     """
     _check_crew(request)
-    try:
-        params = resolve_preset(request.preset)
-    except ScoringError as exc:
-        raise PlanError("Preset", str(exc)) from None
-    parsed = parse_request(request.roster_text, request.date_format, sleep_data=request.sleep_data)
+    context = request.context
+    if request.preset is not None:
+        try:
+            context = context.with_preset(request.preset)
+        except ScoringError as exc:
+            raise PlanError("Preset", str(exc)) from None
+    params = context.parameters
+    parsed = context.parse(request.roster_text, request.date_format, sleep_data=request.sleep_data)
     errors = [format_error(e) for e in parsed.errors]
     crew, placeholders = _crew_duties(parsed.schedules, request, errors)
     duties = [s.duties[i] for s, i in crew]
@@ -409,6 +423,7 @@ def plan_rest(request: PlanRequest) -> RestPlan:
         summary=summary(proposal, equal),
         roster_text=apply_to_roster(request.roster_text, cells),
         model_version=params.model_version,
+        settings_version=context.settings_version,
     )
 
 

@@ -41,6 +41,8 @@ from itertools import permutations
 import numpy as np
 import numpy.typing as npt
 
+from vigil.contract import INTERVAL_HOURS
+
 __all__ = [
     "GRID_HOURS",
     "MIN_LANDING_HOURS",
@@ -57,7 +59,7 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 #: Break boundaries lie on this clock grid [h] (the scores' 15-min interval).
-GRID_HOURS = 0.25
+GRID_HOURS = INTERVAL_HOURS
 #: CS FTL.1.205(c): rest of the pilots at the controls for landing [h].
 MIN_LANDING_HOURS = 2.0
 #: CS FTL.1.205(c): rest of the other flight crew members [h].

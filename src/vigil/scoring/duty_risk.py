@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vigil import model
+from vigil.contract import INTERVAL_HOURS
 from vigil.model import risk
 from vigil.model.simulate import body_clock_phase
 from vigil.model.workload import workload_kss_fast
@@ -59,7 +60,7 @@ def _exposed(
             n_ep[c] += 1
     for t in range(start.shape[0]):
         d = duty[t]
-        a, b = start[t] + 0.25, off[d]
+        a, b = start[t] + INTERVAL_HOURS, off[d]
         end = a if a <= b or math.isnan(a) else b  # np.minimum: NaN if either is
         c, m = crew[t], (start[t] + end) / 2
         query = m + c * _CREW_STRIDE

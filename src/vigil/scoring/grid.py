@@ -14,17 +14,18 @@ from __future__ import annotations
 import functools
 import math
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from typing import cast
 
 import numba as nb
 import numpy as np
 import numpy.typing as npt
 
 from vigil import tz
+from vigil.contract import INTERVAL_HOURS, INTERVAL_MINUTES
 from vigil.domain import Duty, Schedule
+from vigil.model import homeostatic
 from vigil.model.parameters import DEFAULT, Parameters
 from vigil.scoring.rest import inflight_quality
 
@@ -36,9 +37,9 @@ WARMUP_HOURS = 72.0
 #: Local clock hour at which the warm-up starts, reference §9.4.
 WARMUP_START_HOUR = 7
 #: S at the warm-up start: the 8-h steady state at waking, reference §2.1 / §9.4.
-S_AT_WAKING = 13.82
-#: Samples per 15-minute interval: minute midpoints, reference §9.2 step 4.
-SAMPLES_PER_INTERVAL = 15
+S_AT_WAKING = homeostatic.S_AT_WAKING
+#: Samples per interval: minute midpoints, reference §9.2 step 4.
+SAMPLES_PER_INTERVAL = INTERVAL_MINUTES
 _HOUR = 3600.0
 
 
@@ -337,36 +338,11 @@ def interval_samples(
 @nb.njit(cache=True)
 def _fill_samples(start: FloatArray, off: FloatArray, out: FloatArray) -> None:
     """Kernel of :func:`interval_samples`, one interval (row of ``out``) at a time."""
-    step = 0.25 / out.shape[1]
+    step = INTERVAL_HOURS / out.shape[1]
     for t in range(start.size):
         # only an interval ending within a microsecond-scale margin of off duty can lose
         # sub-steps (the others end a whole sub-step before it)
-        short = start[t] + 0.25 > off[t] - 1e-6
+        short = start[t] + INTERVAL_HOURS > off[t] - 1e-6
         for j in range(out.shape[1]):
             x = start[t] + (j + 0.5) * step
             out[t, j] = math.nan if short and x - step / 2 >= off[t] - 1e-9 else x
-
-
-def duty_sample_times(
-    duties: Iterable[Duty], per_interval: int = SAMPLES_PER_INTERVAL
-) -> FloatArray:
-    """:func:`interval_samples` of every interval of ``duties``, in duty order."""
-    starts: list[float] = []
-    offs: list[float] = []
-    for duty in duties:
-        on, off = epoch_hours(duty.on_duty), epoch_hours(duty.off_duty)
-        starts.extend(on + 0.25 * k for k in range(duty.interval_count))
-        offs.extend([off] * duty.interval_count)
-    return interval_samples(np.asarray(starts, dtype=np.float64), np.asarray(offs), per_interval)
-
-
-def pad_rows(
-    rows: Sequence[Sequence[float]] | Sequence[FloatArray], fill: float = np.nan
-) -> FloatArray:
-    """Stack ragged 1-D rows into a right-padded ``(len(rows), max_len)`` float array."""
-    width = max((len(r) for r in rows), default=0)
-    out = np.full((len(rows), max(width, 1)), fill, dtype=np.float64)
-    # mypy iterates a union of sequences as Iterable[Any]; each row is one of the two
-    for i, row in enumerate(cast("Sequence[Sequence[float] | FloatArray]", rows)):
-        out[i, : len(row)] = row
-    return out

@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vigil import model
+from vigil.contract import INTERVAL_HOURS
 from vigil.scoring import grid
 from vigil.scoring.grid import FloatArray, IntArray
 from vigil.scoring.plan import CrewPlan
@@ -137,7 +138,7 @@ def _walk(
                 duty[t] = d
                 position[t] = k
                 column[t] = col
-                start[t] = on[d] + 0.25 * k
+                start[t] = on[d] + INTERVAL_HOURS * k
                 col += 1
                 t += 1
         interval_ptr[c + 1] = t

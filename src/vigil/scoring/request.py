@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from vigil import model
+from vigil.contract import DECIMALS, EXTRA_SCALE_CODES, SCALE_CODES
 from vigil.domain import Airport, DateFormat
 
 __all__ = [
@@ -17,13 +18,6 @@ __all__ = [
     "resolve_preset",
     "resolve_scale",
 ]
-
-#: The contract's scale codes (seed §2.4), in its order.
-SCALE_CODES: tuple[str, ...] = ("SP", "KSS", "KP", "VD", "CRD", "PMR")
-#: Scales ``vigil score`` offers beyond the contract's (docs/model.md): LAPSES, PVT lapses.
-EXTRA_SCALE_CODES: tuple[str, ...] = ("LAPSES",)
-#: Decimals of every reported score (contract §4).
-DECIMALS = 3
 
 
 class ScoringError(Exception):

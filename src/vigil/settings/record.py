@@ -22,9 +22,9 @@ import orjson
 
 from vigil import model, tz
 from vigil.domain import Airport
-from vigil.fleet.bands import DEFAULT_BOUNDS
 from vigil.model.parameters import replace_kp_threshold
 from vigil.roster.columns import BY_LOWER_NAME
+from vigil.settings.bands import DEFAULT_BOUNDS
 
 __all__ = [
     "DEFAULT_SETTINGS",
@@ -111,7 +111,7 @@ class OperatorSettings:
     kp_threshold: int = 8  #: KP = P(KSS >= threshold), 7 or 8 (reference §2.6)
     warning_levels: Mapping[str, tuple[float, ...]] = field(default_factory=_default_warnings)
     #: upper relative-risk bounds of the standard, elevated and high bands (ascending);
-    #: the defaults are 1, 2 and 3 KSS units of the crash hazard (:mod:`vigil.fleet.bands`)
+    #: the defaults are 1, 2 and 3 KSS units of the crash hazard (:mod:`vigil.settings.bands`)
     risk_bands: tuple[float, float, float] = DEFAULT_BOUNDS
     airports: tuple[AirportEntry, ...] = ()
     calibrated: tuple[CalibratedPreset, ...] = ()
@@ -172,16 +172,6 @@ class OperatorSettings:
         """``<operator>-kss-v<k>``: names are never reused, so a name is a version."""
         slug = "".join(ch if ch.isalnum() else "-" for ch in operator.lower()).strip("-")
         return f"{slug or 'operator'}-kss-v{len(self.calibrated) + 1}"
-
-    def score_options(self, version: int) -> dict[str, Any]:
-        """Keyword arguments of :class:`vigil.scoring.service.ScoreRequest` for scoring
-        under these settings, recorded as ``version`` (``settingsVersion``)."""
-        return {
-            "parameters": self.parameters(),
-            "airports": self.airport_table() or None,
-            "blank_defaults": self.blank_defaults() or None,
-            "settings_version": version,
-        }
 
     # ------------------------------------------------------------------- serialising
 

@@ -14,10 +14,12 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import Engine, bindparam, delete, select
 from sqlalchemy.orm import Session
 
+from vigil.scoring.context import ScoringContext
 from vigil.settings import DEFAULT_SETTINGS, OperatorSettings, load_settings
 from vigil.store.tables import (
     ObservationSet,
@@ -33,7 +35,7 @@ __all__ = [
     "SettingsVersion",
     "create_observation_set",
     "current_settings",
-    "current_version",
+    "current_head",
     "delete_observation_set",
     "get_observation_set",
     "grant_admin",
@@ -59,6 +61,10 @@ class SettingsVersion:
     changed_at: datetime | None
     note: str
 
+    def context(self) -> ScoringContext:
+        """What scoring under this version takes (:class:`vigil.scoring.context.ScoringContext`)."""
+        return ScoringContext.of_settings(self.settings, self.version)
+
 
 #: version 0: the built-in defaults, never stored
 BUILT_IN = SettingsVersion(0, DEFAULT_SETTINGS, "vigil", None, "built-in defaults")
@@ -79,16 +85,6 @@ def current_settings(*, session: Session, operator: str) -> SettingsVersion:
         .limit(1)
     )
     return BUILT_IN if row is None else _row(row)
-
-
-def current_version(*, session: Session, operator: str) -> int:
-    """The operator's newest settings version number (one small query)."""
-    found = session.scalar(
-        select(func.max(OperatorSettingsVersion.version)).where(
-            OperatorSettingsVersion.operator == operator
-        )
-    )
-    return int(found or 0)
 
 
 def settings_at(*, session: Session, operator: str, version: int) -> SettingsVersion | None:
@@ -142,6 +138,51 @@ def save_settings(
     session.add(row)
     session.flush()
     return _row(row)
+
+
+_VERSIONS = OperatorSettingsVersion.__table__
+_TABLE = OperatorSettingsVersion.__tablename__
+#: the current version's row ID, number and time: what identifies its (immutable) record
+_CURRENT = (
+    select(_VERSIONS.c.id, _VERSIONS.c.version, _VERSIONS.c.changed_at)
+    .where(_VERSIONS.c.operator == bindparam("operator"))
+    .order_by(_VERSIONS.c.version.desc())
+    .limit(1)
+)
+#: the same as driver SQL, by the driver's positional parameter style
+_CURRENT_SQL = {
+    style: (
+        f"SELECT id, version, changed_at FROM {_TABLE} WHERE operator = {mark} "
+        "ORDER BY version DESC LIMIT 1"
+    )
+    for style, mark in (("qmark", "?"), ("format", "%s"), ("pyformat", "%s"))
+}
+
+
+def current_head(engine: Engine, operator: str) -> tuple[Any, ...] | None:
+    """The current version's ``(id, version, changed_at)``, or ``None`` (version 0).
+
+    Asked with the driver's own cursor on a pooled connection (a fraction of the CPU of a
+    ``Connection``'s ``exec_driver_sql``, itself cheaper than compiling the statement):
+    the values are the driver's, exactly as ``exec_driver_sql`` returns them, and are
+    only compared. A driver error is raised as the driver's ``Error``.
+    """
+    sql = _CURRENT_SQL.get(engine.dialect.paramstyle)
+    if sql is None:
+        with engine.connect() as connection:
+            row = connection.execute(_CURRENT, {"operator": operator}).first()
+    else:
+        raw = engine.raw_connection()  # close() gives it back to the pool
+        try:
+            cursor = raw.cursor()
+            try:
+                cursor.execute(sql, (operator,))
+                row = cursor.fetchone()
+            finally:
+                cursor.close()
+        finally:
+            raw.close()
+    return None if row is None else tuple(row)
 
 
 # --- settings admins -----------------------------------------------------------------------

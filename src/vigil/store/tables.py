@@ -247,7 +247,7 @@ class RosterInput(Base):
 class RosterResult(Base):
     """The stored outcome of one roster: data errors and the compact scores blob.
 
-    ``scores`` is :mod:`vigil.worker.compact`'s format: float32 interval scores for all
+    ``scores`` is :mod:`vigil.results.compact`'s format: float32 interval scores for all
     six scales plus a JSON index, so ``GetResults&scale=`` converts without recomputing.
     """
 

@@ -15,9 +15,9 @@ from datetime import datetime
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session, load_only
 
+from vigil.contract import ACTIVE, JobStatus
+from vigil.contract import FINISHED as FINISHED_STATUSES
 from vigil.store.repo import AlreadyExistsError
-from vigil.store.status import ACTIVE, JobStatus
-from vigil.store.status import FINISHED as FINISHED_STATUSES
 from vigil.store.tables import RosterInput, RosterResult, RosterUpload, utcnow
 
 __all__ = [

@@ -9,7 +9,8 @@
 
 from vigil.validation.cases import CASES, KNOWN_FAILURES, Case, Row, evaluate
 from vigil.validation.report import evaluate_all, render_markdown, write_report
-from vigil.validation.scenarios import Runs, run_all
+from vigil.validation.runs import run_all
+from vigil.validation.scenarios import Runs
 
 __all__ = [
     "CASES",

@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING
 from vigil.validation import cases
 
 if TYPE_CHECKING:
-    from vigil.validation.fit import FitGroup
     from vigil.validation.rosters import Scenario
 
 #: The package whose ``*_cases`` modules are collected.
@@ -65,18 +64,6 @@ def extra_scenarios() -> list[Scenario]:
     out: list[Scenario] = []
     for m in case_modules()[1:]:
         build = getattr(m, "scenarios", None)
-        if callable(build):
-            out += build()
-    return out
-
-
-def fit_groups() -> list[FitGroup]:
-    """Every fit group: :mod:`~vigil.validation.fit_groups`'s, then the row modules'."""
-    from vigil.validation.fit_groups import FIT_GROUPS
-
-    out = list(FIT_GROUPS())
-    for m in case_modules():
-        build = getattr(m, "FIT_GROUPS", None)
         if callable(build):
             out += build()
     return out

@@ -245,3 +245,16 @@ def hand_set_parameters(files: Sequence[Path] = PARAMETER_FILES) -> dict[str, st
             if name in fields and _COMMENT_TAG.search(comment) and "fitted:" not in comment:
                 out[name] = " ".join(comment.split())
     return out
+
+
+def registered() -> list[FitGroup]:
+    """Every fit group: this module's, then those of the ``*_cases`` row modules
+    (:func:`vigil.validation.catalog.case_modules`)."""
+    from vigil.validation.catalog import case_modules
+
+    out = list(FIT_GROUPS())
+    for m in case_modules():
+        build = getattr(m, "FIT_GROUPS", None)
+        if callable(build) and m.__name__ != __name__:
+            out += build()
+    return out

@@ -16,7 +16,8 @@ from vigil.scoring.service import ScoreReport
 from vigil.validation import plots
 from vigil.validation.cases import Row, evaluate
 from vigil.validation.catalog import all_cases, known_failures, scenario_notes
-from vigil.validation.scenarios import Runs, run_all
+from vigil.validation.runs import run_all
+from vigil.validation.scenarios import Runs
 
 #: Draws one ScoreReport (scores with sleep bars) to a PNG path; the CLI injects its own.
 ScorePlotter = Callable[[ScoreReport, Path], object]

@@ -31,6 +31,7 @@ from vigil import model
 from vigil.validation import risk_measures as rm
 from vigil.validation import scenarios as sc
 from vigil.validation.fit import FitGroup
+from vigil.validation.runs import run_all
 
 #: (row key, published value, its standard error) of the fitted rows, in loss order.
 TARGETS: tuple[tuple[str, float, float], ...] = (
@@ -60,7 +61,7 @@ def with_values(x: NDArray[np.float64], base: model.Parameters = model.DEFAULT) 
 
 def residuals(x: NDArray[np.float64]) -> NDArray[np.float64]:
     """Standardised residuals ``(value - published) / SE`` of the fitted rows."""
-    values = row_values(sc.run_all(), with_values(x))
+    values = row_values(run_all(), with_values(x))
     published = np.array([t[1] for t in TARGETS])
     se = np.array([t[2] for t in TARGETS])
     out: NDArray[np.float64] = (values - published) / se
@@ -93,7 +94,7 @@ def main() -> None:
     """Fit :data:`RISK_FIT` and print the result (a standalone entry of the fit)."""
     from scipy.optimize import least_squares
 
-    runs = sc.run_all()
+    runs = run_all()
     print("risk_typical_alertness =", tuple(typical_alertness(runs)))
     fit = least_squares(RISK_FIT.residuals, RISK_FIT.initial, bounds=RISK_FIT.bounds)
     print(f"group {RISK_FIT.name!r}: loss {RISK_FIT.loss}; cost {2 * fit.cost:.3f}")

@@ -8,14 +8,13 @@ All scenario rosters go into one :func:`vigil.scoring.service.score` request wit
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from vigil.model.sleep_parameters import DEFAULT_SLEEP
 from vigil.roster.synthetic import SyntheticDuty
-from vigil.scoring.service import ScheduleResult, ScoreReport, ScoreRequest, score
+from vigil.scoring.service import ScheduleResult, ScoreReport
 from vigil.validation import rosters as r
 from vigil.validation.risk_scenarios import risk_scenarios
 
@@ -173,26 +172,6 @@ class Runs:
 def combined_sleep(items: Sequence[r.Scenario]) -> list[dict[str, str]]:
     """One SleepData list holding every scenario's given sleep."""
     return [rec for s in items for rec in s.sleep]
-
-
-@functools.lru_cache(maxsize=1)
-def run_all() -> Runs:
-    """Score every scenario, those of the ``*_cases`` modules too (default preset, KSS and
-    SP, risk and sleep included); cached."""
-    from vigil.validation.catalog import extra_scenarios
-
-    items = scenarios() + extra_scenarios()
-    request = ScoreRequest(
-        r.roster_text(items),
-        sleep_data=combined_sleep(items),
-        risk=True,
-        include_sleep=True,
-        extra_scales=("SP",),
-    )
-    report = score(request)
-    if report.errors:
-        raise RuntimeError(f"validation rosters have data errors: {report.errors}")
-    return Runs(report, {s.reference: s for s in report.schedules})
 
 
 def sleep_between(result: ScheduleResult, start: float, end: float) -> float:

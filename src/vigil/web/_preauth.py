@@ -33,11 +33,13 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from vigil.auth.scopes import ScopeKind
+from vigil.web.deps import (
+    PRINCIPAL_STATE,
+    SCOPE_KIND_ATTRIBUTE,
+    authenticate,
+    authenticate_now,
+)
 
-#: request-state key holding the :class:`~vigil.web.deps.Principal` (read by deps.py)
-PRINCIPAL_STATE = "vigil_principal"
-#: attribute naming the scope kind on the dependency made by ``RequireScope``
-SCOPE_KIND_ATTRIBUTE = "vigil_scope_kind"
 #: spooled bodies stay in memory up to this size, then go to a temporary file [bytes]
 SPOOL_MEMORY_BYTES = 1024 * 1024
 _READ_CHUNK = 1024 * 1024
@@ -94,8 +96,6 @@ class PreAuthMiddleware:
         if kind is None:
             await self.app(scope, receive, send)
             return
-        from vigil.web.deps import authenticate, authenticate_now  # deps imports our constants
-
         request = Request(scope)
         runtime = application.state.vigil
         needed = runtime.scopes.name(kind)

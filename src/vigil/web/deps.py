@@ -31,8 +31,13 @@ from starlette.concurrency import run_in_threadpool
 
 from vigil.auth.errors import InsufficientScopeError, InvalidTokenError, MissingTokenError
 from vigil.auth.scopes import ScopeKind
-from vigil.web._preauth import PRINCIPAL_STATE, SCOPE_KIND_ATTRIBUTE
 from vigil.web._runtime import Runtime
+
+#: request-state key holding the :class:`Principal` the pre-authentication middleware
+#: checked (:mod:`vigil.web._preauth`)
+PRINCIPAL_STATE = "vigil_principal"
+#: attribute naming the scope kind on the dependency made by ``RequireScope``
+SCOPE_KIND_ATTRIBUTE = "vigil_scope_kind"
 
 
 def get_runtime(request: Request) -> Runtime:

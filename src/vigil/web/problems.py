@@ -26,8 +26,12 @@ from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import JSONResponse, Response
 
-from vigil.auth.errors import BearerError, InsufficientScopeError, OAuthError
-from vigil.auth.verify import KeySetUnavailableError
+from vigil.auth.errors import (
+    BearerError,
+    InsufficientScopeError,
+    KeySetUnavailableError,
+    OAuthError,
+)
 
 logger = logging.getLogger(__name__)
 

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from vigil.contract import JobStatus
 from vigil.fleet.api import RosterSummaryOut
 
 
@@ -171,7 +172,11 @@ class ScoresOut(BaseModel):
 # --- answers of the other operations (issue 15: exact schemas a client generator can use) ---
 
 RosterStatus = Literal[
-    "queued", "processing", "completedsuccessfully", "completedwitherrors", "failed"
+    JobStatus.QUEUED,
+    JobStatus.PROCESSING,
+    JobStatus.COMPLETED_SUCCESSFULLY,
+    JobStatus.COMPLETED_WITH_ERRORS,
+    JobStatus.FAILED,
 ]
 
 

@@ -29,7 +29,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import ColumnElement, case, func, select, update
 from sqlalchemy.orm import Session, aliased
 
-from vigil.store.status import JobStatus
+from vigil.contract import JobStatus
 from vigil.store.tables import RosterInput, RosterResult, RosterUpload, utcnow
 
 __all__ = [
@@ -223,7 +223,7 @@ def complete(
 ) -> JobStatus | None:
     """Store the result and finish the roster; ``None`` if the lease was lost (discarded).
 
-    ``sleep`` is the sleep the scores rest on (:mod:`vigil.worker.stored_sleep`).
+    ``sleep`` is the sleep the scores rest on (:mod:`vigil.results.stored_sleep`).
     """
     now = now or utcnow()
     status = JobStatus.COMPLETED_WITH_ERRORS if errors else JobStatus.COMPLETED_SUCCESSFULLY

@@ -12,8 +12,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from vigil.domain import DateFormat
-from vigil.fleet.table import RouteFacts
-from vigil.roster import format_error, parse_request
+from vigil.results.frames import join_frames
+from vigil.results.routes import RouteFacts
+from vigil.roster import format_error
+from vigil.scoring.context import DEFAULT_CONTEXT, ScoringContext
 from vigil.scoring.service import (
     SCALE_CODES,
     ScoreRequest,
@@ -22,7 +24,6 @@ from vigil.scoring.service import (
 )
 from vigil.store.operator_settings import SettingsVersion
 from vigil.worker import jobs
-from vigil.worker.frames import join_frames
 from vigil.worker.memory import release_memory
 from vigil.worker.scorers import ChunkScorer
 from vigil.worker.split import split_roster
@@ -39,7 +40,7 @@ class ScoredRoster:
     scores: bytes
     model_version: str
     schedule_count: int
-    #: the sleep the scores rest on (:func:`vigil.worker.stored_sleep.encode_sleep`)
+    #: the sleep the scores rest on (:func:`vigil.results.stored_sleep.encode_sleep`)
     sleep: bytes | None = None
     #: route facts of the stored schedules, for the roster summary (``None``: a task gave
     #: none, the summary parses the roster)
@@ -50,16 +51,15 @@ def request_for(job: jobs.ClaimedJob, settings: SettingsVersion | None = None) -
     """The service request an upload stands for: risk on, all six scales (contract §5),
     under the operator settings version recorded at upload (issue 18) when given."""
     scale = resolve_scale(job.preferred_scale)
-    options = settings.settings.score_options(settings.version) if settings else {}
-    return ScoreRequest(
-        roster_text=job.roster_text,
+    context = settings.context() if settings else DEFAULT_CONTEXT
+    return context.request(
+        job.roster_text,
         date_format=DateFormat(job.date_format),
         scale=scale,
         sleep_data=job.sleep_data,
         activity_text=job.activity_text,
         risk=True,
         extra_scales=tuple(s for s in SCALE_CODES if s != scale),
-        **options,
     )
 
 
@@ -70,15 +70,10 @@ def plan_tasks(request: ScoreRequest, chunk_size: int) -> _Plan:
     task parses its part; with SleepData or ActivityData the roster is parsed here, whole
     (their errors need every Reference), and tasks carry parsed schedules.
     """
-    preset, scales = request.preset, SCALE_CODES
     fmt = DateFormat(request.date_format)
-    # operator settings (issue 18) travel with every task
-    options = replace(
-        ChunkTask(preset, scales),
-        parameters=request.parameters,
-        airports=dict(request.airports) if request.airports else None,
-        blank_defaults=dict(request.blank_defaults) if request.blank_defaults else None,
-    )
+    # the operator's scoring context travels with every task
+    context = ScoringContext.of(request)
+    options = ChunkTask(context, SCALE_CODES)
     if not request.sleep_data and not request.activity_text:
         split = split_roster(request.roster_text, fmt, chunk_size)
         if split is None:
@@ -95,13 +90,11 @@ def plan_tasks(request: ScoreRequest, chunk_size: int) -> _Plan:
             for i, text in enumerate(split.parts)
         ]
         return _Plan(tasks, split.counts, [])
-    parsed = parse_request(
+    parsed = context.parse(
         request.roster_text,
         fmt,
         sleep_data=request.sleep_data,
         activity_text=request.activity_text,
-        airports=request.airports,
-        blank_defaults=request.blank_defaults,
     )
     schedules = parsed.schedules
     # at least one (maybe empty) task: the stored blob always names its scales

@@ -13,8 +13,8 @@ exactly what :func:`vigil.scoring.service.score` does), but in chunk tasks
 (:mod:`vigil.worker.tasks`): the worker splits the roster text by schedule
 (:mod:`vigil.worker.split`), a :class:`ChunkScorer` runs the tasks in this thread, in
 local processes, or on a Dask cluster (:mod:`vigil.worker.dask`), and the worker joins
-the encoded results in schedule order (:mod:`vigil.worker.frames`,
-:mod:`vigil.worker.stored_sleep`) and stores them. A pool's workers leave the roster's
+the encoded results in schedule order (:mod:`vigil.results.frames`,
+:mod:`vigil.results.stored_sleep`) and stores them. A pool's workers leave the roster's
 summary to the pool's :class:`~vigil.worker.summaries.Summariser` and claim the next one.
 """
 
@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from vigil.fleet.stored import record_summary
+from vigil.results.routes import RouteFacts
 from vigil.store import operator_settings as settings_store
 from vigil.store import uploads
 from vigil.store.tables import utcnow
@@ -43,6 +43,12 @@ from vigil.worker.memory import release_memory
 from vigil.worker.roster_job import ScoredRoster, plan_tasks, request_for, score_roster
 from vigil.worker.scorers import ChunkScorer, InlineScorer, ProcessScorer
 from vigil.worker.summaries import Summariser
+
+#: what stores a finished roster's summary: ``(session, job, scores blob, status, route
+#: facts)``; the service passes :func:`vigil.fleet.stored.record_summary`
+RecordSummary = Callable[
+    [Session, jobs.ClaimedJob, bytes, jobs.JobStatus | None, RouteFacts | None], None
+]
 
 if TYPE_CHECKING:
     from vigil.worker.dask import DaskScorer
@@ -129,6 +135,10 @@ class Worker:
         Where roster summaries are built (:mod:`vigil.worker.summaries`): a pool's, so the
         next roster is claimed without waiting for them; without one, in this thread
         before :meth:`process` returns.
+    record_summary : callable, optional
+        What builds and stores a finished roster's summary (the service passes
+        :func:`vigil.fleet.stored.record_summary`; the worker never imports fleet). Without
+        it no summary is stored: the dashboard builds it on first view.
     """
 
     def __init__(
@@ -144,8 +154,10 @@ class Worker:
         name: str | None = None,
         on_processed: Callable[[jobs.ClaimedJob, jobs.JobStatus | None], None] | None = None,
         summaries: Summariser | None = None,
+        record_summary: RecordSummary | None = None,
     ) -> None:
         self.sessions = sessions
+        self.record_summary = record_summary
         self.lease_seconds = lease_seconds
         self.chunk_size = chunk_size
         self.local = local or InlineScorer()
@@ -246,9 +258,13 @@ class Worker:
         dashboard opened meanwhile builds them itself: ``fleet.stored.ensure``); on the
         summariser's thread when there is one (issue 14: not serial between rosters)."""
 
+        record = self.record_summary
+        if record is None:
+            return
+
         def build() -> None:
             with self.sessions.begin() as session:
-                record_summary(session, job, scored.scores, status, routes=scored.routes)
+                record(session, job, scored.scores, status, scored.routes)
             release_memory()  # the decoded scores
 
         if self.summaries is None:
@@ -340,6 +356,7 @@ class WorkerPool:
         dask_scheduler: str | None = None,
         dask_security: Any = None,
         on_processed: Callable[[jobs.ClaimedJob, jobs.JobStatus | None], None] | None = None,
+        record_summary: RecordSummary | None = None,
     ) -> None:
         count = (os.cpu_count() or 1) if processes is None else processes
         self.local: ChunkScorer = ProcessScorer(count) if count > 0 else InlineScorer()
@@ -365,6 +382,7 @@ class WorkerPool:
                 name=f"{base}:{i}",
                 on_processed=on_processed,
                 summaries=self.summaries,
+                record_summary=record_summary,
             )
             for i in range(threads)
         ]
@@ -441,11 +459,17 @@ class WorkerPool:
 
     @classmethod
     def from_settings(
-        cls, sessions: sessionmaker[Session], settings: object, *, threads: int | None = None
+        cls,
+        sessions: sessionmaker[Session],
+        settings: object,
+        *,
+        threads: int | None = None,
+        record_summary: RecordSummary | None = None,
     ) -> WorkerPool:
         """A pool configured by :class:`vigil.web.settings.Settings` (read once, typed).
 
-        ``threads`` overrides ``worker_threads`` (``vigil worker --threads``).
+        ``threads`` overrides ``worker_threads`` (``vigil worker --threads``);
+        ``record_summary`` is :class:`Worker`'s.
         """
         config = PoolSettings.of(settings)
         return cls(
@@ -458,6 +482,7 @@ class WorkerPool:
             retention_days=config.retention_days,
             dask_scheduler=config.dask_scheduler,
             dask_security=config.dask_security(),
+            record_summary=record_summary,
         )
 
 

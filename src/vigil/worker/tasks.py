@@ -5,33 +5,31 @@ scores (this thread, local processes, a Dask cluster). A task holds either a par
 RosterData text (:mod:`vigil.worker.split`), which it parses itself, or already parsed
 schedules (rosters with SleepData or ActivityData, which are read whole by the worker,
 as their errors need every Reference). It answers bytes ready to store: the scores frame
-(:mod:`vigil.worker.frames`), the sleep segment (:mod:`vigil.worker.stored_sleep`), the
+(:mod:`vigil.results.frames`), the sleep segment (:mod:`vigil.results.stored_sleep`), the
 data errors it found, and what the roster says about each scored duty (route, sectors,
-Fleet, Rank: :class:`vigil.fleet.table.RouteFacts`) for the roster summary. Only small
+Fleet, Rank: :class:`vigil.results.routes.RouteFacts`) for the roster summary. Only small
 objects travel back to the worker.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
-from vigil.domain import Airport, Schedule
-from vigil.fleet.table import RouteFacts, route_facts, route_facts_of_columns
+from vigil.domain import Schedule
 from vigil.gc_pause import cyclic_gc_paused
-from vigil.model.parameters import Parameters
-from vigil.roster import format_error, parse_request
+from vigil.results.frames import encode_frame
+from vigil.results.routes import RouteFacts, route_facts, route_facts_of_columns
+from vigil.results.stored_sleep import encode_sleep, sleep_columns
+from vigil.roster import format_error
+from vigil.scoring import warm
+from vigil.scoring.context import ScoringContext
 from vigil.scoring.service import (
-    SCALE_CODES,
     plan_parsed,
-    resolve_preset,
     score_plan,
     score_schedules,
 )
-from vigil.worker.frames import encode_frame
-from vigil.worker.stored_sleep import encode_sleep, sleep_columns
 
-__all__ = ["WARM_CREW", "ChunkOutcome", "ChunkTask", "run_task", "warm_up"]
+__all__ = ["ChunkOutcome", "ChunkTask", "run_task", "warm_up"]
 
 #: crew simulated together inside a task: the per-minute arrays of 64 crew-months keep a
 #: scoring process near 326 MiB at peak, against 334-341 MiB with 128 and 485 MiB with the
@@ -39,18 +37,14 @@ __all__ = ["WARM_CREW", "ChunkOutcome", "ChunkTask", "run_task", "warm_up"]
 #: (CPU 1.41-1.51 s against 1.56-1.71 s with 128); scores do not depend on it (each crew
 #: member is simulated on its own)
 SCORING_BATCH = 64
-#: crew of the month a fresh scoring process scores once before any roster
-#: (:func:`warm_up`): more than ``parse.COLUMNAR_MIN_LINES`` rows and more than
-#: :data:`SCORING_BATCH` crew, so it takes the chunk tasks' path (columnar reader, two
-#: scoring batches, predicted sleep with in-flight rest, risk, encoding)
-WARM_CREW = 80
 
 
 @dataclass(frozen=True, slots=True)
 class ChunkTask:
     """What one chunk task scores (picklable; small)."""
 
-    preset: str
+    #: the operator's scoring context (parameters, airports, blank defaults)
+    context: ScoringContext
     scales: tuple[str, ...]
     #: a part of RosterData to parse here (row numbers of the whole roster), or ""
     roster_text: str = ""
@@ -60,11 +54,6 @@ class ChunkTask:
     first: bool = True
     #: schedules already parsed (when ``roster_text`` is empty)
     schedules: tuple[Schedule, ...] = ()
-    #: operator settings (issue 18): parameters replacing ``preset``, the operator's
-    #: airports table and blank-cell defaults for parsing
-    parameters: Parameters | None = None
-    airports: Mapping[str, Airport] | None = None
-    blank_defaults: Mapping[str, int] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,15 +81,10 @@ def _run_task(task: ChunkTask) -> ChunkOutcome:
     """Text is parsed and planned as the CLI and the API do (the columnar reader's duty
     columns straight to a :class:`~vigil.scoring.plan.CrewPlan`, no ``Duty`` objects,
     :func:`vigil.scoring.service.plan_parsed`); parsed schedules are planned from them."""
-    params = task.parameters or resolve_preset(task.preset)
+    params = task.context.parameters
     errors: tuple[tuple[int, str], ...] = ()
     if task.roster_text:
-        parsed = parse_request(
-            task.roster_text,
-            task.date_format,
-            airports=task.airports,
-            blank_defaults=task.blank_defaults,
-        )
+        parsed = task.context.parse(task.roster_text, task.date_format)
         errors = tuple(
             (e.row, format_error(e))
             for e in parsed.errors
@@ -129,21 +113,10 @@ def _run_task(task: ChunkTask) -> ChunkOutcome:
 
 
 def warm_up() -> float:
-    """Score a small generated month as a chunk task would, so that this process has
-    imported the scoring stack and loaded (or compiled) its Numba kernels and Polars'
-    engine before its first real task; returns the seconds taken.
-
-    A fresh Dask worker otherwise pays this in its first task of the first roster (about
-    5 s of a 23-s month on one worker of the 2-core AMD machine, issue 14): the same wall
-    time with 1 or N workers, a serial share of the scale-out. The upload pool runs it on
-    the cluster's workers when it starts (:meth:`vigil.worker.dask.DaskScorer.warm_up`),
-    as the server warms its own kernels before ``/readyz``.
+    """Load (or compile) the scoring kernels in this process before its first real task
+    (:func:`vigil.scoring.warm.warm_kernels`, what the server runs before ``/readyz``);
+    returns the seconds taken. The upload pool runs it on each Dask worker when it starts
+    (:meth:`vigil.worker.dask.DaskScorer.warm_up`): a fresh worker otherwise pays the
+    kernels' loading in its first task, a serial share of the scale-out.
     """
-    import time
-
-    from vigil.roster.synthetic import generate_airline_roster
-
-    started = time.perf_counter()
-    month = generate_airline_roster(WARM_CREW, 28, seed=1)
-    run_task(ChunkTask("ingre2014_5c", SCALE_CODES, month, "dmy"))
-    return time.perf_counter() - started
+    return warm.warm_kernels()

@@ -18,7 +18,8 @@ from fastapi.responses import HTMLResponse, Response
 from fastapi.templating import Jinja2Templates
 from sqlalchemy.orm import Session
 
-from vigil.store import repo
+from vigil.contract import ACTIVE, statuses_json
+from vigil.store import operator_settings, repo
 from vigil.store.tables import ConsoleUser
 from vigil.web.console import _session as cookies
 from vigil.web.console._session import ConsoleSession
@@ -40,8 +41,12 @@ SECURITY_HEADERS = {
 
 @cache
 def templates() -> Jinja2Templates:
-    """The console's template environment (built on first use, not at import)."""
-    return Jinja2Templates(directory=str(HERE / "templates"))
+    """The console's template environment (built on first use, not at import), with the
+    contract's job statuses for the pages and their scripts (:mod:`vigil.contract`)."""
+    found = Jinja2Templates(directory=str(HERE / "templates"))
+    found.env.globals["job_statuses"] = statuses_json()
+    found.env.globals["active_statuses"] = tuple(s.value for s in ACTIVE)
+    return found
 
 
 @dataclass
@@ -168,3 +173,9 @@ def safe_next(target: str | None) -> str:
 
 def html(content: str, status_code: int = 200) -> HTMLResponse:
     return HTMLResponse(content, status_code=status_code, headers=SECURITY_HEADERS)
+
+
+def is_admin(console: Console) -> bool:
+    """Whether the signed-in user may change the operator's settings (and adopt presets)."""
+    assert console.user is not None
+    return operator_settings.is_admin(session=console.db, user_id=console.user.id)

@@ -17,9 +17,15 @@ from vigil.settings import SettingsError
 from vigil.store import operator_settings as store
 from vigil.store import uploads
 from vigil.store.tables import ObservationSet
-from vigil.web.console._web import PREFIX, SECURITY_HEADERS, Console, PostConsole, UserConsole
-from vigil.web.console.settings_page import is_admin
-from vigil.web.routes.observations import check_files, report_for
+from vigil.web.calibration_service import check_files, report_for
+from vigil.web.console._web import (
+    PREFIX,
+    SECURITY_HEADERS,
+    Console,
+    PostConsole,
+    UserConsole,
+    is_admin,
+)
 
 router = APIRouter(prefix="/calibration")
 

@@ -21,10 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from vigil.fleet import bands
 from vigil.fleet.thresholds import Thresholds
 from vigil.model import SCALE_INFO
 from vigil.scoring.controls import mask_from_ranges
+from vigil.settings import bands
 
 INTERVAL_MS = 15 * 60 * 1000
 
@@ -42,7 +42,7 @@ def risk_band(
     risk: float | None, in_force: tuple[bands.RiskBand, ...] = bands.RISK_BANDS
 ) -> tuple[str, str]:
     """``(css class, words)`` for a duty's relative risk in the bands ``in_force`` (default
-    :data:`vigil.fleet.bands.RISK_BANDS`); ``("", "")`` when absent."""
+    :data:`vigil.settings.bands.RISK_BANDS`); ``("", "")`` when absent."""
     band = bands.risk_band(risk, in_force)
     return ("", "") if band is None else (band.css, band.words)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from vigil.fleet.bands import RISK_BANDS, RiskBand
+from vigil.settings.bands import RISK_BANDS, RiskBand
 
 __all__ = ["BAND_FILL", "heat_colour", "histogram_bars", "hour_grid"]
 
@@ -38,7 +38,7 @@ def _nice_max(value: int) -> int:
 def histogram_bars(hist: dict[str, Any], *, bands: bool | tuple[RiskBand, ...]) -> dict[str, Any]:
     """Bars of a stored histogram (``edges``, ``counts``; a ``None`` last edge is open),
     scaled into a ``WIDTH`` × ``HEIGHT`` box, with band backgrounds when ``bands`` (the
-    bands in force, or ``True`` for the built-in :data:`~vigil.fleet.bands.RISK_BANDS`)."""
+    bands in force, or ``True`` for the built-in :data:`~vigil.settings.bands.RISK_BANDS`)."""
     counts: list[int] = hist["counts"]
     edges = list(hist["edges"])
     if edges[-1] is None:  # the open bin is drawn as wide as the one before

@@ -2,7 +2,7 @@
 feedback against the rows it belongs to, open a chart per schedule, delete.
 
 Built on the upload repository (:mod:`vigil.store.uploads`) and the stored compact
-results (:mod:`vigil.worker.compact`), so the console shows exactly what GetResults
+results (:mod:`vigil.results.compact`), so the console shows exactly what GetResults
 serves. Rosters are scoped by the user's operator: another operator's token is 404.
 """
 
@@ -22,29 +22,30 @@ from urllib.parse import quote, unquote
 from fastapi import APIRouter, File, Form, Request, UploadFile
 from fastapi.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
 
+from vigil.contract import ACTIVE, JobStatus
 from vigil.fleet import stored as fleet_stored
 from vigil.fleet.export_csv import duty_csv
 from vigil.fleet.export_pdf import roster_pdf
 from vigil.fleet.export_xlsx import roster_xlsx
 from vigil.fleet.home_time import home_offsets
-from vigil.fleet.one import one_schedule
 from vigil.fleet.records import local_text, utc_text
 from vigil.fleet.schedules import SORT_KEYS, select
-from vigil.fleet.sleep import schedule_sleep
 from vigil.fleet.stored import StoredSummary
 from vigil.fleet.summary import duty_row
 from vigil.fleet.table import schedule_table
+from vigil.results.compact import unpack
+from vigil.results.one import one_schedule
+from vigil.results.stored_sleep import schedule_sleep
 from vigil.scoring.report import schedule_entry, sleep_json
 from vigil.scoring.service import SCALE_CODES
+from vigil.store import results as results_store
 from vigil.store import uploads
 from vigil.store.repo import AlreadyExistsError
-from vigil.store.status import ACTIVE, JobStatus
 from vigil.store.tables import RosterResult, RosterUpload
 from vigil.web.console._web import PREFIX, Console, PostConsole, UserConsole, safe_next
 from vigil.web.console.charts import chart_payload, in_force, risk_band
 from vigil.web.console.dashboard import histogram_bars, hour_grid
-from vigil.web.console.hazards import chart_reviews, pattern_reviews, top_duty_reviews
-from vigil.worker.compact import StoredScores, unpack
+from vigil.web.console.reviews import chart_reviews, pattern_reviews, top_duty_reviews
 
 logger = logging.getLogger(__name__)
 
@@ -276,14 +277,6 @@ def feedback_rows(
     return rows, loose
 
 
-def _stored(console: Console, upload: RosterUpload) -> tuple[StoredScores | None, list[str], str]:
-    result = uploads.get_result(session=console.db, upload_id=upload.id)
-    if result is None:
-        return None, [], ""
-    errors = [str(e) for e in json.loads(result.errors_json or "[]")]
-    return unpack(result.scores), errors, result.model_version
-
-
 def _summary(console: Console, upload: RosterUpload) -> tuple[RosterResult, StoredSummary] | None:
     """The roster's stored result and summary (built on first view for older rosters)."""
     result = uploads.get_result(session=console.db, upload_id=upload.id)
@@ -349,7 +342,7 @@ def roster_detail(
     upload = own_upload(console, token)
     if upload is None:
         return console.not_found("roster")
-    result = fleet_stored.light_result(console.db, upload.id)
+    result = results_store.light_result(console.db, upload.id)
     errors = [str(e) for e in json.loads(result.errors_json or "[]")] if result else []
     rows, loose = (
         feedback_rows(errors, upload.roster_text, upload.activity_text, upload.sleep_json)
@@ -500,7 +493,7 @@ def roster_chart(console: UserConsole, token: str, schedule: str = "", scale: st
     upload = own_upload(console, token)
     if upload is None:
         return console.not_found("roster")
-    result = fleet_stored.light_result(console.db, upload.id, sleep=True)
+    result = results_store.light_result(console.db, upload.id, sleep=True)
     if result is None:
         return console.not_found("result (the roster is not processed yet)")
     summary = fleet_stored.ensure_light(console.db, upload, result)
@@ -510,7 +503,7 @@ def roster_chart(console: UserConsole, token: str, schedule: str = "", scale: st
     if facts.row_offset and schedule in refs:
         at = refs.index(schedule)
         where = (at, facts.row_offset[at], facts.first_duty[at])
-    one = one_schedule(fleet_stored.scores_reader(console.db, upload.id), schedule, where)
+    one = one_schedule(results_store.scores_reader(console.db, upload.id), schedule, where)
     if one is None:
         return console.not_found("schedule")
     stored, index = one.stored, one.position
@@ -572,7 +565,7 @@ def _home_offsets(payload: dict[str, Any], zone: str) -> list[list[int]]:
     return home_offsets(zone, min(instants) // 1000 - day_s, max(instants) // 1000 + day_s)
 
 
-def stored_sleep(result: fleet_stored.LightResult, reference: str) -> list[dict[str, object]]:
+def stored_sleep(result: results_store.LightResult, reference: str) -> list[dict[str, object]]:
     """The sleep one schedule's scores rest on, as stored with the results (issue 15);
     empty for a roster processed before sleep was stored."""
     if result.sleep is None:

@@ -17,15 +17,9 @@ from vigil import model
 from vigil.scoring.request import SCALE_CODES
 from vigil.settings import SettingsError, merge_settings
 from vigil.store import operator_settings as store
-from vigil.web.console._web import PREFIX, Console, PostConsole, UserConsole
+from vigil.web.console._web import PREFIX, Console, PostConsole, UserConsole, is_admin
 
 router = APIRouter(prefix="/settings")
-
-
-def is_admin(console: Console) -> bool:
-    """Whether the signed-in user may change settings."""
-    assert console.user is not None
-    return store.is_admin(session=console.db, user_id=console.user.id)
 
 
 def airports_text(rows: list[dict[str, Any]]) -> str:

@@ -1,8 +1,9 @@
 """ "Try it": paste a roster, pick a scale, see the chart (contract §6).
 
 Scored in process through :func:`vigil.scoring.service.score` (the one scoring path,
-STYLE §3.9) with risk and sleep, exactly as ProcessFatigueRisk with ``includeSleep``
-would; nothing is stored. The synchronous row limit of the scoring API applies.
+STYLE §3.9) with risk and sleep under the operator's current settings, exactly as
+ProcessFatigueRisk with ``includeSleep`` would; the page names the ``settingsVersion``.
+Nothing is stored. The synchronous row limit of the scoring API applies.
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ from typing import Annotated
 from fastapi import APIRouter, Form
 from fastapi.responses import Response
 
+from vigil.contract import row_count
 from vigil.domain import DateFormat
-from vigil.scoring.service import SCALE_CODES, ScoreRequest, ScoringError, score
+from vigil.scoring.service import SCALE_CODES, ScoringError, score
 from vigil.web.console._web import Console, PostConsole, UserConsole
 from vigil.web.console.charts import envelope_payloads
-from vigil.web.routes.processor import row_count
+from vigil.web.operator_context import context_for
 
 router = APIRouter(prefix="/try")
 
@@ -42,6 +44,7 @@ def _page(console: Console, status_code: int = 200, **context: object) -> Respon
     context.setdefault("problem", None)
     context.setdefault("scored", False)
     context.setdefault("hidden", 0)
+    context.setdefault("settings_version", None)
     return console.render("try.html", status_code=status_code, scales=SCALE_CODES, **context)
 
 
@@ -67,7 +70,11 @@ def try_score(
         return _page(console, 400, problem="Paste a roster first.", **form)
     try:
         fmt = DateFormat(date_format.lower())
-        report = score(ScoreRequest(roster, fmt, scale, risk=True, include_sleep=True))
+        context = context_for(console.runtime, console.operator)
+        request = context.request(
+            roster, date_format=fmt, scale=scale, risk=True, include_sleep=True
+        )
+        report = score(request)
         report = dataclasses.replace(report, explain=True)  # each duty says what drives it
     except (ValueError, ScoringError) as exc:
         return _page(console, 400, problem=str(exc), **form)
@@ -79,5 +86,6 @@ def try_score(
         hidden=max(0, len(charts) - MAX_CHARTS),
         errors=list(report.errors),
         scored=True,
+        settings_version=report.settings_version,
         **form,
     )

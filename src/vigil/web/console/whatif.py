@@ -5,8 +5,9 @@ Pages and JSON endpoints under ``/console/rosters/{token}/whatif``:
 * ``GET …/whatif?schedule=REF&scale=KSS``: the what-if page. The stored scores are drawn as
   they are; the draft starts from the schedule's stored rows (:mod:`.whatif_draft`).
 * ``POST …/whatif/score``: score a draft through the service's own path
-  (:func:`vigil.scoring.service.score`, what ProcessFatigueRisk runs), and answer the chart
-  payload, the data errors and the exact RosterData / SleepData that were scored.
+  (:func:`vigil.scoring.service.score`, what ProcessFatigueRisk runs) under the settings
+  version the roster's stored scores were computed with, and answer the chart payload, the
+  data errors and the exact RosterData / SleepData that were scored.
 * ``POST …/whatif/plan``: plan the in-flight rest of one augmented duty of the draft with
   :func:`vigil.planner.plan_rest` (what ``POST /api/Planner/InflightRest`` runs), the other
   pilots read from the stored roster; answers the plan, each pilot's current rest, and the
@@ -34,17 +35,11 @@ from fastapi.responses import JSONResponse, Response
 
 from vigil.domain import DateFormat, Period, Schedule
 from vigil.planner import PlanError, PlanRequest, plan_rest
-from vigil.roster import parse_request
+from vigil.results.compact import unpack
+from vigil.scoring.context import ScoringContext
 from vigil.scoring.report import schedule_entry
 from vigil.scoring.rest import rest_windows
-from vigil.scoring.service import (
-    SCALE_CODES,
-    ScoreRequest,
-    resolve_preset,
-    score,
-    sleep_for,
-    sleep_json,
-)
+from vigil.scoring.service import SCALE_CODES, score, sleep_for, sleep_json
 from vigil.store import uploads
 from vigil.store.tables import RosterUpload
 from vigil.web.console import _session as cookies
@@ -67,13 +62,10 @@ from vigil.web.console.whatif_wire import (
     epoch_ms,
     to_draft,
 )
+from vigil.web.operator_context import context_of_upload
 from vigil.web.problems import problem
-from vigil.worker.compact import unpack
 
 router = APIRouter(prefix="/rosters")
-
-#: the model preset of stored results and of the planner's default
-PRESET = "ingre2014_5c"
 
 
 def check_csrf(
@@ -147,18 +139,21 @@ def _has_schedule(console: Console, upload: RosterUpload, reference: str) -> boo
     return reference in cache.of(upload)
 
 
-def score_draft(draft: Draft, date_format: DateFormat, scale: str) -> dict[str, Any]:
-    """Score a draft as ProcessFatigueRisk would score its RosterData and SleepData.
+def score_draft(
+    draft: Draft, date_format: DateFormat, scale: str, context: ScoringContext
+) -> dict[str, Any]:
+    """Score a draft as ProcessFatigueRisk would score its RosterData and SleepData, under
+    ``context`` (the settings version the roster's stored scores were computed with).
 
     Returns the chart payload (``None`` when the draft's rows have data errors), the
     errors (``row|schedule|message``), the scorer's rest windows per duty, the exact
-    ``rosterData`` and ``sleepData`` scored, and the model version.
+    ``rosterData`` and ``sleepData`` scored, the model version and the settings version.
     """
     text = roster_text([draft], date_format)
     records = sleep_data([draft])
     report = score(
-        ScoreRequest(
-            roster_text=text,
+        context.request(
+            text,
             date_format=date_format,
             scale=scale,
             sleep_data=records,
@@ -170,10 +165,9 @@ def score_draft(draft: Draft, date_format: DateFormat, scale: str) -> dict[str, 
     payload = chart_payload(entries[0], scale) if entries else None
     rests: list[list[list[int]]] = []
     if payload is not None:
-        params = resolve_preset(PRESET)
-        parsed = parse_request(text, date_format, sleep_data=records)
+        parsed = context.parse(text, date_format, sleep_data=records)
         rests = [
-            [[epoch_ms(w.start), epoch_ms(w.end)] for w in rest_windows(d, params)]
+            [[epoch_ms(w.start), epoch_ms(w.end)] for w in rest_windows(d, context.parameters)]
             for d in parsed.schedules[0].duties
         ]
     return {
@@ -184,6 +178,7 @@ def score_draft(draft: Draft, date_format: DateFormat, scale: str) -> dict[str, 
         "sleepData": records,
         "dateFormat": date_format.value,
         "modelVersion": report.model_version,
+        "settingsVersion": report.settings_version,
     }
 
 
@@ -221,7 +216,8 @@ def whatif_page(console: UserConsole, token: str, schedule: str = "", scale: str
     if result is None:
         return console.not_found("schedule")
     date_format = DateFormat(upload.date_format)
-    parsed = parse_request(
+    context = context_of_upload(console.db, upload.id)
+    parsed = context.parse(
         upload.roster_text,
         date_format,
         sleep_data=json.loads(upload.sleep_json or "[]"),
@@ -231,7 +227,7 @@ def whatif_page(console: UserConsole, token: str, schedule: str = "", scale: str
     if mine is None:
         return console.not_found("schedule")
     entry = schedule_entry(result, code, risk=True, arrays=False)
-    entry["sleep"] = [sleep_json(e) for e in sleep_for([mine], resolve_preset(PRESET))[0]]
+    entry["sleep"] = [sleep_json(e) for e in sleep_for([mine], context.parameters)[0]]
     mates = crew_of(parsed.schedules, schedule)
     crew = {
         str(i): {
@@ -251,6 +247,7 @@ def whatif_page(console: UserConsole, token: str, schedule: str = "", scale: str
         "crew": crew,
         "activities": len(mine.activities),
         "storedModel": result_row.model_version,
+        "settingsVersion": context.settings_version,
     }
     return console.render(
         "whatif.html",
@@ -281,28 +278,35 @@ def whatif_score(console: JsonConsole, token: str, body: DraftIn) -> Response:
         draft = to_draft(body)
     except DraftError as exc:
         return _bad_draft(exc)
-    return _timed(started, score_draft(draft, DateFormat(upload.date_format), scale))
+    context = context_of_upload(console.db, upload.id)
+    return _timed(started, score_draft(draft, DateFormat(upload.date_format), scale, context))
 
 
-def _crew_drafts(upload: RosterUpload, others: Sequence[str]) -> tuple[list[Draft], list[str]]:
+def _crew_drafts(
+    upload: RosterUpload, others: Sequence[str], context: ScoringContext
+) -> tuple[list[Draft], list[str]]:
     """The other pilots' drafts from the stored roster, and the References not found."""
     date_format = DateFormat(upload.date_format)
     header, lines = rows_of(upload.roster_text, others)
     text = "\r\n".join([header, *lines] if header is not None else lines)
     parsed = None
     if lines:
-        parsed = parse_request(text, date_format, sleep_data=_stored_sleep(upload, others))
+        parsed = context.parse(text, date_format, sleep_data=_stored_sleep(upload, others))
     found = {s.reference: s for s in parsed.schedules} if parsed is not None else {}
     missing = [r for r in others if r not in found]
     return [draft_of(found[r]) for r in others if r in found], missing
 
 
 def _current_rest(
-    crew_text: str, records: Sequence[Mapping[str, object]], date_format: DateFormat, at: datetime
+    crew_text: str,
+    records: Sequence[Mapping[str, object]],
+    date_format: DateFormat,
+    at: datetime,
+    context: ScoringContext,
 ) -> list[dict[str, Any]]:
     """Each crew member's rest windows in the planned duty as the scorer places them now."""
-    params = resolve_preset(PRESET)
-    parsed = parse_request(crew_text, date_format, sleep_data=records)
+    params = context.parameters
+    parsed = context.parse(crew_text, date_format, sleep_data=records)
     out = []
     for schedule in parsed.schedules:
         duty = next((d for d in schedule.duties if d.on_duty <= at < d.off_duty), None)
@@ -348,7 +352,8 @@ def whatif_plan(console: JsonConsole, token: str, body: PlanIn) -> Response:
             errors=[{"property": "placeholders", "message": "not one of the other References"}],
         )
     others = [r for r in dict.fromkeys(body.references) if r != ref and r not in stand_ins]
-    mates, missing = _crew_drafts(upload, others)
+    context = context_of_upload(console.db, upload.id)
+    mates, missing = _crew_drafts(upload, others, context)
     if missing:
         return problem(404, f"No such schedule in this roster: {missing[0]}.")
     date_format = DateFormat(upload.date_format)
@@ -367,7 +372,7 @@ def whatif_plan(console: JsonConsole, token: str, body: PlanIn) -> Response:
                 landing=tuple(body.landing),
                 date_format=date_format,
                 sleep_data=records,
-                preset=PRESET,
+                context=context,
                 placeholders=tuple(stand_ins),
             )
         )
@@ -377,7 +382,7 @@ def whatif_plan(console: JsonConsole, token: str, body: PlanIn) -> Response:
     planned = replace(duty, rests=(Period(brk.start, brk.end),))
     duties = (*draft.duties[: body.duty], planned, *draft.duties[body.duty + 1 :])
     preview = score_draft(
-        replace(draft, duties=duties), date_format, _scale(body.draft.scale) or "KSS"
+        replace(draft, duties=duties), date_format, _scale(body.draft.scale) or "KSS", context
     )
     hours = (brk.end - brk.start).total_seconds() / 3600
     mine = (
@@ -392,7 +397,7 @@ def whatif_plan(console: JsonConsole, token: str, body: PlanIn) -> Response:
             "mine": mine,
             "rests": [[epoch_ms(brk.start), epoch_ms(brk.end)]],
             "duty": body.duty,
-            "now": _current_rest(text, records, date_format, duty.on),
+            "now": _current_rest(text, records, date_format, duty.on, context),
             "preview": preview,
         },
     )

@@ -1,7 +1,7 @@
 """POST /api/Optimise/Evaluate: cost terms of candidate chains in one batch (docs/optimise.md).
 
 Scope: risk (as ProcessFatigueRisk). The operator's settings apply as they do to
-ProcessFatigueRisk (:func:`vigil.web.routes.settings.settings_for`): the preset and KP
+ProcessFatigueRisk (:func:`vigil.web.operator_context.settings_for`): the preset and KP
 threshold, the airport table and blank-cell values the rows are read with, the highest
 KSS warning level (``hours_band``) and the elevated risk band's bound (``high_risk_duties``).
 
@@ -24,14 +24,15 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
+from vigil.contract import row_count
 from vigil.optimise import CostSettings, Engine, EngineError
 from vigil.optimise.candidates import parse_candidates, rows_to_csv
 from vigil.optimise.costs import COST_TERMS, DEFAULT_CATEGORY_WEIGHTS, TERM_NAMES, with_weights
+from vigil.scoring.context import ScoringContext
 from vigil.web._runtime import Runtime
 from vigil.web.deps import RiskPrincipal, RuntimeDep
+from vigil.web.operator_context import settings_for
 from vigil.web.problems import problem
-from vigil.web.routes.processor import row_count
-from vigil.web.routes.settings import settings_for
 
 router = APIRouter(prefix="/api/Optimise", tags=["optimisation"])
 
@@ -94,8 +95,7 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
 
 def _engine(runtime: Runtime, operator: str, body: EvaluateIn, costs: CostSettings) -> Engine:
     found = settings_for(runtime, operator)
-    s = found.settings
-    options = s.score_options(found.version)
+    context = ScoringContext.of_settings(found.settings, found.version)
     digest = hashlib.sha256(body.BaseRosterData.encode("utf-8", "surrogatepass")).hexdigest()
     key = (operator, found.version, body.DateFormat, digest, repr(costs))
     with _lock:
@@ -106,10 +106,10 @@ def _engine(runtime: Runtime, operator: str, body: EvaluateIn, costs: CostSettin
     engine = Engine.from_roster(
         body.BaseRosterData,
         body.DateFormat,
-        options["parameters"],
+        context.parameters,
         costs,
-        airports=options["airports"],
-        blank_defaults=options["blank_defaults"],
+        airports=context.airports,
+        blank_defaults=context.blank_defaults,
     )
     engine.settings_version = found.version
     with _lock:

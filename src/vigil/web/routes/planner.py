@@ -1,8 +1,10 @@
 """POST /api/Planner/InflightRest: plan a relief crew's in-flight rest (issue 17).
 
 Scope ``{op}_fast_safe_api``. Tenant-safe by construction: the request carries its own
-roster and the route reads nothing stored (it imports no store module), so one operator's
-plan can never see another's data. Plain ``def``: the search runs in the thread pool.
+roster and the route reads nothing stored but the caller's own operator settings, so one
+operator's plan can never see another's data. It plans under those settings
+(:func:`vigil.web.operator_context.context_for`) and names their ``settingsVersion``.
+Plain ``def``: the search runs in the thread pool.
 """
 
 from __future__ import annotations
@@ -14,11 +16,12 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
+from vigil.contract import row_count
 from vigil.domain import DateFormat
 from vigil.planner import PlanError, PlanRequest, plan_rest
 from vigil.web.deps import FatiguePrincipal, RuntimeDep
+from vigil.web.operator_context import context_for
 from vigil.web.problems import problem
-from vigil.web.routes.processor import row_count
 from vigil.web.schemas import SleepRecordIn
 
 router = APIRouter(prefix="/api/Planner", tags=["planning"])
@@ -40,7 +43,11 @@ class InflightRestIn(BaseModel):
     )
     References: list[str] = Field(description="The relief crew: 3 or 4 pilots' References.")
     Landing: list[str] = Field(description="The 2 References at the controls for landing.")
-    Preset: str = Field(default="ingre2014_5c", description="Model parameter preset.")
+    Preset: str | None = Field(
+        default=None,
+        description="A built-in model parameter preset replacing your operator's settings' "
+        "own (default: the operator's settings).",
+    )
     Placeholders: list[str] = Field(
         default_factory=list,
         max_length=3,
@@ -115,6 +122,7 @@ class InflightRestOut(BaseModel):
 
     summary: str = Field(description="One line: who rests when, and the landing score.")
     modelVersion: str
+    settingsVersion: int | None = Field(description="Your operator's settings version used.")
     cruise: WindowOut
     candidates: int = Field(description="Splits evaluated.")
     proposal: SplitOut
@@ -163,6 +171,7 @@ def inflight_rest(
         landing=tuple(body.Landing),
         date_format=DateFormat(body.DateFormat),
         sleep_data=[r.record() for r in body.SleepData],
+        context=context_for(runtime, principal.operator),
         preset=body.Preset,
         placeholders=tuple(body.Placeholders),
     )

@@ -24,12 +24,13 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
+from vigil.contract import row_count
 from vigil.domain import DateFormat
-from vigil.scoring.service import ScoreRequest, ScoringError, score
+from vigil.scoring.service import ScoringError, score
 from vigil.web._runtime import Runtime
 from vigil.web.deps import FatiguePrincipal, RiskPrincipal, get_runtime
+from vigil.web.operator_context import context_for
 from vigil.web.problems import problem
-from vigil.web.routes.settings import settings_for
 from vigil.web.schemas import ScoresOut, ScoringRequestIn
 
 router = APIRouter(prefix="/api/Processor", tags=["scoring"])
@@ -74,13 +75,6 @@ INLINE_ROWS = 64
 INLINE_CHARS = 64 * 1024
 
 
-def row_count(roster_text: str) -> int:
-    """Physical lines of RosterData (contract §8: blank lines and the header included)."""
-    if not roster_text:
-        return 0
-    return roster_text.count("\n") + (0 if roster_text.endswith("\n") else 1)
-
-
 @dataclass(frozen=True, slots=True)
 class _Call:
     """One scoring call: the validated body and what the route adds to it."""
@@ -115,15 +109,13 @@ def _score(call: _Call) -> Response:
             "GET /api/GetResults).",
             title="Roster too large for a synchronous call",
         )
-    found = settings_for(runtime, call.operator)  # the operator's settings (issue 18)
-    request = ScoreRequest(
-        roster_text=body.RosterData,
+    request = context_for(runtime, call.operator).request(
+        body.RosterData,
         date_format=DateFormat(body.DateFormat),
         scale=body.PreferredScale,
         sleep_data=[r.record() for r in body.SleepData],
         risk=call.risk,
         include_sleep=call.include_sleep,
-        **found.settings.score_options(found.version),
     )
     if call.percentiles:  # the limits read the KSS, whatever the PreferredScale
         request = replace(request, extra_scales=(*request.extra_scales, "KSS"))

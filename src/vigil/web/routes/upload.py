@@ -20,16 +20,17 @@ from typing import TYPE_CHECKING, Annotated, Any
 from fastapi import APIRouter, Depends, FastAPI, Query, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import Field, field_validator
+from sqlalchemy.orm import Session
 
+from vigil.contract import JobStatus
 from vigil.scoring.service import SCALE_CODES, ScoringError, iso, resolve_scale
 from vigil.store import operator_settings as settings_store
+from vigil.store import results as results_store
 from vigil.store import uploads
 from vigil.store.repo import AlreadyExistsError
-from vigil.store.status import JobStatus
 from vigil.store.tables import RosterUpload, utcnow
 from vigil.web.deps import SessionDep, UploadPrincipal
 from vigil.web.problems import only_query, problem
-from vigil.web.routes.results import read_selection, scores_response, sleep_response
 from vigil.web.schemas import (
     GetResultsOut,
     RosterListOut,
@@ -38,6 +39,7 @@ from vigil.web.schemas import (
     UploadAcceptedOut,
     _Wire,
 )
+from vigil.web.stored_results import Selection, read_selection, scores_response, sleep_response
 
 if TYPE_CHECKING:
     pass
@@ -53,9 +55,12 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     if runtime is not None and runtime.sessions is not None:
         settings = runtime.settings
         if settings.worker_threads > 0:
+            from vigil.fleet.stored import record_summary
             from vigil.worker.run import WorkerPool
 
-            pool = WorkerPool.from_settings(runtime.sessions, settings).start()
+            pool = WorkerPool.from_settings(
+                runtime.sessions, settings, record_summary=record_summary
+            ).start()
     app.state.upload_pool = pool
     try:
         yield
@@ -202,6 +207,36 @@ def upload_roster(
     return JSONResponse({"rosterToken": token, "rosterName": name})
 
 
+def _options(params: dict[str, str]) -> tuple[str, str | None, bool] | JSONResponse:
+    """GetResults' ``dataKey``, ``scale`` (``None``: the roster's) and ``includeSleep``,
+    checked, or the 400 naming the bad one."""
+    key = params.get("datakey", "").strip().lower()
+    if key not in DATA_KEYS:
+        return problem(
+            400,
+            f"dataKey must be one of {', '.join(DATA_KEYS)}.",
+            errors=[{"property": "dataKey", "message": "unknown value"}],
+        )
+    wanted_scale: str | None = None
+    if params.get("scale"):
+        try:
+            wanted_scale = resolve_scale(params["scale"])
+        except ScoringError:
+            return problem(
+                400,
+                f"scale must be one of {', '.join(SCALE_CODES)}.",
+                errors=[{"property": "scale", "message": "unknown value"}],
+            )
+    with_sleep = _BOOLEAN.get(params.get("includesleep", "false").strip().lower())
+    if with_sleep is None:
+        return problem(
+            400,
+            "includeSleep must be true or false.",
+            errors=[{"property": "includeSleep", "message": "not a boolean"}],
+        )
+    return key, wanted_scale, with_sleep
+
+
 @router.get(
     "/GetResults",
     dependencies=[
@@ -259,30 +294,10 @@ def get_results(
     token = _token(params)
     if isinstance(token, JSONResponse):
         return token
-    key = params.get("datakey", "").strip().lower()
-    if key not in DATA_KEYS:
-        return problem(
-            400,
-            f"dataKey must be one of {', '.join(DATA_KEYS)}.",
-            errors=[{"property": "dataKey", "message": "unknown value"}],
-        )
-    wanted_scale: str | None = None
-    if params.get("scale"):
-        try:
-            wanted_scale = resolve_scale(params["scale"])
-        except ScoringError:
-            return problem(
-                400,
-                f"scale must be one of {', '.join(SCALE_CODES)}.",
-                errors=[{"property": "scale", "message": "unknown value"}],
-            )
-    with_sleep = _BOOLEAN.get(params.get("includesleep", "false").strip().lower())
-    if with_sleep is None:
-        return problem(
-            400,
-            "includeSleep must be true or false.",
-            errors=[{"property": "includeSleep", "message": "not a boolean"}],
-        )
+    asked = _options(params)
+    if isinstance(asked, JSONResponse):
+        return asked
+    key, wanted_scale, with_sleep = asked
     selection = read_selection(request)
     if isinstance(selection, JSONResponse):
         return selection
@@ -291,7 +306,34 @@ def get_results(
         return _not_found()
     if key == "status":
         return JSONResponse(_status_body(upload))
-    result = uploads.get_result(session=session, upload_id=upload.id)
+    return _result_answer(session, upload, key, wanted_scale, with_sleep, selection)
+
+
+def _sleep_not_stored(upload: RosterUpload) -> JSONResponse:
+    """The 409 of a roster stored before its sleep was."""
+    return problem(
+        409,
+        "This roster was processed before sleep was stored with results; upload it"
+        " again (Overwrite: true) to get its sleep.",
+        title="Sleep not stored",
+        rosterToken=upload.token,
+        rosterStatus=upload.status,
+    )
+
+
+def _result_answer(
+    session: Session,
+    upload: RosterUpload,
+    key: str,
+    wanted_scale: str | None,
+    with_sleep: bool,
+    selection: Selection,
+) -> Response:
+    """GetResults' answer from a roster's stored result (every ``dataKey`` but status)."""
+    # the result's small columns only: the scores blob is read as each answer needs it
+    result = results_store.light_result(
+        session, upload.id, sleep=key == "sleep" or bool(with_sleep)
+    )
     if key == "feedback":
         body: dict[str, Any] = {
             "rosterToken": upload.token,
@@ -313,21 +355,16 @@ def get_results(
     if key == "summary":  # issue 16: the roster dashboard's figures (vigil.fleet.api)
         from vigil.fleet.api import summary_body
 
-        return Response(summary_body(session, upload, result), media_type="application/json")
+        whole = uploads.get_result(session=session, upload_id=upload.id)
+        assert whole is not None
+        return Response(summary_body(session, upload, whole), media_type="application/json")
     if (key == "sleep" or with_sleep) and result.sleep is None:
-        return problem(
-            409,
-            "This roster was processed before sleep was stored with results; upload it"
-            " again (Overwrite: true) to get its sleep.",
-            title="Sleep not stored",
-            rosterToken=upload.token,
-            rosterStatus=upload.status,
-        )
+        return _sleep_not_stored(upload)
     if key == "sleep":
         return sleep_response(upload.token, result, selection)
     version = settings_store.roster_settings_version(session=session, upload_id=upload.id)
     return scores_response(
-        result, wanted_scale or upload.preferred_scale, with_sleep, selection, version
+        session, result, wanted_scale or upload.preferred_scale, with_sleep, selection, version
     )
 
 

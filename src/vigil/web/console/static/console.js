@@ -21,7 +21,14 @@
     });
   }
 
-  var ACTIVE = { queued: true, processing: true };
+  /* the statuses of a roster still queued or being scored, from the server's contract
+   * (vigil.contract.JobStatus, rendered into every page as #vigil-statuses) */
+  var ACTIVE = (function () {
+    var out = {};
+    var node = document.getElementById("vigil-statuses");
+    if (node) JSON.parse(node.textContent).active.forEach(function (s) { out[s] = true; });
+    return out;
+  })();
 
   function pollRosters() {
     var table = document.querySelector("[data-poll]");

@@ -1,6 +1,6 @@
 """Stored scores, small: one KSS series per interval, the other scales derived on read.
 
-Issue 15 (footprint): the first stored format (:mod:`vigil.worker.compact`, ``VGS1``)
+Issue 15 (footprint): the first stored format (:mod:`vigil.results.compact`, ``VGS1``)
 kept six float32 scales per interval, about 150 MB for a 10,000-crew month. Every scale
 is a fixed function of the final KSS (:mod:`vigil.model.scales`), but of each *sample's*
 KSS, averaged per interval afterwards, so the interval mean of a scale is not exactly the
@@ -212,6 +212,35 @@ def frame_index(frame: bytes | memoryview) -> dict[str, Any]:
     (length,) = _LENGTH.unpack_from(head, 0)
     raw = inflate.decompress(inflate.unconsumed_tail, length)
     return dict(read_index(raw))
+
+
+#: bytes of a frame read at a time while looking for the end of its index
+INDEX_READ = 64 * 1024
+
+
+def frame_index_raw(read: Callable[[int, int], bytes], at: int, length: int) -> bytes:
+    """The JSON index (unparsed) of the frame at ``at`` read through ``read(offset,
+    length)``: only as many of its bytes as hold the index (in :data:`INDEX_READ` pieces)."""
+    inflate = zlib.decompressobj()
+    out = bytearray()
+    need: int | None = None  # the length prefix and the index [bytes], once known
+    done = 0
+    pending = b""
+    while True:
+        want = (_LENGTH.size if need is None else need) - len(out)
+        if want <= 0:
+            if need is None:
+                (size,) = _LENGTH.unpack_from(out, 0)
+                need = _LENGTH.size + size
+                continue
+            return bytes(out[_LENGTH.size : need])
+        if not pending:
+            pending = read(at + done, min(INDEX_READ, length - done)) if done < length else b""
+            if not pending:
+                raise ValueError("scores frame is truncated")
+            done += len(pending)
+        out += inflate.decompress(pending, want)
+        pending = inflate.unconsumed_tail
 
 
 def decode_frame(

@@ -31,7 +31,7 @@ with index ``{"kinds": [...], "schedules": [[reference, episode_count], ...]}`` 
 Instants are whole seconds since the epoch, as the responses round them
 (:func:`vigil.scoring.grid.from_epoch_hours`); quality is stored as the float32 of its
 3-decimal rounding, which rounds back to the same 3 decimals (as in
-:mod:`vigil.worker.compact`).
+:mod:`vigil.results.compact`).
 """
 
 from __future__ import annotations

@@ -20,9 +20,8 @@ value (every score is at most 100, i.e. at most 6 significant digits).
 
 from __future__ import annotations
 
-import json
 import struct
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
@@ -30,19 +29,16 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from vigil.results.frames import MAGIC as FRAMES_MAGIC
+from vigil.results.frames import decode_frames, read_index
+from vigil.results.stored_sleep import StoredSleep
 from vigil.scoring.report import DutyResult, ScheduleResult, stream_envelope
 from vigil.scoring.request import DECIMALS
-from vigil.worker.frames import MAGIC as FRAMES_MAGIC
-from vigil.worker.frames import decode_frames, read_index
-from vigil.worker.stored_sleep import SleepColumns, StoredSleep, sleep_columns
 
 __all__ = [
-    "CompactChunk",
     "IndexedDuty",
     "IndexedSchedule",
     "StoredScores",
-    "compact_chunk",
-    "pack",
     "unpack",
 ]
 
@@ -75,7 +71,7 @@ class IndexedSchedule(NamedTuple):
 
     @classmethod
     def from_json(cls, row: list[Any]) -> IndexedSchedule:
-        """An index entry as :func:`pack` wrote it (``[reference, count, duties]``)."""
+        """An index entry as stored (``[reference, count, duties]``)."""
         reference, count, duties = row
         return cls(str(reference), int(count), tuple(_duty(d) for d in duties))
 
@@ -89,72 +85,37 @@ def _duty(row: list[Any]) -> IndexedDuty:
 
 
 @dataclass(frozen=True, slots=True)
-class CompactChunk:
-    """Scores of consecutive schedules, compact: what a worker sends back (picklable).
-
-    Attributes
-    ----------
-    schedules : list of IndexedSchedule
-        One per schedule (written as the index format above).
-    scores : ndarray of float32, shape (total_intervals, n_scales)
-    sleep : SleepColumns, optional
-        The sleep the scores rest on (:mod:`vigil.worker.stored_sleep`).
-    """
-
-    schedules: list[IndexedSchedule]
-    scores: Float32Array
-    sleep: SleepColumns | None = None
-
-
-def _epoch_s(instant: datetime) -> int:
-    return int(instant.timestamp())
-
-
-def compact_chunk(results: Sequence[ScheduleResult], scales: Sequence[str]) -> CompactChunk:
-    """Float32 matrix and index entries for ``results`` (one scored chunk)."""
-    index: list[IndexedSchedule] = []
-    blocks: list[Float32Array] = []
-    for result in results:
-        duties = tuple(
-            IndexedDuty(
-                _epoch_s(d.on_duty),
-                _epoch_s(d.off_duty),
-                d.first_interval,
-                d.interval_count,
-                d.risk,
-                d.rest,
-            )
-            for d in result.duties
-        )
-        count = int(result.scores[scales[0]].shape[0])
-        index.append(IndexedSchedule(result.reference, count, duties))
-        blocks.append(np.stack([result.scores[s] for s in scales], axis=1).astype(_DTYPE))
-    matrix = np.concatenate(blocks) if blocks else np.empty((0, len(scales)), dtype=_DTYPE)
-    return CompactChunk(index, matrix, sleep_columns(results))
-
-
-def pack(chunks: Iterable[CompactChunk], scales: Sequence[str]) -> bytes:
-    """One blob from ``chunks`` in order (each chunk is released once copied)."""
-    index: list[IndexedSchedule] = []
-    parts: list[bytes] = []
-    for chunk in chunks:
-        if chunk.scores.shape[1:] != (len(scales),):
-            raise ValueError("chunk scales do not match")
-        index.extend(chunk.schedules)
-        parts.append(np.ascontiguousarray(chunk.scores, dtype=_DTYPE).tobytes())
-    header = json.dumps({"scales": list(scales), "schedules": index}, separators=(",", ":"))
-    encoded = header.encode()
-    parts.insert(0, _HEADER.pack(MAGIC, len(encoded)) + encoded)
-    return b"".join(parts)
-
-
-@dataclass(frozen=True, slots=True)
 class StoredScores:
     """A decoded blob: the index and a read-only float32 view of the scores."""
 
     scales: tuple[str, ...]
     schedules: list[IndexedSchedule]
     matrix: Float32Array
+
+    @classmethod
+    def of_results(cls, results: Sequence[ScheduleResult], scales: Sequence[str]) -> StoredScores:
+        """Scored schedules as the store reads them back (index, float32 scores), built in
+        memory: what ``vigil report roster`` reports from, without encoding a blob."""
+        schedules = [
+            IndexedSchedule(
+                r.reference,
+                int(r.scores[scales[0]].shape[0]),
+                tuple(
+                    IndexedDuty(
+                        int(d.on_duty.timestamp()),
+                        int(d.off_duty.timestamp()),
+                        d.first_interval,
+                        d.interval_count,
+                        d.risk,
+                    )
+                    for d in r.duties
+                ),
+            )
+            for r in results
+        ]
+        blocks = [np.stack([r.scores[s] for s in scales], axis=1).astype(_DTYPE) for r in results]
+        matrix = np.concatenate(blocks) if blocks else np.empty((0, len(scales)), dtype=_DTYPE)
+        return cls(tuple(scales), schedules, matrix)
 
     @property
     def references(self) -> list[str]:
@@ -169,7 +130,7 @@ class StoredScores:
     ) -> Iterator[ScheduleResult]:
         """Every schedule's :class:`ScheduleResult` on ``scale`` alone, in order.
 
-        With ``sleep`` (:func:`vigil.worker.stored_sleep.decode_sleep`), each result
+        With ``sleep`` (:func:`vigil.results.stored_sleep.decode_sleep`), each result
         carries its schedule's sleep episodes; with ``only``, just the schedules at
         those positions (of :attr:`references`), in that order.
         """
@@ -227,8 +188,8 @@ class StoredScores:
 
 
 def unpack(blob: bytes, scales: Sequence[str] | None = None) -> StoredScores:
-    """Decode a stored scores blob: :func:`pack`'s ``VGS1`` or the smaller ``VGS2`` of
-    :mod:`vigil.worker.frames` (what workers store now).
+    """Decode a stored scores blob: the layout above (``VGS1``, rosters stored before the
+    frames) or the smaller ``VGS2`` of :mod:`vigil.results.frames` (what workers store).
 
     ``scales`` (default: all stored) keeps only those columns, in that order: a ``VGS2``
     blob then rebuilds only the series they need (the roster summary reads one scale).

@@ -10,17 +10,20 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+import numpy as np
 import orjson
 from fastapi import Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
+from sqlalchemy.orm import Session
 
-from vigil.store.tables import RosterResult
+from vigil.results.compact import StoredScores, unpack
+from vigil.results.one import one_schedule
+from vigil.results.stored_sleep import StoredSleep, decode_sleep, schedule_sleep
+from vigil.store import results as results_store
+from vigil.store import uploads
+from vigil.store.results import LightResult
 from vigil.web.problems import problem
-
-if TYPE_CHECKING:
-    from vigil.worker.stored_sleep import StoredSleep
 
 __all__ = ["Selection", "read_selection", "scores_response", "sleep_response"]
 
@@ -40,18 +43,27 @@ class Selection:
             wanted = set(self.names)
             positions = [i for i, ref in enumerate(references) if ref in wanted]
             if len(positions) < len(wanted):
-                missing = sorted(wanted - set(references))
-                return problem(
-                    404,
-                    f"No scored schedule {', '.join(map(repr, missing[:10]))} in this roster"
-                    " (a schedule with data errors is not scored: see dataKey=feedback).",
-                    title="Unknown schedule",
-                    errors=[{"property": "schedule", "message": m} for m in missing[:10]],
-                )
+                return _unknown(sorted(wanted - set(references)))
         else:
             positions = list(range(len(references)))
         end = None if self.limit is None else self.offset + self.limit
         return positions[self.offset : end]
+
+    def page(self, count: int) -> list[int]:
+        """The positions of the page (``offset``, ``limit``) of ``count`` schedules."""
+        end = None if self.limit is None else self.offset + self.limit
+        return list(range(count))[self.offset : end]
+
+
+def _unknown(missing: Sequence[str]) -> JSONResponse:
+    """The 404 naming schedules without results."""
+    return problem(
+        404,
+        f"No scored schedule {', '.join(map(repr, missing[:10]))} in this roster"
+        " (a schedule with data errors is not scored: see dataKey=feedback).",
+        title="Unknown schedule",
+        errors=[{"property": "schedule", "message": m} for m in missing[:10]],
+    )
 
 
 def read_selection(request: Request) -> Selection | JSONResponse:
@@ -75,23 +87,44 @@ def read_selection(request: Request) -> Selection | JSONResponse:
     return Selection(tuple(dict.fromkeys(names)), numbers.get("offset", 0), numbers.get("limit"))
 
 
+#: at most this many named schedules are read one by one (only their bytes of the stored
+#: blob); more are read by decoding the whole blob once
+ONE_BY_ONE = 16
+
+
 def scores_response(
-    result: RosterResult,
+    session: Session,
+    result: LightResult,
     scale: str,
     with_sleep: bool,
     selection: Selection,
     settings_version: int | None = 0,
 ) -> Response:
     """The stored scores as the ProcessFatigueRisk envelope, streamed, naming the
-    operator settings version the roster was scored with (issue 18)."""
-    from vigil.worker.compact import unpack
-    from vigil.worker.stored_sleep import decode_sleep
+    operator settings version the roster was scored with.
 
-    stored = unpack(result.scores)
-    picked = selection.pick(stored.references)
+    A few named schedules (``schedule=``, at most :data:`ONE_BY_ONE`) are read alone
+    (:func:`vigil.results.one.one_schedule` over byte ranges of the stored blob, and
+    their segments of the sleep), so one crew member's results cost the same in a
+    10,000-crew roster as in a small one; otherwise the blob is decoded whole.
+    """
+    names = selection.names
+    if names and len(names) <= ONE_BY_ONE:
+        found = _named(session, result, names, with_sleep)
+        if isinstance(found, JSONResponse):
+            return found
+        stored, sleep = found
+        picked: list[int] | JSONResponse = selection.page(len(stored.schedules))
+        references: Sequence[str] = stored.references
+    else:
+        whole = uploads.get_result(session=session, upload_id=result.upload_id)
+        assert whole is not None
+        stored = unpack(whole.scores)
+        references = stored.references
+        picked = selection.pick(references)
+        sleep = decode_sleep(result.sleep) if with_sleep and result.sleep is not None else None
     if isinstance(picked, JSONResponse):
         return picked
-    sleep = decode_sleep(result.sleep) if with_sleep and result.sleep is not None else None
     parts = stored.envelope(
         scale,
         model_version=result.model_version,
@@ -101,8 +134,34 @@ def scores_response(
         only=picked,
     )
     return StreamingResponse(
-        parts, media_type="application/json", headers=_total(selection, stored.references)
+        parts, media_type="application/json", headers=_total(selection, references)
     )
+
+
+def _named(
+    session: Session, result: LightResult, names: Sequence[str], with_sleep: bool
+) -> tuple[StoredScores, dict[str, list[StoredSleep]] | None] | JSONResponse:
+    """The named schedules alone, in roster order (and their sleep), or a 404 naming the
+    ones without results."""
+    read = results_store.scores_reader(session, result.upload_id)
+    found = [one_schedule(read, name, locate=False) for name in names]
+    missing = sorted(name for name, one in zip(names, found, strict=True) if one is None)
+    if missing:
+        return _unknown(missing)
+    ones = sorted((one for one in found if one is not None), key=lambda one: one.order)
+    if not ones:
+        return _unknown(list(names))
+    scales = ones[0].stored.scales
+    stored = StoredScores(
+        scales,
+        [one.stored.schedules[0] for one in ones],
+        np.concatenate([one.stored.matrix for one in ones]),
+    )
+    sleep = None
+    if with_sleep and result.sleep is not None:
+        blob = result.sleep
+        sleep = {ref: schedule_sleep(blob, ref) for ref in stored.references}
+    return stored, sleep
 
 
 def _total(selection: Selection, references: Sequence[str]) -> dict[str, str]:
@@ -111,10 +170,8 @@ def _total(selection: Selection, references: Sequence[str]) -> dict[str, str]:
     return {"X-Total-Count": str(count)}
 
 
-def sleep_response(token: str, result: RosterResult, selection: Selection) -> Response:
+def sleep_response(token: str, result: LightResult, selection: Selection) -> Response:
     """``dataKey=sleep`` (:class:`~vigil.web.schemas.SleepResultsOut`), streamed."""
-    from vigil.worker.stored_sleep import decode_sleep
-
     sleep = decode_sleep(result.sleep or b"")
     references = list(sleep)
     picked = selection.pick(references)

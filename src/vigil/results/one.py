@@ -1,10 +1,10 @@
 """One schedule of a stored scores blob, read without decoding the others (issue 16).
 
-:func:`vigil.worker.compact.unpack` builds an index entry for every duty of the roster
+:func:`vigil.results.compact.unpack` builds an index entry for every duty of the roster
 (136,000 at 10,000 crew); a chart needs one schedule. :func:`one_schedule` finds it and
 decodes only what holds it, so a chart page stays well under the issue's 0.5 s at airline
 size: in a ``VGS1`` blob, it parses the JSON index with orjson, keeps one entry and slices
-its rows of the score matrix; in a ``VGS2`` blob (:mod:`vigil.worker.frames`, what workers
+its rows of the score matrix; in a ``VGS2`` blob (:mod:`vigil.results.frames`, what workers
 store now), it reads each frame's index (decompressing no further) and decodes the one
 frame that holds the schedule.
 """
@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 import orjson
 
-from vigil.worker import frames
-from vigil.worker.compact import IndexedSchedule, StoredScores
+from vigil.results import frames
+from vigil.results.compact import IndexedSchedule, StoredScores
 
 __all__ = ["OneSchedule", "one_schedule"]
 
@@ -33,8 +33,10 @@ class OneSchedule:
     """A one-schedule :class:`StoredScores` and where its duties sit in the roster."""
 
     stored: StoredScores
-    position: int  #: the schedule's position in the roster
-    first_duty: int  #: its first duty's position among all the roster's duties
+    position: int  #: the schedule's position in the roster (-1: not located)
+    first_duty: int  #: its first duty's position among all the roster's duties (-1: idem)
+    #: a key in roster order (frame, position in it), known even when not located
+    order: tuple[int, int] = (0, 0)
 
 
 #: ``read(offset, length) -> bytes`` of a stored blob (bytes slicing, or SQL ``substr``)
@@ -42,19 +44,26 @@ Reader = Callable[[int, int], bytes]
 
 
 def one_schedule(
-    blob: bytes | Reader, reference: str, where: tuple[int, int, int] | None = None
+    blob: bytes | Reader,
+    reference: str,
+    where: tuple[int, int, int] | None = None,
+    *,
+    locate: bool = True,
 ) -> OneSchedule | None:
     """The stored scores of ``reference`` alone; ``None`` when the roster has none.
 
     ``blob`` is the whole blob, or a reader of byte ranges of it (so a database need not
-    send the whole roster's scores: :func:`vigil.fleet.stored.scores_reader`). With
+    send the whole roster's scores: :func:`vigil.store.results.scores_reader`). With
     ``where`` = (position, first matrix row, first duty) from the stored summary's facts,
-    only that schedule's entry of the JSON index is decoded.
+    only that schedule's entry of the JSON index is decoded. With ``locate=False`` the
+    schedule's position and first duty are not counted (``-1``; :attr:`OneSchedule.order`
+    still sorts schedules in roster order), so in a ``VGS2`` blob the other frames'
+    indexes are only searched for the Reference, never parsed.
     """
     read: Reader = blob if callable(blob) else (lambda at, n: bytes(blob[at : at + n]))
     magic, length = _HEADER.unpack(read(0, _HEADER.size))
     if magic == frames.MAGIC:
-        return _from_frames(read, reference)
+        return _from_frames(read, reference, locate)
     if magic != b"VGS1":
         raise ValueError("not a Vigil scores blob")
     start = _HEADER.size
@@ -67,7 +76,9 @@ def one_schedule(
             width = len(scales) * _DTYPE.itemsize
             data = read(start + length + row * width, schedule.interval_count * width)
             matrix = np.frombuffer(data, dtype=_DTYPE).reshape(-1, len(scales))
-            return OneSchedule(StoredScores(scales, [schedule], matrix), position, duty)
+            return OneSchedule(
+                StoredScores(scales, [schedule], matrix), position, duty, (0, position)
+            )
     index = orjson.loads(raw)
     scales = tuple(index["scales"])
     width = len(scales) * _DTYPE.itemsize
@@ -77,31 +88,40 @@ def one_schedule(
             schedule = IndexedSchedule.from_json(entry)
             data = read(start + length + row * width, schedule.interval_count * width)
             matrix = np.frombuffer(data, dtype=_DTYPE).reshape(-1, len(scales))
-            return OneSchedule(StoredScores(scales, [schedule], matrix), position, duty)
+            return OneSchedule(
+                StoredScores(scales, [schedule], matrix), position, duty, (0, position)
+            )
         row += int(entry[1])
         duty += len(entry[2])
     return None
 
 
-def _from_frames(read: Reader, reference: str) -> OneSchedule | None:
-    """:func:`one_schedule` in a ``VGS2`` blob: one frame decoded, the others' index only."""
+def _from_frames(read: Reader, reference: str, locate: bool) -> OneSchedule | None:
+    """:func:`one_schedule` in a ``VGS2`` blob: one frame read and decoded; of the others,
+    only the first bytes that hold their index are read (and parsed only to locate)."""
+    # how the frame's index (``json.dumps``, ASCII) writes the start of the schedule's entry
+    marker = b"[" + json.dumps(reference).encode() + b","
     position = duty = 0
-    for at, length in frames.frame_spans(read):
-        frame = read(at, length)
-        index = frames.frame_index(frame)
+    for number, (at, length) in enumerate(frames.frame_spans(read)):
+        raw = frames.frame_index_raw(read, at, length)
+        if not locate and marker not in raw:
+            continue
+        index = dict(frames.read_index(raw))
         rows = index["schedules"]
         names = [row[0] for row in rows]
         if reference not in names:
             position += len(rows)
             duty += sum(len(row[2]) for row in rows)
             continue
-        scales, rows, matrix = frames.decode_frame(frame, index)
+        scales, rows, matrix = frames.decode_frame(read(at, length), index)
         k = names.index(reference)
         first = sum(int(row[1]) for row in rows[:k])
         schedule = IndexedSchedule.from_json(rows[k])
         block = matrix[first : first + schedule.interval_count]
         duty += sum(len(row[2]) for row in rows[:k])
-        return OneSchedule(StoredScores(scales, [schedule], block), position + k, duty)
+        if not locate:
+            return OneSchedule(StoredScores(scales, [schedule], block), -1, -1, (number, k))
+        return OneSchedule(StoredScores(scales, [schedule], block), position + k, duty, (number, k))
     return None
 
 

@@ -1,0 +1,1 @@
+"""Retired implementations kept as independent references for the tests."""
