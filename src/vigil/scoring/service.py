@@ -57,6 +57,7 @@ from vigil.scoring.request import (
     resolve_preset,
     resolve_scale,
 )
+from vigil.scoring.segments import GAP_DAYS, join_segments, split_long_gaps
 from vigil.scoring.sleep_arrays import SleepArrays
 from vigil.scoring.sleep_given import given_sleep
 from vigil.scoring.zones import crew_zone_timelines
@@ -179,8 +180,15 @@ def score_plan(
     progress: ProgressCallback | None = None,
     chunk_size: int = CHUNK_SIZE,
     risk: bool = True,
+    gap_days: float = GAP_DAYS,
 ) -> list[ScheduleResult]:
-    """Score every crew member of ``plan``: sleep for all at once, the rest chunk by chunk."""
+    """Score every crew member of ``plan``: sleep for all at once, the rest chunk by chunk.
+
+    A schedule with a gap at home longer than ``gap_days`` is scored as segments and
+    joined again (:mod:`vigil.scoring.segments`); ``progress`` counts segments.
+    """
+    segments = split_long_gaps(plan, gap_days)
+    plan = segments.plan
     total = plan.n_crew
     results: list[ScheduleResult] = []
     with _kernel_threads(total):
@@ -203,7 +211,7 @@ def score_plan(
             )
             if progress is not None:
                 progress(hi, total)
-    return results
+    return join_segments(results, segments.owner)
 
 
 def _sleep(
