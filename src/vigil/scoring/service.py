@@ -37,6 +37,7 @@ from vigil.model.interval_kss import DutyRows, interval_kss
 from vigil.model.sleep import DEFAULT_SLEEP, predict_packed
 from vigil.roster import ParsedRoster, format_error, parse_request
 from vigil.scoring import grid
+from vigil.scoring.cost import TooMuchWork, simulated_crew_days
 from vigil.scoring.duty_risk import duty_risks
 from vigil.scoring.grid import FloatArray, IntArray, SleepEpisode
 from vigil.scoring.layout import Layout, build_layout, build_timeline
@@ -70,6 +71,7 @@ __all__ = [
     "ScoreReport",
     "ScoreRequest",
     "ScoringError",
+    "TooMuchWork",
     "iso",
     "resolve_preset",
     "resolve_scale",
@@ -89,7 +91,12 @@ PARALLEL_MIN_CREW = 64
 ProgressCallback = Callable[[int, int], None]
 
 
-def score(request: ScoreRequest, *, progress: ProgressCallback | None = None) -> ScoreReport:
+def score(
+    request: ScoreRequest,
+    *,
+    progress: ProgressCallback | None = None,
+    max_crew_days: float | None = None,
+) -> ScoreReport:
     """Parse, validate and score a roster (the service's single scoring path).
 
     Parameters
@@ -98,6 +105,10 @@ def score(request: ScoreRequest, *, progress: ProgressCallback | None = None) ->
         Roster text and options.
     progress : callable, optional
         Called as ``progress(done, total)`` in crew members after each chunk.
+    max_crew_days : float, optional
+        Most simulated crew-days (:func:`vigil.scoring.cost.simulated_crew_days`) to
+        score; a larger roster raises :class:`~vigil.scoring.cost.TooMuchWork` after
+        reading, before any scoring.
 
     Returns
     -------
@@ -109,6 +120,8 @@ def score(request: ScoreRequest, *, progress: ProgressCallback | None = None) ->
     ------
     ScoringError
         Unknown scale or preset (request-level problems, answered 400 by the API).
+    TooMuchWork
+        More simulated crew-days than ``max_crew_days``.
     """
     scale = resolve_scale(request.scale)
     scales = tuple(dict.fromkeys((scale, *(resolve_scale(s) for s in request.extra_scales))))
@@ -121,9 +134,12 @@ def score(request: ScoreRequest, *, progress: ProgressCallback | None = None) ->
         airports=request.airports,
         blank_defaults=request.blank_defaults,
     )
-    results = score_plan(
-        plan_parsed(parsed, params), params, scales, progress=progress, risk=request.risk
-    )
+    plan = plan_parsed(parsed, params)
+    if max_crew_days is not None:
+        days = simulated_crew_days(plan)
+        if days > max_crew_days:
+            raise TooMuchWork(days, max_crew_days)
+    results = score_plan(plan, params, scales, progress=progress, risk=request.risk)
     return ScoreReport(
         scale=scale,
         model_version=params.model_version,

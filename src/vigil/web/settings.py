@@ -68,6 +68,14 @@ class Settings(BaseSettings):
     compress_min_bytes: int = Field(default=1024, ge=0)
     #: most roster rows on a synchronous scoring call (contract §3)
     sync_row_limit: int = Field(default=50_000, ge=1)
+    #: most simulated crew-days on a synchronous scoring call (413 beyond): bounds one
+    #: call's CPU whatever its rows say (vigil.scoring.cost); 50,000 rows of monthly
+    #: rosters are about 80,000
+    sync_max_crew_days: float = Field(default=100_000, gt=0)
+    #: synchronous scoring calls one operator may have running in the thread pool at once,
+    #: per process, and waiting for one of those places (429 beyond)
+    scoring_concurrency_per_operator: int = Field(default=2, ge=1)
+    scoring_queue_per_operator: int = Field(default=32, ge=0)
     #: brute-force protection (contract §8)
     auth_max_failures: int = Field(default=10, ge=1)
     auth_failure_window: float = Field(default=300.0, gt=0)

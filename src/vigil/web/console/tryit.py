@@ -13,7 +13,7 @@ from fastapi import APIRouter, Form
 from fastapi.responses import Response
 
 from vigil.domain import DateFormat
-from vigil.scoring.service import SCALE_CODES, ScoreRequest, ScoringError, score
+from vigil.scoring.service import SCALE_CODES, ScoreRequest, ScoringError, TooMuchWork, score
 from vigil.web.console._web import Console, PostConsole, UserConsole
 from vigil.web.console.charts import envelope_payloads
 from vigil.web.routes.processor import row_count
@@ -66,9 +66,17 @@ def try_score(
         return _page(console, 400, problem="Paste a roster first.", **form)
     try:
         fmt = DateFormat(date_format.lower())
-        report = score(ScoreRequest(roster, fmt, scale, risk=True, include_sleep=True))
+        report = score(
+            ScoreRequest(roster, fmt, scale, risk=True, include_sleep=True),
+            max_crew_days=console.runtime.settings.sync_max_crew_days,
+        )
     except (ValueError, ScoringError) as exc:
         return _page(console, 400, problem=str(exc), **form)
+    except TooMuchWork as exc:
+        problem = (
+            f"The roster needs too much work to score here ({exc}); upload it on the Rosters page."
+        )
+        return _page(console, 413, problem=problem, **form)
     charts = envelope_payloads(report.to_envelope())
     return _page(
         console,
