@@ -64,6 +64,12 @@ class Settings(BaseSettings):
     keep_alive_timeout: int = Field(default=5, ge=1)
     limit_concurrency: int = Field(default=1024, ge=1)
     backlog: int = Field(default=2048, ge=1)
+    #: addresses of reverse proxies whose ``X-Forwarded-For`` gives the client's address
+    #: (uvicorn's ``forwarded_allow_ips``: comma-separated IPs or networks, ``*`` for any;
+    #: unset: the TCP peer is the client, forwarding headers are ignored). Failure limits
+    #: count per client address, so behind a proxy this must name the proxy
+    #: (docs/deployment.md), or every client shares the proxy's allowance
+    forwarded_allow_ips: str | None = None
     #: smallest response body compressed when the client accepts zstd, br or gzip [bytes]
     compress_min_bytes: int = Field(default=1024, ge=0)
     #: most roster rows on a synchronous scoring call (contract §3)
