@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from live_server import VIGIL, Server, bootstrap_credentials, clean_env, free_port, start, stop
-from vigil.cli.serve import forwarding_options
+from vigil.cli.serve import trusted_proxies
 
 PASSWORD = "correct horse battery staple"
 
@@ -95,12 +95,9 @@ def test_failed_console_sign_ins_lock_out_only_their_source(server: Server) -> N
 
 
 def test_forwarding_headers_are_ignored_unless_a_proxy_is_named() -> None:
-    assert forwarding_options(None) == {"proxy_headers": False}
-    assert forwarding_options("  ") == {"proxy_headers": False}
-    assert forwarding_options("127.0.0.1") == {
-        "proxy_headers": True,
-        "forwarded_allow_ips": "127.0.0.1",
-    }
+    assert trusted_proxies(None) is None
+    assert trusted_proxies("  ") is None
+    assert trusted_proxies(" 127.0.0.1,10.0.0.0/8") == "127.0.0.1,10.0.0.0/8"
 
 
 def test_a_direct_client_cannot_choose_its_address(tmp_path: Path) -> None:

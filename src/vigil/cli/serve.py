@@ -115,19 +115,23 @@ def serve_command(
         workers=workers,
         log_config=log_config(),
         access_log=False,  # ours (vigil.access) never logs query strings or credentials
-        **forwarding_options(settings.forwarded_allow_ips),
+        proxy_headers=trusted_proxies(settings.forwarded_allow_ips) is not None,
+        forwarded_allow_ips=trusted_proxies(settings.forwarded_allow_ips),
         timeout_graceful_shutdown=30,
         **uvicorn_options(settings),  # header/body timeouts, sizes, keep-alive, concurrency
     )
 
 
-def forwarding_options(allow_ips: str | None) -> dict[str, object]:
-    """uvicorn's proxy-header options: trust ``X-Forwarded-For`` (and ``-Proto``) from
-    ``allow_ips`` only, and ignore it altogether when none are named, so a client that
-    reaches the server directly cannot choose the address its failures count against."""
+def trusted_proxies(allow_ips: str | None) -> str | None:
+    """uvicorn's ``forwarded_allow_ips``, or ``None`` for no proxy (``proxy_headers`` off).
+
+    ``X-Forwarded-For`` (and ``-Proto``) are trusted from ``allow_ips`` only and ignored
+    altogether when none are named, so a client that reaches the server directly cannot
+    choose the address its failures count against.
+    """
     if not allow_ips or not allow_ips.strip():
-        return {"proxy_headers": False}
-    return {"proxy_headers": True, "forwarded_allow_ips": allow_ips.strip()}
+        return None
+    return allow_ips.strip()
 
 
 def _use_data_dir(settings: object) -> None:
