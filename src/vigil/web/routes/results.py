@@ -18,6 +18,7 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 from vigil.store.tables import RosterResult
 from vigil.web.problems import problem
+from vigil.web.query import whole_number
 
 if TYPE_CHECKING:
     from vigil.worker.stored_sleep import StoredSleep
@@ -64,8 +65,8 @@ def read_selection(request: Request) -> Selection | JSONResponse:
             names.append(value)
         elif name in ("offset", "limit") and name not in numbers:
             least = 1 if name == "limit" else 0
-            number = int(value) if value.strip().isdecimal() else -1
-            if number < least:
+            number = whole_number(value, least=least)
+            if number is None:
                 return problem(
                     400,
                     f"{key} must be a whole number of at least {least}.",
