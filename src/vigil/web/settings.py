@@ -105,6 +105,11 @@ class Settings(BaseSettings):
     #: how long a verifier uses one revocation list [s]; revocation reaches every
     #: surface within this plus 5 s (issue 13, docs/identity.md)
     revocation_ttl: float = Field(default=15.0, gt=0, le=55)
+    #: shared secret that opens ``/connect/revocations``: standalone scoring and upload
+    #: surfaces send it as a bearer token; unset on the identity server: the list is not
+    #: served over HTTP (the embedded server reads it from its database). The list tells
+    #: which clients were rotated or disabled, so only the token verifiers may read it
+    revocation_secret: SecretStr | None = None
     #: Redis for the failure counters shared by processes and hosts (``redis://…``);
     #: unset: the database holds them
     redis_url: str | None = None
