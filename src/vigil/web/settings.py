@@ -82,6 +82,10 @@ class Settings(BaseSettings):
     #: per process, and waiting for one of those places (429 beyond)
     scoring_concurrency_per_operator: int = Field(default=2, ge=1)
     scoring_queue_per_operator: int = Field(default=32, ge=0)
+    #: calibration (docs/calibration.md): ratings one observation set may hold (a report's
+    #: cost and memory grow with them; 400 beyond) and sets one operator may store (409)
+    max_observation_ratings: int = Field(default=50_000, ge=1)
+    max_observation_sets_per_operator: int = Field(default=100, ge=1)
     #: brute-force protection (contract §8)
     auth_max_failures: int = Field(default=10, ge=1)
     auth_failure_window: float = Field(default=300.0, gt=0)

@@ -13,7 +13,6 @@ with, so it says which ``modelVersion`` and ``settingsVersion`` it judges.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
@@ -33,6 +32,7 @@ from vigil.scoring.service import iso
 from vigil.store import operator_settings as store
 from vigil.store import uploads
 from vigil.store.tables import ObservationSet, RosterUpload
+from vigil.web._report_cache import ReportCache
 from vigil.web._runtime import Runtime
 from vigil.web.deps import RuntimeDep, SessionDep, UploadPrincipal
 from vigil.web.problems import only_query, problem
@@ -40,8 +40,21 @@ from vigil.web.schemas import _Wire
 
 router = APIRouter(prefix="/api", tags=["calibration"])
 
-#: reports kept in memory per runtime (observation sets and rosters never change)
-REPORT_CACHE_SIZE = 16
+#: ratings (matched or not) of the reports kept in memory, per operator and in all, per
+#: process (observation sets and rosters never change): vigil.web._report_cache
+REPORT_CACHE_RATINGS_PER_OPERATOR = 100_000
+REPORT_CACHE_RATINGS = 400_000
+
+
+def report_cache(runtime: Runtime) -> ReportCache[CalibrationReport]:
+    """The runtime's calibration report cache."""
+    cache = runtime.cache.get("calibration_reports")
+    if not isinstance(cache, ReportCache):
+        cache = ReportCache(
+            per_operator=REPORT_CACHE_RATINGS_PER_OPERATOR, total=REPORT_CACHE_RATINGS
+        )
+        runtime.cache["calibration_reports"] = cache
+    return cache
 
 
 class UploadObservationsIn(_Wire):
@@ -109,15 +122,12 @@ def report_for(
     runtime: Runtime, session: Session, operator: str, observations: ObservationSet
 ) -> CalibrationReport:
     """The calibration report of a stored observation set (cached per runtime)."""
-    cache: OrderedDict[tuple[str, int], CalibrationReport] = runtime.cache.setdefault(
-        "calibration_reports", OrderedDict()
-    )
+    cache = report_cache(runtime)
     # the offered preset's name depends on the operator's current settings
     current = store.current_settings(session=session, operator=operator)
     key = (observations.token, current.version)
-    found = cache.get(key)
+    found = cache.get(operator, key)
     if found is not None:
-        cache.move_to_end(key)
         return found
     roster = roster_text_of(session, observations.upload_id)
     version = store.roster_settings_version(session=session, upload_id=roster.id)
@@ -140,14 +150,15 @@ def report_for(
             f"{iso(observations.created_at)}) on roster {roster.roster_name}"
         ),
     )
-    cache[key] = report
-    while len(cache) > REPORT_CACHE_SIZE:
-        cache.popitem(last=False)
+    cache.put(operator, key, report, len(report.matched) + len(report.unmatched))
     return report
 
 
-def check_files(observations: str, sleep: str) -> tuple[int, list[str]] | JSONResponse:
-    """Good-row count and line errors, or a 400 for files that cannot be read at all."""
+def check_files(
+    observations: str, sleep: str, max_ratings: int
+) -> tuple[int, list[str]] | JSONResponse:
+    """Good-row count and line errors, or a 400 for files that cannot be read at all or
+    that hold more than ``max_ratings`` ratings (a report's cost grows with them)."""
     try:
         ratings, errors = parse_observations(observations)
     except ObservationsError as exc:
@@ -156,6 +167,12 @@ def check_files(observations: str, sleep: str) -> tuple[int, list[str]] | JSONRe
         _, sleep_errors = parse_sleep_periods(sleep)
     except ObservationsError as exc:
         return problem(400, str(exc), errors=[{"property": "SleepData", "message": str(exc)}])
+    if len(ratings) > max_ratings:
+        detail = (
+            f"Observations has {len(ratings):,} ratings; a set holds at most {max_ratings:,} "
+            "(VIGIL_MAX_OBSERVATION_RATINGS). Split it, e.g. by month."
+        )
+        return problem(400, detail, errors=[{"property": "Observations", "message": detail}])
     if not ratings:
         detail = "Observations has no usable rating."
         return problem(
@@ -177,10 +194,11 @@ def check_files(observations: str, sleep: str) -> tuple[int, list[str]] | JSONRe
     },
 )
 def upload_observations(
-    body: UploadObservationsIn, principal: UploadPrincipal, session: SessionDep
+    body: UploadObservationsIn, principal: UploadPrincipal, session: SessionDep, runtime: RuntimeDep
 ) -> JSONResponse:
     """UploadObservations (docs/calibration.md); bad lines are listed, not fatal."""
-    checked = check_files(body.Observations, body.SleepData)
+    limits = runtime.settings
+    checked = check_files(body.Observations, body.SleepData, limits.max_observation_ratings)
     if isinstance(checked, JSONResponse):
         return checked
     count, errors = checked
@@ -189,15 +207,19 @@ def upload_observations(
     )
     if upload is None:
         return _not_found("roster")
-    row = store.create_observation_set(
-        session=session,
-        operator=principal.operator,
-        upload_id=upload.id,
-        name=body.Name or f"observations for {upload.roster_name}",
-        observations_csv=body.Observations,
-        sleep_csv=body.SleepData,
-        created_by=f"client:{principal.client_id}",
-    )
+    try:
+        row = store.create_observation_set(
+            session=session,
+            operator=principal.operator,
+            upload_id=upload.id,
+            name=body.Name or f"observations for {upload.roster_name}",
+            observations_csv=body.Observations,
+            sleep_csv=body.SleepData,
+            created_by=f"client:{principal.client_id}",
+            max_sets=limits.max_observation_sets_per_operator,
+        )
+    except store.ObservationSetLimitError as exc:
+        return problem(409, str(exc), title="Too many observation sets")
     token = row.token
     session.commit()
     return JSONResponse(
@@ -310,7 +332,5 @@ def delete_observations(
         return _not_found()
     if not store.delete_observation_set(session=session, operator=principal.operator, token=token):
         return _not_found()
-    cache = runtime.cache.get("calibration_reports", {})
-    for key in [k for k in cache if k[0] == token]:
-        cache.pop(key, None)
+    report_cache(runtime).discard(principal.operator, token)
     return Response(status_code=204)
