@@ -38,7 +38,6 @@ from typing import Any
 
 import httpx
 import psutil
-
 from _server import free_port, start_server
 
 SMALL = "\r\n".join(
