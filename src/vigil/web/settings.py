@@ -81,7 +81,7 @@ class Settings(BaseSettings):
     #: synchronous scoring calls one operator may have running in the thread pool at once,
     #: per process, and waiting for one of those places (429 beyond)
     scoring_concurrency_per_operator: int = Field(default=2, ge=1)
-    scoring_queue_per_operator: int = Field(default=32, ge=0)
+    scoring_queue_per_operator: int = Field(default=64, ge=0)
     #: calibration (docs/calibration.md): ratings one observation set may hold (a report's
     #: cost and memory grow with them; 400 beyond) and sets one operator may store (409)
     max_observation_ratings: int = Field(default=50_000, ge=1)
