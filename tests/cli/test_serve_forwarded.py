@@ -111,3 +111,6 @@ def test_a_direct_client_cannot_choose_its_address(tmp_path: Path) -> None:
         assert _token(served, client_id, secret, "203.0.113.99").status_code == 429
     finally:
         stop(served)
+    # the operator is told once that a proxy it did not name is in front
+    log = "".join(served.output)
+    assert log.count("carry X-Forwarded-For, but 127.0.0.1 is not a trusted proxy") == 1
