@@ -47,11 +47,12 @@ class Server:
     output: list[str]
 
 
-def start(workdir: Path, port: int) -> Server:
+def start(workdir: Path, port: int, *args: str, env: dict[str, str] | None = None) -> Server:
+    """``vigil serve --port PORT ARGS...`` in ``workdir`` (its data directory), ``env`` added."""
     process = subprocess.Popen(
-        [*VIGIL, "serve", "--port", str(port)],
+        [*VIGIL, "serve", "--port", str(port), *args],
         cwd=workdir,
-        env={**clean_env(), "VIGIL_DATA_DIR": str(workdir)},
+        env={**clean_env(), "VIGIL_DATA_DIR": str(workdir), **(env or {})},
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

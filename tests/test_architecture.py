@@ -20,7 +20,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "vigil"
 #: the layers, lowest first: a package imports only packages of lower layers, never one
 #: of its own layer (so e.g. fleet and the worker never import each other)
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("vigil", "contract", "gc_pause", "datadir"),  # the root, the contract, small helpers
+    ("vigil", "contract", "gc_pause", "datadir", "plot_text"),  # the root, the contract, helpers
     ("domain",),  # value objects
     ("tz", "model", "client"),  # zones and airports; the pure model core; the API client
     ("roster",),  # CSV, SleepData, ActivityData -> domain objects + row errors

@@ -20,6 +20,8 @@ from vigil.auth.revocation import (
 from vigil.auth.tokens import AccessTokenClaims
 from vigil.store import repo
 
+#: the secret opening /connect/revocations to the standalone surface
+SHARED = "revocation-secret-for-tests"
 TTL = 0.3
 
 
@@ -113,7 +115,7 @@ def test_standalone_surface_learns_revocation_within_the_bound(
 ) -> None:
     """A scoring/upload surface without the identity database polls
     ``/connect/revocations``: revocation reaches it within ttl + DOCUMENT_MAX_AGE."""
-    with live_service(tmp_path, sqlite_url) as identity:
+    with live_service(tmp_path, sqlite_url, revocation_secret=SHARED) as identity:
         with live_service(
             tmp_path,
             None,
@@ -122,6 +124,7 @@ def test_standalone_surface_learns_revocation_within_the_bound(
             identity_url=identity.base_url,
             issuer=identity.base_url,
             revocation_ttl=TTL,
+            revocation_secret=SHARED,
         ) as scoring:
             client_id, secret = identity.create_client()
             access = token(identity, client_id, secret)
@@ -133,6 +136,36 @@ def test_standalone_surface_learns_revocation_within_the_bound(
                 assert time.monotonic() - started < TTL + DOCUMENT_MAX_AGE + 2
                 time.sleep(0.1)
             assert probe(scoring.base_url, access) == 401
-            doc = httpx.get(f"{identity.base_url}/connect/revocations")
-            assert doc.headers["cache-control"] == f"public, max-age={DOCUMENT_MAX_AGE}"
+            doc = httpx.get(
+                f"{identity.base_url}/connect/revocations",
+                headers={"Authorization": f"Bearer {SHARED}"},
+            )
+            assert doc.headers["cache-control"] == f"private, max-age={DOCUMENT_MAX_AGE}"
             assert client_id not in doc.text and client_key(client_id) in doc.json()["clients"]
+
+
+def test_the_list_is_served_only_to_token_verifiers(tmp_path: Path, sqlite_url: str) -> None:
+    """Found by an attack: ``/connect/revocations`` was public and listed a hash of every
+    rotated or disabled client ID of every tenant. Without the shared secret (another
+    tenant, anyone) it is a 401 problem; with no secret configured it is never served."""
+    with live_service(tmp_path, sqlite_url, revocation_secret=SHARED) as identity:
+        client_id, _ = identity.create_client()
+        with identity.runtime.sessions.begin() as session:
+            repo.set_client_disabled(session=session, client_id=client_id)
+        url = f"{identity.base_url}/connect/revocations"
+        tenant_id, tenant_secret = identity.create_client(operator="other")
+        tenant_token = token(identity, tenant_id, tenant_secret)
+        for headers in (
+            {},
+            {"Authorization": f"Bearer {tenant_token}"},
+            {"Authorization": f"Bearer {SHARED}x"},
+            {"Authorization": f"Basic {SHARED}"},
+        ):
+            refused = httpx.get(url, headers=headers)
+            assert refused.status_code == 401
+            assert refused.headers["content-type"] == "application/problem+json"
+            assert client_key(client_id) not in refused.text
+        opened = httpx.get(url, headers={"Authorization": f"Bearer {SHARED}"})
+        assert opened.status_code == 200 and client_key(client_id) in opened.json()["clients"]
+    with live_service(tmp_path, sqlite_url) as unset:
+        assert httpx.get(f"{unset.base_url}/connect/revocations").status_code == 401

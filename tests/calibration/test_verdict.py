@@ -14,8 +14,7 @@ import numpy as np
 import pytest
 
 from vigil.calibration import fit_kss
-from vigil.calibration.observations import Observation
-from vigil.calibration.observations import Matched
+from vigil.calibration.observations import Matched, Observation
 from vigil.calibration.report import CalibrationReport
 from vigil.calibration.verdict import adoption_text, band_order, verdict
 

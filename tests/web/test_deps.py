@@ -173,7 +173,8 @@ def test_standalone_surface_verifies_over_jwks(tmp_path: Path, sqlite_url: str) 
     """A scoring/upload surface without the identity DB: JWKS over HTTP (contract §0)."""
     from conftest import live_service, probe_router
 
-    with live_service(tmp_path / "id", sqlite_url) as idp:
+    shared = {"revocation_secret": "opens-the-revocation-list"}
+    with live_service(tmp_path / "id", sqlite_url, **shared) as idp:
         client_id, secret = idp.create_client(scopes="fatigue", secret="x y+z")
         token = get_token(idp, client_id, secret, "svc_fast_safe_api")
         with live_service(
@@ -183,6 +184,7 @@ def test_standalone_surface_verifies_over_jwks(tmp_path: Path, sqlite_url: str) 
             routers=[probe_router()],
             identity_url=idp.base_url,
             issuer=idp.settings.effective_issuer,
+            **shared,
         ) as resource:
             ok = call(resource, "/probe/fatigue", f"Bearer {token}")
             assert ok.status_code == 200 and ok.json()["operator"] == "acme"

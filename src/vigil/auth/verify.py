@@ -82,13 +82,21 @@ def keys_from_jwks(jwks: Mapping[str, Any]) -> dict[str, rsa.RSAPublicKey]:
 
 
 def http_jwks_source(
-    url: str, *, client: httpx.Client | None = None, timeout: float = 5.0
+    url: str,
+    *,
+    client: httpx.Client | None = None,
+    timeout: float = 5.0,
+    bearer: str | None = None,
 ) -> JwksSource:
-    """A JWKS source that GETs ``url`` (an ``https``/``http`` JWKS URI)."""
+    """A JSON document source that GETs ``url`` (a JWKS URI, or the revocation list with
+    the ``bearer`` secret that opens it)."""
     http = client or httpx.Client(timeout=timeout, follow_redirects=False)
+    headers = {"Accept": "application/json"}
+    if bearer:
+        headers["Authorization"] = f"Bearer {bearer}"
 
     def fetch() -> Mapping[str, Any]:
-        response = http.get(url, headers={"Accept": "application/json"})
+        response = http.get(url, headers=headers)
         response.raise_for_status()
         data = response.json()
         if not isinstance(data, Mapping):

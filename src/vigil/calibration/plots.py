@@ -17,6 +17,11 @@ from matplotlib.figure import Figure  # noqa: E402
 
 from vigil.calibration.observations import INSTRUMENTS  # noqa: E402
 from vigil.calibration.report import CalibrationReport  # noqa: E402
+from vigil.plot_text import plain_text  # noqa: E402
+
+# names (observation sets, References) are drawn as plain text, never mathtext; set at
+# import so that every rc_context entered here saves it and restores it (vigil.plot_text)
+plain_text()
 
 __all__ = ["calibration_figure", "draw_calibration", "plot_svg", "report_pdf"]
 

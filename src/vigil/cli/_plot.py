@@ -6,6 +6,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from vigil.domain import INTERVAL
+from vigil.plot_text import plain_text
 from vigil.scoring.grid import from_epoch_hours
 from vigil.scoring.service import ScoreReport
 
@@ -18,6 +19,7 @@ def plot_report(report: ScoreReport, path: Path) -> int:
     import matplotlib
 
     matplotlib.use("Agg")
+    plain_text()  # a Reference is drawn as written (vigil.plot_text)
     import matplotlib.dates as mdates
     import matplotlib.pyplot as plt
 

@@ -59,6 +59,14 @@ def serve_command(
     bootstrap_operator: Annotated[
         str, typer.Option("--bootstrap-operator", help="Operator of the first-start client.")
     ] = "default",
+    forwarded_allow_ips: Annotated[
+        str | None,
+        typer.Option(
+            "--forwarded-allow-ips",
+            help="Reverse proxies (comma-separated IPs or networks, * for any) whose "
+            "X-Forwarded-For names the client; default VIGIL_FORWARDED_ALLOW_IPS, else none.",
+        ),
+    ] = None,
 ) -> None:
     """Serve Vigil: identity, scoring and upload surfaces (all on one port by default)."""
     import uvicorn
@@ -75,6 +83,8 @@ def serve_command(
             raise typer.BadParameter(f"{env_file} does not exist", param_hint="--env-file")
         os.environ["VIGIL_ENV_FILE"] = str(env_file)
     os.environ.setdefault("VIGIL_PUBLIC_BASE_URL", f"http://{host}:{port}")
+    if forwarded_allow_ips is not None:
+        os.environ["VIGIL_FORWARDED_ALLOW_IPS"] = forwarded_allow_ips
     settings = Settings.from_env(env_file)
     _use_data_dir(settings)
     if only in ("all", "identity"):
@@ -105,10 +115,23 @@ def serve_command(
         workers=workers,
         log_config=log_config(),
         access_log=False,  # ours (vigil.access) never logs query strings or credentials
-        proxy_headers=False,
+        proxy_headers=trusted_proxies(settings.forwarded_allow_ips) is not None,
+        forwarded_allow_ips=trusted_proxies(settings.forwarded_allow_ips),
         timeout_graceful_shutdown=30,
         **uvicorn_options(settings),  # header/body timeouts, sizes, keep-alive, concurrency
     )
+
+
+def trusted_proxies(allow_ips: str | None) -> str | None:
+    """uvicorn's ``forwarded_allow_ips``, or ``None`` for no proxy (``proxy_headers`` off).
+
+    ``X-Forwarded-For`` (and ``-Proto``) are trusted from ``allow_ips`` only and ignored
+    altogether when none are named, so a client that reaches the server directly cannot
+    choose the address its failures count against.
+    """
+    if not allow_ips or not allow_ips.strip():
+        return None
+    return allow_ips.strip()
 
 
 def _use_data_dir(settings: object) -> None:

@@ -22,7 +22,11 @@ from vigil.contract import INTERVAL_SECONDS
 from vigil.fleet.records import utc_text
 from vigil.fleet.table import DutyTable
 from vigil.model import SCALE_INFO
+from vigil.plot_text import plain_text
 from vigil.results.compact import StoredScores
+
+# tenant names are drawn as plain text, never mathtext (vigil.plot_text)
+plain_text()
 
 __all__ = ["TOP_CHARTS", "roster_pdf"]
 
@@ -221,7 +225,8 @@ def roster_pdf(
     model_version: str,
     preset: str,
 ) -> bytes:
-    """The report as PDF bytes."""
+    """The report as PDF bytes (tenant names drawn as plain text: :mod:`vigil.plot_text`)."""
+    plain_text()
     footer = (
         f"Vigil fatigue report · roster {roster_name} · model {model_version} · preset {preset}"
         f" · scale {summary['scale']} · generated {datetime.now(UTC):%Y-%m-%d %H:%M} UTC"

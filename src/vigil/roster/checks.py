@@ -15,12 +15,14 @@ from datetime import datetime, timedelta
 from vigil.domain import CrewComposition, Duty
 from vigil.roster.columns import (
     MAX_DUTY_HOURS,
+    MAX_SPAN_DAYS,
     WORKLOAD_RANGE_NO_SECTORS,
     WORKLOAD_RANGE_WITH_SECTORS,
 )
 from vigil.roster.errors import RowError, make_error
 
 _MAX_DUTY = timedelta(hours=MAX_DUTY_HOURS)
+_MAX_SPAN = timedelta(days=MAX_SPAN_DAYS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +165,32 @@ def check_overlaps(duties: Sequence[Duty], written: Mapping[int, Written]) -> It
             )
         if latest is None or duty.off_duty > latest.off_duty:
             latest = duty
+
+
+def check_span(duties: Sequence[Duty], written: Mapping[int, Written]) -> Iterator[RowError]:
+    """A schedule spans at most :data:`MAX_SPAN_DAYS` days, first on-duty to last off-duty.
+
+    ``duties`` are one schedule's duties in chronological order. The error goes to the
+    first duty ending past the limit and names the first duty; one error per schedule
+    is enough to leave the schedule out (contract §4).
+    """
+    if not duties:
+        return
+    first = duties[0]
+    for duty in duties:
+        if duty.off_duty - first.on_duty > _MAX_SPAN:
+            yield make_error(
+                "schedule-span",
+                duty.row,
+                duty.reference,
+                on=written[duty.row].on,
+                off=written[duty.row].off,
+                days=f"{(duty.off_duty - first.on_duty).total_seconds() / 86400:.1f}",
+                first_row=first.row,
+                first_on=written[first.row].on,
+                max_days=MAX_SPAN_DAYS,
+            )
+            return
 
 
 def chronological(duties: Sequence[Duty]) -> list[Duty]:

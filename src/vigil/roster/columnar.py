@@ -17,7 +17,8 @@ column at a time:
    change day each distinct wall time goes through :func:`instant` (a DST gap is a
    bad row, a fall-back time takes the earlier instant, as before).
 4. **Checks.** The cross-field rules of :mod:`vigil.roster.checks` as array
-   comparisons; duty overlaps by a running maximum per schedule.
+   comparisons; duty overlaps by a running maximum per schedule, the span limit by
+   each schedule's first on-duty.
 5. **Diagnosis.** Only bad rows (and schedules with an overlap) go through the row
    reader, one by one, which writes every error with its exact text and order.
 """
@@ -49,6 +50,7 @@ from vigil.roster.columns import (
     COLUMNS,
     FULL_WIDTH,
     MAX_DUTY_HOURS,
+    MAX_SPAN_DAYS,
     REQUIRED,
     SHORT_WIDTH,
     WORKLOAD_RANGE_NO_SECTORS,
@@ -68,6 +70,7 @@ _INT_POSITIONS = [c.number - 1 for c in COLUMNS if c.kind is Kind.INT]
 _HOME, _TIME_REF, _FLEET, _RANK, _WORKLOAD = 12, 13, 28, 29, 30
 _PERIOD_POSITIONS = (14, 18, 22)  # first cell of each 4-cell period group
 _MAX_DUTY_MINUTES = MAX_DUTY_HOURS * 60
+_MAX_SPAN_MINUTES = MAX_SPAN_DAYS * 24 * 60
 _T = TypeVar("_T")
 
 
@@ -506,7 +509,7 @@ def _finish(
         airports=tuple(tables.airports),
         home_bases=tuple(tables.homes),
     )
-    _check_overlaps(columns, frame, reader)
+    _check_schedules(columns, frame, reader)
     return ColumnarRead(columns, references, n_rows, home_rows)
 
 
@@ -521,11 +524,14 @@ def _first_home_rows(
     return {ref: (number, tables.homes[index][0]) for ref, number, index in first.iter_rows()}
 
 
-def _check_overlaps(columns: DutyColumns, frame: pl.DataFrame, reader: Any) -> None:
-    """Duties of one schedule must not overlap (contract §3.1).
+def _check_schedules(columns: DutyColumns, frame: pl.DataFrame, reader: Any) -> None:
+    """Duties of one schedule must not overlap (contract §3.1), and a schedule spans at
+    most :data:`MAX_SPAN_DAYS` days.
 
-    A running maximum of off-duty per schedule finds the schedules with an overlap;
-    only those go through :func:`vigil.roster.checks.check_overlaps` for the messages.
+    A running maximum of off-duty per schedule finds the schedules with an overlap, and
+    the last off-duty against the first on-duty those too long; only those go through
+    :func:`vigil.roster.checks.check_overlaps` and :func:`~vigil.roster.checks.check_span`
+    for the messages.
     """
     if columns.n_duties == 0:
         return
@@ -535,10 +541,12 @@ def _check_overlaps(columns: DutyColumns, frame: pl.DataFrame, reader: Any) -> N
         .select(pl.col("off").cum_max().shift(1).over("s").fill_null(NO_TIME))["off"]
         .to_numpy()
     )
-    overlapping = np.unique(schedule[columns.on_duty < latest])
-    if overlapping.size == 0:
+    first_on = columns.on_duty[columns.offsets[:-1]][schedule]
+    too_long = columns.off_duty - first_on > _MAX_SPAN_MINUTES
+    flagged = np.unique(schedule[(columns.on_duty < latest) | too_long])
+    if flagged.size == 0:
         return
-    subset = columns.take(overlapping)
+    subset = columns.take(flagged)
     by_row = frame.select("row", *(f"c{p}" for p in (1, 2, 4, 5)))
     texts = by_row.filter(pl.col("row").is_in(subset.row.tolist()))
     written = {
@@ -546,3 +554,4 @@ def _check_overlaps(columns: DutyColumns, frame: pl.DataFrame, reader: Any) -> N
     }
     for schedule_duties in subset.schedules():
         reader.errors.extend(checks.check_overlaps(schedule_duties.duties, written))
+        reader.errors.extend(checks.check_span(schedule_duties.duties, written))

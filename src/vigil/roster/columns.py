@@ -107,6 +107,11 @@ WORKLOAD_RANGE_WITH_SECTORS = (-50.0, 100.0)
 #: Longest allowed duty, on-duty to off-duty (seed §8). [h]
 MAX_DUTY_HOURS = 30
 
+#: Longest schedule, first on-duty to last off-duty [days]: a roster is a plan for
+#: the coming months; a year and a month covers an annual roster with its overlap
+#: (docs/scoring.md). Longer schedules are row errors, so a schedule's cost is bounded.
+MAX_SPAN_DAYS = 400
+
 #: Years a date may have (contract §8).
 MIN_YEAR, MAX_YEAR = 1900, 2100
 

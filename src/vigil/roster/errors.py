@@ -77,6 +77,10 @@ TEMPLATES: dict[str, str] = {
     "duty-overlap": (
         "Duty {on} to {off} overlaps the duty in row {other_row} ({other_on} to {other_off})"
     ),
+    "schedule-span": (
+        "Duty {on} to {off} ends {days} days after the schedule's first duty in row "
+        "{first_row} (on-duty {first_on}); a schedule may span at most {max_days} days"
+    ),
     # SleepData (contract §3.2)
     "sleep-not-object": "Sleep record is not an object with ScheduleName, SleepStart, SleepEnd",
     "sleep-missing-field": "Sleep record lacks {field}",

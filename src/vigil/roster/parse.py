@@ -839,6 +839,7 @@ def _parse_request(
     for ref, duties in reader.duties.items():
         ordered = checks.chronological(duties)
         reader.errors.extend(checks.check_overlaps(ordered, reader.written))
+        reader.errors.extend(checks.check_span(ordered, reader.written))
         schedules_duties[ref] = ordered
     roster_errors = sorted(reader.errors, key=_row_key)
     activities, activity_errors, sleep, sleep_errors = _extras(

@@ -40,6 +40,7 @@ from vigil.model.unified import unified_samples
 from vigil.roster import ParsedRoster, format_error, parse_request
 from vigil.scoring import grid
 from vigil.scoring.controls import RestRanges, at_controls, rest_ranges
+from vigil.scoring.cost import TooMuchWork, simulated_crew_days
 from vigil.scoring.duty_risk import (
     RiskDrivers,
     duty_risk_detail,
@@ -65,6 +66,7 @@ from vigil.scoring.request import (
     resolve_preset,
     resolve_scale,
 )
+from vigil.scoring.segments import GAP_DAYS, join_segments, split_long_gaps
 from vigil.scoring.sleep_arrays import SleepArrays
 from vigil.scoring.sleep_given import given_sleep
 from vigil.scoring.zones import crew_zone_timelines
@@ -77,6 +79,7 @@ __all__ = [
     "ScoreReport",
     "ScoreRequest",
     "ScoringError",
+    "TooMuchWork",
     "iso",
     "resolve_preset",
     "resolve_scale",
@@ -96,7 +99,12 @@ PARALLEL_MIN_CREW = 64
 ProgressCallback = Callable[[int, int], None]
 
 
-def score(request: ScoreRequest, *, progress: ProgressCallback | None = None) -> ScoreReport:
+def score(
+    request: ScoreRequest,
+    *,
+    progress: ProgressCallback | None = None,
+    max_crew_days: float | None = None,
+) -> ScoreReport:
     """Parse, validate and score a roster (the service's single scoring path).
 
     Parameters
@@ -105,6 +113,10 @@ def score(request: ScoreRequest, *, progress: ProgressCallback | None = None) ->
         Roster text and options.
     progress : callable, optional
         Called as ``progress(done, total)`` in crew members after each chunk.
+    max_crew_days : float, optional
+        Most simulated crew-days (:func:`vigil.scoring.cost.simulated_crew_days`) to
+        score; a larger roster raises :class:`~vigil.scoring.cost.TooMuchWork` after
+        reading, before any scoring.
 
     Returns
     -------
@@ -116,6 +128,8 @@ def score(request: ScoreRequest, *, progress: ProgressCallback | None = None) ->
     ------
     ScoringError
         Unknown scale or preset (request-level problems, answered 400 by the API).
+    TooMuchWork
+        More simulated crew-days than ``max_crew_days``.
     """
     scale = resolve_scale(request.scale)
     scales = tuple(dict.fromkeys((scale, *(resolve_scale(s) for s in request.extra_scales))))
@@ -128,9 +142,12 @@ def score(request: ScoreRequest, *, progress: ProgressCallback | None = None) ->
         airports=request.airports,
         blank_defaults=request.blank_defaults,
     )
-    results = score_plan(
-        plan_parsed(parsed, params), params, scales, progress=progress, risk=request.risk
-    )
+    plan = plan_parsed(parsed, params)
+    if max_crew_days is not None:
+        days = simulated_crew_days(plan)
+        if days > max_crew_days:
+            raise TooMuchWork(days, max_crew_days)
+    results = score_plan(plan, params, scales, progress=progress, risk=request.risk)
     return ScoreReport(
         scale=scale,
         model_version=params.model_version,
@@ -187,8 +204,15 @@ def score_plan(
     progress: ProgressCallback | None = None,
     chunk_size: int = CHUNK_SIZE,
     risk: bool = True,
+    gap_days: float = GAP_DAYS,
 ) -> list[ScheduleResult]:
-    """Score every crew member of ``plan``: sleep for all at once, the rest chunk by chunk."""
+    """Score every crew member of ``plan``: sleep for all at once, the rest chunk by chunk.
+
+    A schedule with a gap at home longer than ``gap_days`` is scored as segments and
+    joined again (:mod:`vigil.scoring.segments`); ``progress`` counts segments.
+    """
+    segments = split_long_gaps(plan, gap_days)
+    plan = segments.plan
     total = plan.n_crew
     results: list[ScheduleResult] = []
     with _kernel_threads(total):
@@ -211,7 +235,7 @@ def score_plan(
             )
             if progress is not None:
                 progress(hi, total)
-    return results
+    return join_segments(results, segments.owner)
 
 
 def _sleep(

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Engine, bindparam, delete, select
+from sqlalchemy import Engine, bindparam, delete, func, select
 from sqlalchemy.orm import Session
 
 from vigil.scoring.context import ScoringContext
@@ -242,6 +242,17 @@ def roster_settings_version(*, session: Session, upload_id: int) -> int:
 # --- crew observation sets -----------------------------------------------------------------
 
 
+class ObservationSetLimitError(Exception):
+    """The operator already stores its most observation sets."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            f"Your operator already stores {limit} observation sets, the most allowed; "
+            "delete some first."
+        )
+        self.limit = limit
+
+
 def create_observation_set(
     *,
     session: Session,
@@ -251,8 +262,21 @@ def create_observation_set(
     observations_csv: str,
     sleep_csv: str = "",
     created_by: str,
+    max_sets: int = 0,
 ) -> ObservationSet:
-    """Store crew observations for one of the operator's rosters, with a fresh token."""
+    """Store crew observations for one of the operator's rosters, with a fresh token.
+
+    ``max_sets`` (0: none) bounds the operator's stored sets: beyond it
+    :class:`ObservationSetLimitError`, nothing stored.
+    """
+    if max_sets:
+        stored = session.scalar(
+            select(func.count())
+            .select_from(ObservationSet)
+            .where(ObservationSet.operator == operator)
+        )
+        if int(stored or 0) >= max_sets:
+            raise ObservationSetLimitError(max_sets)
     owner = session.scalar(select(RosterUpload.operator).where(RosterUpload.id == upload_id))
     if owner != operator:  # the caller resolved the roster by token within its operator
         raise ValueError("the roster belongs to another operator")

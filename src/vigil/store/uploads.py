@@ -60,6 +60,17 @@ def new_roster_token() -> str:
     return secrets.token_urlsafe(24)
 
 
+class QueueFullError(Exception):
+    """The operator already has its quota of rosters queued or processing."""
+
+    def __init__(self, quota: int) -> None:
+        super().__init__(
+            f"Your operator already has {quota} rosters queued or processing, the most "
+            "allowed at once; retry when some have finished."
+        )
+        self.quota = quota
+
+
 def create_upload(
     *,
     session: Session,
@@ -72,8 +83,12 @@ def create_upload(
     preferred_scale: str = "KSS",
     overwrite: bool = False,
     now: datetime | None = None,
+    max_unfinished: int = 0,
 ) -> RosterUpload:
     """Store a new roster, ``queued``, with a fresh token.
+
+    ``max_unfinished`` is the operator's queue quota (``VIGIL_MAX_QUEUED_PER_OPERATOR``;
+    0: none), enforced here so that every way in (UploadRoster, the console) shares it.
 
     Raises
     ------
@@ -81,7 +96,11 @@ def create_upload(
         ``operator`` already has ``roster_name`` and ``overwrite`` is false (contract §5:
         409). With ``overwrite`` the old roster and its results are deleted first, so its
         token becomes unknown (404).
+    QueueFullError
+        ``operator`` already has ``max_unfinished`` rosters queued or processing.
     """
+    if max_unfinished and count_unfinished(session=session, operator=operator) >= max_unfinished:
+        raise QueueFullError(max_unfinished)
     existing = session.scalar(
         select(RosterUpload.id).where(
             RosterUpload.operator == operator, RosterUpload.roster_name == roster_name

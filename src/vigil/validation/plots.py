@@ -26,6 +26,10 @@ def _pyplot() -> Any:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from vigil.plot_text import plain_text
+
+    plain_text()
+
     return plt
 
 

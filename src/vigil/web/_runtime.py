@@ -355,7 +355,13 @@ def start_runtime(settings: Settings, *, identity: bool, needs_db: bool | None =
         audience=settings.audience,
         client=http,
         revocations=RevocationChecker(
-            http_jwks_source(identity_base + REVOCATIONS_PATH, client=http),
+            http_jwks_source(
+                identity_base + REVOCATIONS_PATH,
+                client=http,
+                bearer=settings.revocation_secret.get_secret_value()
+                if settings.revocation_secret
+                else None,
+            ),
             ttl=settings.revocation_ttl,
         ),
     )

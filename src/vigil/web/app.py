@@ -119,6 +119,11 @@ def make_surface_app(
         routes=routes,
         spool_paths=("/api/UploadRoster",),
     )
+    if any(router.prefix == "/console" for router in routers):
+        from vigil.web.console._preauth import ConsoleSignInGuard
+
+        # console posts without a live session: 303 before the body is read
+        app.add_middleware(ConsoleSignInGuard)
     app.add_middleware(
         BodySizeLimitMiddleware,
         max_bytes=settings.max_body_bytes,

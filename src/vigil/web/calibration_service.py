@@ -5,8 +5,6 @@ runtime) and the checks on uploaded observation files, shared by the calibration
 
 from __future__ import annotations
 
-from collections import OrderedDict
-
 from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session
 
@@ -21,13 +19,34 @@ from vigil.domain import DateFormat
 from vigil.scoring.service import iso
 from vigil.store import operator_settings as store
 from vigil.store.tables import ObservationSet, RosterUpload
+from vigil.web._report_cache import ReportCache
 from vigil.web._runtime import Runtime
 from vigil.web.problems import problem
 
-__all__ = ["REPORT_CACHE_SIZE", "check_files", "report_for", "roster_text_of"]
+__all__ = [
+    "REPORT_CACHE_RATINGS",
+    "REPORT_CACHE_RATINGS_PER_OPERATOR",
+    "check_files",
+    "report_cache",
+    "report_for",
+    "roster_text_of",
+]
 
-#: reports kept in memory per runtime (observation sets and rosters never change)
-REPORT_CACHE_SIZE = 16
+#: ratings (matched or not) of the reports kept in memory, per operator and in all, per
+#: process (observation sets and rosters never change): vigil.web._report_cache
+REPORT_CACHE_RATINGS_PER_OPERATOR = 100_000
+REPORT_CACHE_RATINGS = 400_000
+
+
+def report_cache(runtime: Runtime) -> ReportCache[CalibrationReport]:
+    """The runtime's calibration report cache."""
+    cache = runtime.cache.get("calibration_reports")
+    if not isinstance(cache, ReportCache):
+        cache = ReportCache(
+            per_operator=REPORT_CACHE_RATINGS_PER_OPERATOR, total=REPORT_CACHE_RATINGS
+        )
+        runtime.cache["calibration_reports"] = cache
+    return cache
 
 
 def roster_text_of(session: Session, upload_id: int) -> RosterUpload:
@@ -41,15 +60,12 @@ def report_for(
     runtime: Runtime, session: Session, operator: str, observations: ObservationSet
 ) -> CalibrationReport:
     """The calibration report of a stored observation set (cached per runtime)."""
-    cache: OrderedDict[tuple[str, int], CalibrationReport] = runtime.cache.setdefault(
-        "calibration_reports", OrderedDict()
-    )
+    cache = report_cache(runtime)
     # the offered preset's name depends on the operator's current settings
     current = store.current_settings(session=session, operator=operator)
     key = (observations.token, current.version)
-    found = cache.get(key)
+    found = cache.get(operator, key)
     if found is not None:
-        cache.move_to_end(key)
         return found
     roster = roster_text_of(session, observations.upload_id)
     version = store.roster_settings_version(session=session, upload_id=roster.id)
@@ -72,14 +88,15 @@ def report_for(
             f"{iso(observations.created_at)}) on roster {roster.roster_name}"
         ),
     )
-    cache[key] = report
-    while len(cache) > REPORT_CACHE_SIZE:
-        cache.popitem(last=False)
+    cache.put(operator, key, report, len(report.matched) + len(report.unmatched))
     return report
 
 
-def check_files(observations: str, sleep: str) -> tuple[int, list[str]] | JSONResponse:
-    """Good-row count and line errors, or a 400 for files that cannot be read at all."""
+def check_files(
+    observations: str, sleep: str, max_ratings: int
+) -> tuple[int, list[str]] | JSONResponse:
+    """Good-row count and line errors, or a 400 for files that cannot be read at all or
+    that hold more than ``max_ratings`` ratings (a report's cost grows with them)."""
     try:
         ratings, errors = parse_observations(observations)
     except ObservationsError as exc:
@@ -88,6 +105,12 @@ def check_files(observations: str, sleep: str) -> tuple[int, list[str]] | JSONRe
         _, sleep_errors = parse_sleep_periods(sleep)
     except ObservationsError as exc:
         return problem(400, str(exc), errors=[{"property": "SleepData", "message": str(exc)}])
+    if len(ratings) > max_ratings:
+        detail = (
+            f"Observations has {len(ratings):,} ratings; a set holds at most {max_ratings:,} "
+            "(VIGIL_MAX_OBSERVATION_RATINGS). Split it, e.g. by month."
+        )
+        return problem(400, detail, errors=[{"property": "Observations", "message": detail}])
     if not ratings:
         detail = "Observations has no usable rating."
         return problem(

@@ -65,10 +65,28 @@ class Settings(BaseSettings):
     keep_alive_timeout: int = Field(default=5, ge=1)
     limit_concurrency: int = Field(default=1024, ge=1)
     backlog: int = Field(default=2048, ge=1)
+    #: addresses of reverse proxies whose ``X-Forwarded-For`` gives the client's address
+    #: (uvicorn's ``forwarded_allow_ips``: comma-separated IPs or networks, ``*`` for any;
+    #: unset: the TCP peer is the client, forwarding headers are ignored). Failure limits
+    #: count per client address, so behind a proxy this must name the proxy
+    #: (docs/deployment.md), or every client shares the proxy's allowance
+    forwarded_allow_ips: str | None = None
     #: smallest response body compressed when the client accepts zstd, br or gzip [bytes]
     compress_min_bytes: int = Field(default=1024, ge=0)
     #: most roster rows on a synchronous scoring call (contract §3)
     sync_row_limit: int = Field(default=50_000, ge=1)
+    #: most simulated crew-days on a synchronous scoring call (413 beyond): bounds one
+    #: call's CPU whatever its rows say (vigil.scoring.cost); 50,000 rows of monthly
+    #: rosters are about 80,000
+    sync_max_crew_days: float = Field(default=100_000, gt=0)
+    #: synchronous scoring calls one operator may have running in the thread pool at once,
+    #: per process, and waiting for one of those places (429 beyond)
+    scoring_concurrency_per_operator: int = Field(default=2, ge=1)
+    scoring_queue_per_operator: int = Field(default=64, ge=0)
+    #: calibration (docs/calibration.md): ratings one observation set may hold (a report's
+    #: cost and memory grow with them; 400 beyond) and sets one operator may store (409)
+    max_observation_ratings: int = Field(default=50_000, ge=1)
+    max_observation_sets_per_operator: int = Field(default=100, ge=1)
     #: brute-force protection (contract §8)
     auth_max_failures: int = Field(default=10, ge=1)
     auth_failure_window: float = Field(default=300.0, gt=0)
@@ -92,6 +110,11 @@ class Settings(BaseSettings):
     #: how long a verifier uses one revocation list [s]; revocation reaches every
     #: surface within this plus 5 s (issue 13, docs/identity.md)
     revocation_ttl: float = Field(default=15.0, gt=0, le=55)
+    #: shared secret that opens ``/connect/revocations``: standalone scoring and upload
+    #: surfaces send it as a bearer token; unset on the identity server: the list is not
+    #: served over HTTP (the embedded server reads it from its database). The list tells
+    #: which clients were rotated or disabled, so only the token verifiers may read it
+    revocation_secret: SecretStr | None = None
     #: Redis for the failure counters shared by processes and hosts (``redis://…``);
     #: unset: the database holds them
     redis_url: str | None = None

@@ -24,6 +24,7 @@ from vigil.store import results as results_store
 from vigil.store import uploads
 from vigil.store.results import LightResult
 from vigil.web.problems import problem
+from vigil.web.query import whole_number
 
 __all__ = ["Selection", "read_selection", "scores_response", "sleep_response"]
 
@@ -76,8 +77,8 @@ def read_selection(request: Request) -> Selection | JSONResponse:
             names.append(value)
         elif name in ("offset", "limit") and name not in numbers:
             least = 1 if name == "limit" else 0
-            number = int(value) if value.strip().isdecimal() else -1
-            if number < least:
+            number = whole_number(value, least=least)
+            if number is None:
                 return problem(
                     400,
                     f"{key} must be a whole number of at least {least}.",

@@ -6,13 +6,13 @@ history. Another operator's observations answer the console's 404.
 
 from __future__ import annotations
 
+import json
 from typing import Annotated
 
 from fastapi import APIRouter, Form, HTTPException, UploadFile
 from fastapi.responses import RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
 
-from vigil.calibration import parse_observations
-from vigil.calibration.observations import ObservationsError
 from vigil.settings import SettingsError
 from vigil.store import operator_settings as store
 from vigil.store import uploads
@@ -75,33 +75,45 @@ async def upload(
     observations_text: Annotated[str, Form(max_length=MAX_FILE_BYTES)] = "",
     sleep: UploadFile | None = None,
 ) -> Response:
-    """Store an observation set for one of the operator's finished rosters."""
+    """Store an observation set for one of the operator's finished rosters.
+
+    The files are read here; parsing and storing run in the thread pool, never on the
+    event loop (a 10 MiB file takes seconds to parse).
+    """
     try:
         obs_text = await _text(observations, observations_text)
         sleep_text = await _text(sleep, "")
     except (ValueError, UnicodeDecodeError) as exc:
         return _list(console, error=f"Could not read the file: {exc}.", status_code=400)
+    return await run_in_threadpool(_store_set, console, roster, name, obs_text, sleep_text)
+
+
+def _store_set(
+    console: Console, roster: str, name: str, obs_text: str, sleep_text: str
+) -> Response:
+    """Check the files and store the set (the API's rules and limits)."""
+    limits = console.runtime.settings
     upload_row = uploads.get_upload(session=console.db, operator=console.operator, token=roster)
     if upload_row is None:
         return _list(console, error="Choose one of your rosters.", status_code=400)
-    checked = check_files(obs_text, sleep_text)
+    checked = check_files(obs_text, sleep_text, limits.max_observation_ratings)
     if not isinstance(checked, tuple):
-        try:
-            parse_observations(obs_text)
-            message = "The observations file has no usable rating."
-        except ObservationsError as exc:
-            message = str(exc)
+        message = str(json.loads(bytes(checked.body))["detail"])
         return _list(console, error=message, status_code=400)
     assert console.user is not None
-    row = store.create_observation_set(
-        session=console.db,
-        operator=console.operator,
-        upload_id=upload_row.id,
-        name=name.strip() or f"observations for {upload_row.roster_name}",
-        observations_csv=obs_text,
-        sleep_csv=sleep_text,
-        created_by=console.user.username,
-    )
+    try:
+        row = store.create_observation_set(
+            session=console.db,
+            operator=console.operator,
+            upload_id=upload_row.id,
+            name=name.strip() or f"observations for {upload_row.roster_name}",
+            observations_csv=obs_text,
+            sleep_csv=sleep_text,
+            created_by=console.user.username,
+            max_sets=limits.max_observation_sets_per_operator,
+        )
+    except store.ObservationSetLimitError as exc:
+        return _list(console, error=str(exc), status_code=409)
     return console.finish(RedirectResponse(f"{PREFIX}/calibration/{row.token}", status_code=303))
 
 

@@ -211,7 +211,12 @@ def upload_roster(
             date_format=date_format,
             preferred_scale=scale.upper(),
             overwrite=overwrite,
+            max_unfinished=console.runtime.settings.max_queued_per_operator,
         )
+    except uploads.QueueFullError as exc:  # the same quota as UploadRoster's
+        response = _list_page(console, error=str(exc), status_code=429)
+        response.headers["Retry-After"] = "60"
+        return response
     except AlreadyExistsError:
         error = f"A roster named {roster_name!r} exists; tick “replace” to overwrite it."
         return _list_page(console, error=error, status_code=409)

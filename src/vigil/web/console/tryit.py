@@ -16,7 +16,7 @@ from fastapi.responses import Response
 
 from vigil.contract import row_count
 from vigil.domain import DateFormat
-from vigil.scoring.service import SCALE_CODES, ScoringError, score
+from vigil.scoring.service import SCALE_CODES, ScoringError, TooMuchWork, score
 from vigil.web.console._web import Console, PostConsole, UserConsole
 from vigil.web.console.charts import envelope_payloads
 from vigil.web.operator_context import context_for
@@ -74,10 +74,15 @@ def try_score(
         request = context.request(
             roster, date_format=fmt, scale=scale, risk=True, include_sleep=True
         )
-        report = score(request)
+        report = score(request, max_crew_days=console.runtime.settings.sync_max_crew_days)
         report = dataclasses.replace(report, explain=True)  # each duty says what drives it
     except (ValueError, ScoringError) as exc:
         return _page(console, 400, problem=str(exc), **form)
+    except TooMuchWork as exc:
+        problem = (
+            f"The roster needs too much work to score here ({exc}); upload it on the Rosters page."
+        )
+        return _page(console, 413, problem=problem, **form)
     charts = envelope_payloads(report.to_envelope())
     return _page(
         console,

@@ -6,16 +6,19 @@ configured ``public_base_url``, never from the request's ``Host`` header.
 
 from __future__ import annotations
 
+import hmac
 import json
 from typing import Any
 
 from fastapi import APIRouter, Request
+from pydantic import SecretStr
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from vigil.auth.revocation import DOCUMENT_MAX_AGE, REVOCATIONS_PATH
 from vigil.web._runtime import Runtime
 from vigil.web.deps import get_runtime
+from vigil.web.problems import problem
 
 router = APIRouter(tags=["identity"])
 
@@ -77,10 +80,19 @@ def revocations(request: Request) -> Response:
     """Versions of rotated or disabled clients (by SHA-256 of the ID) and the live key IDs.
 
     Standalone scoring and upload surfaces poll this to refuse revoked tokens
-    (docs/identity.md "Revocation"); rebuilt at most every 5 s.
+    (docs/identity.md "Revocation"); rebuilt at most every 5 s. Served only with the
+    bearer secret ``VIGIL_REVOCATION_SECRET``: anyone else (another tenant) would learn
+    which clients of every tenant were rotated or disabled.
     """
     runtime = get_runtime(request)
     assert runtime.revocations is not None
+    if not _opens_revocations(request, runtime.settings.revocation_secret):
+        return problem(
+            401,
+            "The revocation list is served only to token-verifying services, with the "
+            "bearer secret VIGIL_REVOCATION_SECRET.",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
     document = runtime.revocations()
     cached = runtime.cache.get("revocations")
     if cached is None or cached[0] is not document:  # serialise once per rebuilt document
@@ -88,6 +100,18 @@ def revocations(request: Request) -> Response:
         runtime.cache["revocations"] = cached
     return Response(
         cached[1],
-        headers={"Cache-Control": f"public, max-age={DOCUMENT_MAX_AGE}"},
+        headers={"Cache-Control": f"private, max-age={DOCUMENT_MAX_AGE}"},
         media_type="application/json",
     )
+
+
+def _opens_revocations(request: Request, secret: SecretStr | None) -> bool:
+    """Whether ``Authorization: Bearer <secret>`` names the configured secret (constant
+    time); never when no secret is configured."""
+    if secret is None or not secret.get_secret_value():
+        return False
+    scheme, _, given = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not given:
+        return False
+    expected = secret.get_secret_value().encode("utf-8")
+    return hmac.compare_digest(given.strip().encode("utf-8", "surrogatepass"), expected)

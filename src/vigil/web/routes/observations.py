@@ -23,7 +23,7 @@ from vigil.scoring.service import iso
 from vigil.store import operator_settings as store
 from vigil.store import uploads
 from vigil.store.tables import RosterUpload
-from vigil.web.calibration_service import check_files, report_for
+from vigil.web.calibration_service import check_files, report_cache, report_for
 from vigil.web.deps import RuntimeDep, SessionDep, UploadPrincipal
 from vigil.web.problems import only_query, problem
 from vigil.web.schemas import _Wire
@@ -97,10 +97,11 @@ def _not_found(what: str = "observations") -> JSONResponse:
     },
 )
 def upload_observations(
-    body: UploadObservationsIn, principal: UploadPrincipal, session: SessionDep
+    body: UploadObservationsIn, principal: UploadPrincipal, session: SessionDep, runtime: RuntimeDep
 ) -> JSONResponse:
     """UploadObservations (docs/calibration.md); bad lines are listed, not fatal."""
-    checked = check_files(body.Observations, body.SleepData)
+    limits = runtime.settings
+    checked = check_files(body.Observations, body.SleepData, limits.max_observation_ratings)
     if isinstance(checked, JSONResponse):
         return checked
     count, errors = checked
@@ -109,15 +110,19 @@ def upload_observations(
     )
     if upload is None:
         return _not_found("roster")
-    row = store.create_observation_set(
-        session=session,
-        operator=principal.operator,
-        upload_id=upload.id,
-        name=body.Name or f"observations for {upload.roster_name}",
-        observations_csv=body.Observations,
-        sleep_csv=body.SleepData,
-        created_by=f"client:{principal.client_id}",
-    )
+    try:
+        row = store.create_observation_set(
+            session=session,
+            operator=principal.operator,
+            upload_id=upload.id,
+            name=body.Name or f"observations for {upload.roster_name}",
+            observations_csv=body.Observations,
+            sleep_csv=body.SleepData,
+            created_by=f"client:{principal.client_id}",
+            max_sets=limits.max_observation_sets_per_operator,
+        )
+    except store.ObservationSetLimitError as exc:
+        return problem(409, str(exc), title="Too many observation sets")
     token = row.token
     session.commit()
     return JSONResponse(
@@ -230,7 +235,5 @@ def delete_observations(
         return _not_found()
     if not store.delete_observation_set(session=session, operator=principal.operator, token=token):
         return _not_found()
-    cache = runtime.cache.get("calibration_reports", {})
-    for key in [k for k in cache if k[0] == token]:
-        cache.pop(key, None)
+    report_cache(runtime).discard(principal.operator, token)
     return Response(status_code=204)

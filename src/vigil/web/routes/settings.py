@@ -22,6 +22,7 @@ from vigil.store import operator_settings as store
 from vigil.store.operator_settings import SettingsVersion
 from vigil.web.deps import SessionDep, UploadPrincipal
 from vigil.web.problems import only_query, problem
+from vigil.web.query import whole_number
 
 logger = logging.getLogger(__name__)
 
@@ -88,13 +89,14 @@ def get_settings(
     if version is None:
         found: SettingsVersion | None = store.current_settings(session=session, operator=operator)
     else:
-        if not version.strip().isdigit():
+        number = whole_number(version)
+        if number is None:
             return problem(
                 400,
                 "version must be a whole number (0 is the built-in defaults).",
                 errors=[{"property": "version", "message": "not a whole number"}],
             )
-        found = store.settings_at(session=session, operator=operator, version=int(version))
+        found = store.settings_at(session=session, operator=operator, version=number)
     if found is None:
         return problem(404, f"Your operator has no settings version {version}.")
     body = version_body(found, operator)

@@ -169,14 +169,6 @@ def upload_roster(
     """Store the roster, ``queued``; the token is returned only after the commit."""
     name = body.RosterName or default_roster_name()
     quota = request.app.state.vigil.settings.max_queued_per_operator
-    if quota and uploads.count_unfinished(session=session, operator=principal.operator) >= quota:
-        return problem(
-            429,
-            f"Your operator already has {quota} rosters queued or processing, the most"
-            " allowed at once; retry when some have finished (GetResults dataKey=status).",
-            title="Too many rosters waiting",
-            headers={"Retry-After": "60"},
-        )
     current = settings_store.current_settings(session=session, operator=principal.operator)
     try:
         upload = uploads.create_upload(
@@ -189,6 +181,14 @@ def upload_roster(
             date_format=body.DateFormat,
             preferred_scale=body.PreferredScale or current.settings.scale,
             overwrite=body.Overwrite,
+            max_unfinished=quota,
+        )
+    except uploads.QueueFullError as exc:
+        return problem(
+            429,
+            f"{exc} (GetResults dataKey=status)",
+            title="Too many rosters waiting",
+            headers={"Retry-After": "60"},
         )
     except AlreadyExistsError:
         return problem(
