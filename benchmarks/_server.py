@@ -56,7 +56,7 @@ def start_server(
             pass
 
     threading.Thread(target=drain, daemon=True).start()
-    # ready once the scoring kernels are loaded (warm start, issue 15): measuring before
+    # ready once the scoring kernels are loaded (warm start): measuring before
     # would time the compiler running in the background
     import httpx
 

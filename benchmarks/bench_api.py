@@ -1,4 +1,4 @@
-"""Load benchmark of ProcessFatigue over real HTTP (issue 6).
+"""Load benchmark of ProcessFatigue over real HTTP.
 
 Starts ``vigil serve --workers 2`` in a temporary directory, takes a token, then sends a
 28-day single-crew ProcessFatigue (predicted sleep) at 1, 10 and 50 concurrent clients
@@ -7,14 +7,14 @@ closed-loop and spread over load-generator processes of at most 10 each (one asy
 client with 50 connections is itself the bottleneck). They run on the same machine
 (loopback only), so they compete with the server for the same two cores.
 
-Goal (issue 6): at least 200 requests/s and p99 under 100 ms at 50 concurrent clients.
+Goal: at least 200 requests/s and p99 under 100 ms at 50 concurrent clients.
 
-``--rate R`` instead holds a constant offered load of R requests/s, open loop (issue 14):
+``--rate R`` instead holds a constant offered load of R requests/s, open loop:
 request i is due at ``i / R`` s whatever the answers before it, and its latency counts
 from that due time, so a slow server cannot slow the load down (no coordinated omission).
 It reports p50/p99 latency and the **server's CPU per request**: the CPU time (user +
 system) of the ``vigil serve`` process and all its workers over the run, from
-``/proc`` via psutil, divided by the requests answered. Issue 14's goals: p99 <= 50 ms
+``/proc`` via psutil, divided by the requests answered. The goals: p99 <= 50 ms
 at 200 req/s with ``--workers 2``, and <= 1 ms of server CPU per request.
 
 ``--rate R --floor`` puts that figure beside three floors measured the same way: a bare

@@ -1,4 +1,4 @@
-"""Fleet view at airline size (issue 16): 10,000 crew × 28 days.
+"""Fleet view at airline size: 10,000 crew × 28 days.
 
 1. Generates ``generate_airline_roster(crew, days)`` and scores it the way the worker does
    (:func:`vigil.worker.run.score_roster`, local processes), once: the scores and sleep
@@ -11,7 +11,7 @@
    median of ``--repeat`` requests: the dashboard page, a schedule's chart, the schedules
    table sorted by time above warning and filtered by Fleet, the XLSX and the PDF.
 
-Budgets (issue 16): dashboard ≤ 2 s, chart ≤ 0.5 s, sorted table ≤ 1 s, XLSX ≤ 10 s,
+Budgets: dashboard ≤ 2 s, chart ≤ 0.5 s, sorted table ≤ 1 s, XLSX ≤ 10 s,
 PDF ≤ 20 s, peak RSS ≤ 1.5 GiB. Timings on a shared machine vary with load: the load
 average is printed next to them.
 

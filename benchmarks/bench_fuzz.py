@@ -1,4 +1,4 @@
-"""Long fuzzing of the RosterData, SleepData and ActivityData parsers (issue 9).
+"""Long fuzzing of the RosterData, SleepData and ActivityData parsers.
 
 Runs the same Hypothesis properties as ``tests/hardening/test_parser_fuzz.py`` (shared
 strategies in ``tests/hardening/_fuzz.py``) with a time budget instead of a small

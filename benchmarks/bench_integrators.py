@@ -1,4 +1,4 @@
-"""Warm start and compressed results (issue 15), against a real ``vigil serve``.
+"""Warm start and compressed results, against a real ``vigil serve``.
 
 1. **Warm start**: a server with a new data directory (so a cold Numba cache, as on a fresh
    install) is started; the time until ``/readyz`` answers 200 is the warm-up, then the

@@ -1,4 +1,4 @@
-"""Load test with locust, headless (issue 9): a mix of every kind of call, zero errors.
+"""Load test with locust, headless: a mix of every kind of call, zero errors.
 
 Starts ``vigil serve --workers 2`` in a temporary directory (loopback only), then runs
 ``--users`` locust users (default 50) for ``--seconds`` (default 60) against it. Each

@@ -1,4 +1,4 @@
-"""Benchmark: plan one augmented duty's in-flight rest (issue 17; goal <= 200 ms for 4 pilots).
+"""Benchmark: plan one augmented duty's in-flight rest (goal <= 200 ms for 4 pilots).
 
 Run ``.venv/bin/python benchmarks/bench_planner.py [--repeat N] [--json]``. Each crew member
 flies 28 days of short-haul duties (predicted sleep) before a 14.5-hour LHR-SIN duty; the

@@ -1,7 +1,7 @@
-"""Benchmark: read an airline's month of RosterData (issues 2 and 14).
+"""Benchmark: read an airline's month of RosterData.
 
 Run ``.venv/bin/python benchmarks/bench_roster.py [--crew N] [--days D] [--repeat R]``.
-The roster is :func:`vigil.roster.synthetic.generate_airline_roster` (issue 14's mix,
+The roster is :func:`vigil.roster.synthetic.generate_airline_roster` (mix,
 all 34 columns; 10,000 crew x 28 d = 140,747 rows). Prints, as the median of ``R``
 warm runs (after one cold run that loads the airport tables):
 

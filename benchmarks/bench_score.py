@@ -1,14 +1,14 @@
-"""End-to-end benchmark of ``vigil score`` (issues 3, 4 and 14).
+"""End-to-end benchmark of ``vigil score``.
 
 Generates an airline's month for 10,000 crew x 28 days
-(:func:`vigil.roster.synthetic.generate_airline_roster`: issue 14's realistic mix, all 34
+(:func:`vigil.roster.synthetic.generate_airline_roster`: the realistic mix, all 34
 columns, 140,747 rows), derives a SleepData file for it (the predicted sleep, written as
 given records), then times ``vigil score ROSTER --date-format dmy --scale KSS --risk
 --out OUT.json`` as a child process:
 
-- with predicted sleep (no ``--sleep``), the path most customers use: issue 14's goal,
+- with predicted sleep (no ``--sleep``), the path most customers use: the goal,
   at most 5 s and 1.5 GiB peak memory;
-- with given sleep (``--sleep``): at most 6 s (issue 14).
+- with given sleep (``--sleep``): at most 6 s.
 
 Peak memory is the child's maximum resident set size. Run:
 ``.venv/bin/python benchmarks/bench_score.py [--crew 10000 --days 28] [--json]``
@@ -16,7 +16,7 @@ Peak memory is the child's maximum resident set size. Run:
 ``--request`` instead measures one synchronous ProcessFatigueRisk's scoring in process:
 the CPU time (``time.process_time``) of :func:`vigil.scoring.service.score` plus the
 response encoding for a single crew member's 28-day roster, median of ``--repeat`` runs
-after warm-up (issue 14's goal: at most 1 ms of server CPU per request, of which this is
+after warm-up (goal: at most 1 ms of server CPU per request, of which this is
 the scoring share; HTTP, auth and JSON parsing of the body come on top).
 """
 

@@ -1,4 +1,4 @@
-"""Benchmark: sleep prediction for 10,000 crew x 28 days (issue 4; goal <= 3 s on one core).
+"""Benchmark: sleep prediction for 10,000 crew x 28 days (goal <= 3 s on one core).
 
 Run ``NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/bench_sleep.py [n_crew] [n_days]
 [repeats]`` (prints medians of ``repeats`` runs, default 3). The roster comes from

@@ -1,7 +1,7 @@
-"""Upload → results ready, for the realistic airline month (issues 7, 14, 15).
+"""Upload → results ready, for the realistic airline month.
 
 Runs the embedded server (``vigil.web.entry:app_from_env``, SQLite) in a subprocess on a
-free loopback port, uploads ``generate_airline_roster(crew, days)`` (issue 14's realistic
+free loopback port, uploads ``generate_airline_roster(crew, days)`` (realistic
 mix) with the upload API, polls ``GetResults&dataKey=status`` until processing ends, then
 streams the scores once, plain and with ``Accept-Encoding: zstd``. Modes: the local pool
 (server-side worker thread + local scoring processes) and a ``distributed.LocalCluster``

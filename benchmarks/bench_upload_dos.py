@@ -1,8 +1,8 @@
-"""Anonymous 100 MiB UploadRoster bodies against a real ``vigil serve`` (issue 13).
+"""Anonymous 100 MiB UploadRoster bodies against a real ``vigil serve``.
 
 Starts ``vigil serve`` (one process, SQLite, loopback), reads its idle RSS, then has
 ``--clients`` anonymous clients (no ``Authorization``) each send ``--mib`` MiB of body
-at full speed at the same time, sampling the server's RSS every 20 ms. Before issue 13
+at full speed at the same time, sampling the server's RSS every 20 ms. Before the bound,
 the server read and parsed each body before answering 401 (about +1 GiB for 4 x 100 MiB);
 now it answers 401 from the headers and closes the connection. Repeats ``--runs`` times
 (a new server each run) and prints the median peak growth.

@@ -1,4 +1,4 @@
-"""Benchmark: re-score a what-if draft of a 28-day schedule (issue 17; goal <= 300 ms).
+"""Benchmark: re-score a what-if draft of a 28-day schedule (goal <= 300 ms).
 
 Run ``.venv/bin/python benchmarks/bench_whatif.py [--repeat N] [--crew N] [--json]``.
 

@@ -1,4 +1,4 @@
-"""Duty risk on the legal airline month, by fleet type and crew type (issue 29's figures).
+"""Duty risk on the legal airline month, by fleet type and crew type (figures).
 
 Usage (from the worktree root)::
 

@@ -1,4 +1,4 @@
-"""Every benchmark of the project in one command, and one table (issue 9).
+"""Every benchmark of the project in one command, and one table.
 
 Runs each ``benchmarks/bench_*.py`` as a child process, one after another (they would
 compete for the cores otherwise), reads its figures — its one-line JSON where the
@@ -276,7 +276,7 @@ BENCHES: tuple[Bench, ...] = (
         "bench_upload_dos.py",
         ("--json",),
         ("--json", "--runs", "1"),
-        "RSS within 100 MiB of idle (issue 13)",
+        "RSS within 100 MiB of idle",
         read_upload_dos,
         json=True,
     ),
@@ -303,7 +303,7 @@ BENCHES: tuple[Bench, ...] = (
         "bench_planner.py",
         ("--json",),
         ("--json", "--repeat", "3"),
-        "<= 200 ms per duty for 4 pilots (issue 17)",
+        "<= 200 ms per duty for 4 pilots",
         read_planner,
         json=True,
     ),
@@ -312,7 +312,7 @@ BENCHES: tuple[Bench, ...] = (
         "bench_whatif.py",
         ("--json",),
         ("--json", "--repeat", "3", "--crew", "200"),
-        "<= 300 ms per re-score (issue 17)",
+        "<= 300 ms per re-score",
         read_whatif,
         json=True,
     ),

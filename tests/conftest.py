@@ -20,7 +20,7 @@ from fastapi import APIRouter
 
 from vigil.datadir import numba_cache_dir, prune_kernel_caches
 
-# no test writes to the real user data directory (issue 15: state outside the checkout, by
+# no test writes to the real user data directory (state outside the checkout, by
 # default ~/.local/share/vigil): unless a test names VIGIL_DATA_DIR, state lands here
 # and Numba's cache is kept between runs in the user cache directory, never in the package
 # (one folder per version of the kernels' source: vigil.datadir.kernels_key)
@@ -36,10 +36,10 @@ from vigil.web.deps import Principal, RequireScope  # noqa: E402
 DATA_DIR = Path(__file__).parent / "data"
 
 
-# --- identity / store fixtures (issue 5) -------------------------------------------------
+# --- identity / store fixtures -------------------------------------------------
 
 
-#: the integration PostgreSQL server (issue 5: 127.0.0.1:5432, database ``test``)
+#: the integration PostgreSQL server (127.0.0.1:5432, database ``test``)
 PG_SERVER_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 
 

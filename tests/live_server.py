@@ -75,7 +75,7 @@ def start(workdir: Path, port: int, *args: str, env: dict[str, str] | None = Non
 
 def wait_ready(base: str, process: subprocess.Popen[str], timeout: float = 900) -> None:
     """Poll ``/readyz`` until 200: ready once the scoring kernels are loaded (warm start,
-    issue 15; a cold Numba cache compiles them first)."""
+    a cold Numba cache compiles them first)."""
     deadline = time.monotonic() + timeout
     while True:
         try:  # uvicorn logs "startup complete" before its socket listens: refused is "not yet"

@@ -39,7 +39,7 @@ def test_airport_resolution(code: str, zone: str, icao: str) -> None:
     "code", ["\u017ffo", "\u0131st", "\ufb02l", "\uff2c\uff28\uff32", "LH\u0280"]
 )
 def test_non_ascii_look_alikes_are_unknown(code: str) -> None:
-    """``str.upper`` maps these onto SFO, IST, FLL, LHR (issue 13); only ASCII is a code."""
+    """``str.upper`` maps these onto SFO, IST, FLL, LHR; only ASCII is a code."""
     assert tz.airport(code) is None
 
 

@@ -1,4 +1,4 @@
-"""The airport tables of :mod:`vigil.tz` are those of ``airportsdata`` (issue 14).
+"""The airport tables of :mod:`vigil.tz` are those of ``airportsdata``.
 
 :func:`vigil.tz._tables` reads the airport file once and re-keys it for IATA and FAA
 LID; the library's own loader, reading the file for each key, is the reference.

@@ -1,4 +1,4 @@
-"""The service's data directory: database, secret key and Numba cache (issue 15).
+"""The service's data directory: database, secret key and Numba cache.
 
 Local state never lives in the checkout or the installed package: by default it is the
 platform's user data directory (``~/.local/share/vigil`` on Linux, from platformdirs),
@@ -21,7 +21,7 @@ def default_data_dir() -> Path:
     """Where local state lives unless ``VIGIL_DATA_DIR`` says otherwise.
 
     The user data directory of the platform (``~/.local/share/vigil`` on Linux, via
-    platformdirs), never the working directory, so a checkout stays clean (issue 15).
+    platformdirs), never the working directory, so a checkout stays clean.
     """
     import platformdirs
 

@@ -86,7 +86,7 @@ def _make_airport(code: str, entry: Mapping[str, Any]) -> Airport:
 _ASCII_CODE = re.compile(r"[A-Za-z0-9]{3,4}")
 
 
-#: the operator's own airports table while one is active (issue 18, docs/settings.md)
+#: the operator's own airports table while one is active (docs/settings.md)
 _OPERATOR_AIRPORTS: ContextVar[Mapping[str, Airport] | None] = ContextVar(
     "vigil_operator_airports", default=None
 )
@@ -141,7 +141,7 @@ def public_airport(code: str) -> Airport | None:
         digits allowed). Surrounding whitespace and ASCII letter case are ignored;
         any character outside ASCII ``[A-Za-z0-9]`` makes the code unknown
         (``str.upper`` would turn look-alikes into real codes: ``ſfo`` → ``SFO``,
-        ``ıst`` → ``IST``, ``ﬂl`` → ``FLL``; issue 13).
+        ``ıst`` → ``IST``, ``ﬂl`` → ``FLL``).
 
     Returns
     -------

@@ -1,4 +1,4 @@
-"""Signing keys are parsed once per key-ring change, not per request (issue 13 finding 1)."""
+"""Signing keys are parsed once per key-ring change, not per request."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Revocation: disabled or rotated clients' tokens stop verifying (issue 13 #6)."""
+"""Revocation: disabled or rotated clients' tokens stop verifying."""
 
 from __future__ import annotations
 

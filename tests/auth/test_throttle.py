@@ -1,4 +1,4 @@
-"""Failed-credential throttling that never locks a client's owner out (issue 13 #5, #7).
+"""Failed-credential throttling that never locks a client's owner out.
 
 Source addresses: Linux routes all of 127.0.0.0/8 to the loopback interface, so an
 httpx transport bound to 127.0.0.2 is a second, real source address.
@@ -140,7 +140,7 @@ def test_secret_in_the_client_id_field_never_reaches_the_log(
 
 
 def test_unknown_and_known_ids_take_the_same_time(identity_sqlite: LiveService) -> None:
-    """Rejection time must not reveal whether a client ID exists (issue 13 #7).
+    """Rejection time must not reveal whether a client ID exists.
 
     Statistical, with a generous margin: interleaved rejections of a known ID (wrong
     secret) and of unknown IDs through the grant itself (no HTTP noise); the medians

@@ -87,7 +87,7 @@ def test_scope_table() -> None:
         parse_kinds("admin")
 
 
-# --- remembered tokens (issue 14): verified once, still checked on every call -------------
+# --- remembered tokens: verified once, still checked on every call -------------
 
 #: issue instant of the tokens below; full verification reads the real clock (≈ BASE)
 BASE = float(int(time.time()))

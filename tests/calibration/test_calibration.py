@@ -1,4 +1,4 @@
-"""The calibration report on simulated crews with a known truth (issue 18 "must show").
+"""The calibration report on simulated crews with a known truth.
 
 Ratings come from :func:`vigil.calibration.simulate_observations`: the model's interval
 score plus a known bias and N(0, 1) noise, rounded and clipped to the scale. The fit must

@@ -1,4 +1,4 @@
-"""Import direction of the two new packages (docs/architecture.md, issue 18).
+"""Import direction of the two new packages (docs/architecture.md).
 
 ``vigil.settings`` is a pure record beside ``roster`` (it may use model, domain, tz and the
 roster's column table); ``vigil.calibration`` is pure like ``validation`` (it scores through

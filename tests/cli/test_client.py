@@ -98,7 +98,7 @@ def test_user_create_password_stdin(cli: typer.Typer, env: dict[str, str]) -> No
 def test_user_create_takes_an_email_and_refuses_short_passwords(
     cli: typer.Typer, env: dict[str, str]
 ) -> None:
-    # issue 8: `vigil user create --operator NAME --email ... --password-stdin`
+    # `vigil user create --operator NAME --email ... --password-stdin`
     out = run(
         cli, env, "user", "create", "--operator", "acme", "--create-operator",
         "--email", "planner@acme.example", "--password-stdin", stdin="long enough password\n",
@@ -125,7 +125,7 @@ def test_user_create_takes_an_email_and_refuses_short_passwords(
 def test_user_lifecycle_ends_sessions_at_once(
     cli: typer.Typer, env: dict[str, str], tmp_path: Path, sqlite_url: str
 ) -> None:
-    """Issue 13: ``vigil user list|disable|enable|delete|reset-password``; a disabled,
+    """``vigil user list|disable|enable|delete|reset-password``; a disabled,
     reset or deleted user's console session stops working on the next request."""
     from conftest import live_service
     from console.conftest import embedded_routers, sign_in
@@ -200,7 +200,7 @@ def test_key_file_readable_by_others_is_refused(
 def test_withdrawn_key_leaves_jwks_and_its_tokens_stop(
     cli: typer.Typer, env: dict[str, str], tmp_path: Path, sqlite_url: str
 ) -> None:
-    """Every credential can be withdrawn: a retired signing key, at once (issue 13)."""
+    """Every credential can be withdrawn: a retired signing key, at once."""
     import jwt
 
     from conftest import live_service, probe_router

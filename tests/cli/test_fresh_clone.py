@@ -1,4 +1,4 @@
-"""A fresh clone, ``scripts/serve``, then ``git status``: no untracked state (issue 15).
+"""A fresh clone, ``scripts/serve``, then ``git status``: no untracked state.
 
 The quick start installs into ``.venv`` (ignored) and keeps the database, the secret key
 and the Numba cache in the data directory, outside the checkout; here the data directory

@@ -1,4 +1,4 @@
-"""The CLI loads a command's module only when it runs (issue 14: a fast ``vigil --help``).
+"""The CLI loads a command's module only when it runs (a fast ``vigil --help``).
 
 Each check runs in a fresh interpreter, since this test process has long imported
 the web stack for other tests; the child reports which modules the command loaded.

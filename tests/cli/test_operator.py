@@ -1,4 +1,4 @@
-"""``vigil operator list|create`` and explicit operators on client/user create (issue 15)."""
+"""``vigil operator list|create`` and explicit operators on client/user create."""
 
 from __future__ import annotations
 

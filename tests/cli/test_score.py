@@ -1,4 +1,4 @@
-"""``vigil score`` (contract §7, issue 3): outputs, exit codes, given and predicted sleep."""
+"""``vigil score`` (contract §7): outputs, exit codes, given and predicted sleep."""
 
 from __future__ import annotations
 
@@ -242,7 +242,7 @@ def test_the_cycle_collector_is_paused_while_scoring_and_restored(
 
 
 def test_explain_and_percentiles_are_opt_in(roster: Path, tmp_path: Path) -> None:
-    # issue 29: each duty's risk in words (--explain) and Ingre 2014's percentiles
+    # each duty's risk in words (--explain) and Ingre 2014's percentiles
     out = tmp_path / "scores.json"
     code, _, _ = run("score", str(roster), "--risk", "--explain", "--percentiles",
                      "--scale", "SP", "--out", str(out))  # fmt: skip

@@ -1,4 +1,4 @@
-"""``vigil serve`` as a real process: first start, token to scores, logs, shutdown (issue 6)."""
+"""``vigil serve`` as a real process: first start, token to scores, logs, shutdown."""
 
 from __future__ import annotations
 

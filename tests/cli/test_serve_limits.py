@@ -1,4 +1,4 @@
-"""``vigil serve --workers 2`` enforces the connection limits end to end (issue 13).
+"""``vigil serve --workers 2`` enforces the connection limits end to end.
 
 Short limits come from an env file, as an operator would set them; two worker processes
 check that the guarded protocol survives uvicorn's process spawning.

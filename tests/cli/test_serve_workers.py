@@ -1,4 +1,4 @@
-"""``vigil serve --workers 2`` shares one failure allowance (issue 13 finding 5, 9)."""
+"""``vigil serve --workers 2`` shares one failure allowance (9)."""
 
 from __future__ import annotations
 

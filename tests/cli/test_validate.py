@@ -1,4 +1,4 @@
-"""``vigil validate`` (issue 2): errors or a summary, ``--json``, exit status 0/1/2.
+"""``vigil validate``: errors or a summary, ``--json``, exit status 0/1/2.
 
 Expected figures for ``tests/data/roster_small.csv`` (see ``tests/data/README.md``):
 P1 06:00Z-19:30Z (54 intervals) and 23:00Z-06:30Z (30); "Smith, J" 05:45-13:10 UK time

@@ -1,4 +1,4 @@
-"""Clients of a real ``vigil serve`` (issue 15): ``vigil.client``, and a client generated
+"""Clients of a real ``vigil serve``: ``vigil.client``, and a client generated
 from the served ``/openapi.json`` by openapi-python-client, each getting a token, scoring,
 uploading and fetching results."""
 

@@ -1,4 +1,4 @@
-"""The console in headless Chromium (issue 8 "must show"), driven by Playwright.
+"""The console in headless Chromium, driven by Playwright.
 
 Uses Debian's ``/usr/bin/chromium`` (installed by ``scripts/install-browser``; Playwright's
 own browser downloads are never used). Skips, saying so, only when that binary is absent.
@@ -143,7 +143,7 @@ def test_operator_round_trip(browser: Any, service: LiveService) -> None:
     page.click("button:text('Show')")
     page.wait_for_url("**scale=VD**")
     assert int(page.get_attribute(".chart", "data-points")) == expected
-    assert page.locator(".chart line.warn-line").count() == 1  # VD 27.1: KSS 7 mapped (issue 16)
+    assert page.locator(".chart line.warn-line").count() == 1  # VD 27.1: KSS 7 mapped
 
     # delete: gone from the list and from the API
     page.goto(f"/console/rosters/{roster_token}")
@@ -203,7 +203,7 @@ def test_try_it_draws_every_interval(browser: Any, service: LiveService) -> None
     assert int(second.get_attribute("data-points")) == counts[1]
 
 
-#: a night run and a four-sector early, whose duty table explains each risk (issue 29)
+#: a night run and a four-sector early, whose duty table explains each risk
 EXPLAIN_ROSTER = "\r\n".join(
     [
         "Reference,OnDutyDate,OnDutyTime,StartAirport,OffDutyDate,OffDutyTime,EndAirport,"
@@ -216,7 +216,7 @@ EXPLAIN_ROSTER = "\r\n".join(
 
 
 def test_try_it_explains_each_duty(browser: Any, service: LiveService) -> None:
-    """Each duty's risk says what drives it, in words (issue 29); VIGIL_SCREENSHOTS=DIR
+    """Each duty's risk says what drives it, in words; VIGIL_SCREENSHOTS=DIR
     also saves the duty table as DIR/console-risk-why.png (docs/img)."""
     import os
 

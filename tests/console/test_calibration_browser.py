@@ -1,4 +1,4 @@
-"""Calibration in headless Chromium (issue 18 "must show"): upload observations, open the
+"""Calibration in headless Chromium: upload observations, open the
 report, see the calibration plot. Debian's ``/usr/bin/chromium``, as test_browser.py."""
 
 from __future__ import annotations

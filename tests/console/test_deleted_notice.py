@@ -1,4 +1,4 @@
-"""The roster list's "deleted" notice cannot be written by a link (issue 13, finding 8)."""
+"""The roster list's "deleted" notice cannot be written by a link (finding 8)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The fleet view in headless Chromium (issue 16 "must show"), driven by Playwright.
+"""The fleet view in headless Chromium, driven by Playwright.
 
 A generated airline month of 200 crew goes through the upload form; the dashboard's
 histogram, top duty and schedules table are checked against GetResults, and the CSV,

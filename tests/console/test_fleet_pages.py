@@ -1,4 +1,4 @@
-"""The roster dashboard, schedules table, exports and chart options over HTTP (issue 16)."""
+"""The roster dashboard, schedules table, exports and chart options over HTTP."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """A roster is shown with the warning levels and risk bands of the settings version it was
-scored with (issues 16 × 18): dashboard, chart and exports, and later changes leave it be."""
+scored with: dashboard, chart and exports, and later changes leave it be."""
 
 from __future__ import annotations
 

@@ -56,7 +56,7 @@ def test_wrong_password_and_open_redirects_are_refused(service: LiveService) -> 
             "/console/login", data={"username": "alice", "password": "nope", "csrf_token": token}
         )
         assert bad.status_code == 401 and "wrong password" in bad.text
-        # issue 13: each failure issues a new CSRF token (the form carries it)
+        # each failure issues a new CSRF token (the form carries it)
         fresh = csrf_of(bad.text)
         assert fresh != token
         good = client.post(

@@ -1,4 +1,4 @@
-"""Console sign-in: server-side sessions and bounded password work (issue 13 #4, #6)."""
+"""Console sign-in: server-side sessions and bounded password work."""
 
 from __future__ import annotations
 

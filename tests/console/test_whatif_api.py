@@ -1,4 +1,4 @@
-"""What-if and plan-rest endpoints of the console (issue 17) over real HTTP.
+"""What-if and plan-rest endpoints of the console over real HTTP.
 
 One embedded app (identity, scoring, planner, upload with an in-thread worker, console) for
 the module; a four-pilot roster (28 days of short-haul history, then an augmented LHR-SIN

@@ -1,4 +1,4 @@
-"""What-if in headless Chromium (issue 17 "must show"): plan the rest of a long-haul duty
+"""What-if in headless Chromium: plan the rest of a long-haul duty
 and see it drawn, drag a sleep with the mouse and see the scores change, download the draft
 files and check that they score as drawn.
 

@@ -1,1 +1,1 @@
-"""Tests of the fleet view (issue 16)."""
+"""Tests of the fleet view."""

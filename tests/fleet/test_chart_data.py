@@ -1,4 +1,4 @@
-"""What a chart page reads for one schedule equals the whole roster's (issue 16)."""
+"""What a chart page reads for one schedule equals the whole roster's."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``vigil report roster`` (issue 16): the console's exports from the command line."""
+"""``vigil report roster``: the console's exports from the command line."""
 
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ def test_fleet_imports_nothing_from_the_web_or_cli() -> None:
 
 def test_roster_report_under_an_operators_settings(cli: typer.Typer, tmp_path: Path) -> None:
     """``--operator``: the operator's warning levels, risk bands and scale, as its uploads
-    are reported (issue 18); an unknown operator is a clear error, not a report."""
+    are reported; an unknown operator is a clear error, not a report."""
     from vigil.settings import DEFAULT_SETTINGS, merge_settings
     from vigil.store import operator_settings, repo
     from vigil.store.db import make_engine, make_session_factory, upgrade

@@ -1,4 +1,4 @@
-"""CSV, XLSX and PDF reports of a roster (issue 16): real values, formula-safe text."""
+"""CSV, XLSX and PDF reports of a roster: real values, formula-safe text."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The home base's UTC offset across a daylight-saving change (issue 16 chart axis)."""
+"""The home base's UTC offset across a daylight-saving change (chart axis)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The stored summary and light reads of a result, on SQLite and PostgreSQL (issue 16)."""
+"""The stored summary and light reads of a result, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 

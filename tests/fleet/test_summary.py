@@ -1,4 +1,4 @@
-"""The roster summary from hand-made stored scores with known answers (issue 16)."""
+"""The roster summary from hand-made stored scores with known answers."""
 
 from __future__ import annotations
 
@@ -143,7 +143,7 @@ def test_three_consecutive_early_starts_are_a_run() -> None:
 
 def test_share_above_warning_is_the_same_on_every_scale(stored: StoredScores,
                                                        facts: RosterFacts) -> None:  # fmt: skip
-    # issue 16: each scale's warning level is KSS 7 through its mapping
+    # each scale's warning level is KSS 7 through its mapping
     shares = {c: summarise(duty_table(stored, facts, c))["aboveWarning"]["share"]
               for c in SCALE_ORDER}  # fmt: skip
     assert len(set(shares.values())) == 1, shares

@@ -1,4 +1,4 @@
-"""Bulk-written XLSX rows read back exactly like XlsxWriter's own cell writes (issue 16)."""
+"""Bulk-written XLSX rows read back exactly like XlsxWriter's own cell writes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Faults (issue 9): the database away for a while, a full disk on upload.
+"""Faults: the database away for a while, a full disk on upload.
 
 - Database unavailable → 503 with ``Retry-After``, and recovery by itself once it is back
   (no restart): on PostgreSQL the service's database refuses connections and its

@@ -1,4 +1,4 @@
-"""Hostile input over HTTP (issue 9): every answer is a 4xx or a 200 (with data errors
+"""Hostile input over HTTP: every answer is a 4xx or a 200 (with data errors
 where the data is bad), never a 5xx, and the service is healthy afterwards.
 
 Covers the scoring surface, the upload surface and the token endpoint of the embedded
@@ -204,7 +204,7 @@ def test_hostile_queries(
         response = http.request(method, f"{path}?{query}")
         assert response.status_code in (400, 404), (method, query, response.text[:300])
         assert response.headers["content-type"] == "application/problem+json"
-    # ListRosters takes no parameters: each of these names an unknown one (issue 15)
+    # ListRosters takes no parameters: each of these names an unknown one
     response = http.get(f"/api/ListRosters?{query}")
     assert response.status_code == 400, response.text[:300]
     assert response.headers["content-type"] == "application/problem+json"
@@ -322,7 +322,7 @@ def test_cli_csv_output_escapes_formulas(tmp_path: Path) -> None:
 
 @pytest.mark.integration
 def test_nul_on_postgresql_is_never_a_500(tmp_path: Path, pg_url: str) -> None:
-    """Each was a 500 (psycopg DataError) before issue 9."""
+    """Each was a 500 (psycopg DataError) before the fix."""
     with serve_embedded(tmp_path, pg_url) as service:
         upload = {"Authorization": f"Bearer {get_token(service, 'upload')}"}
         base = service.base_url
@@ -332,7 +332,7 @@ def test_nul_on_postgresql_is_never_a_500(tmp_path: Path, pg_url: str) -> None:
             assert response.status_code == 400
         for method, path, key in (
             ("GET", "/api/GetResults", "&dataKey=status"),
-            ("DELETE", "/api/DeleteRoster", ""),  # DeleteRoster takes no dataKey (issue 15)
+            ("DELETE", "/api/DeleteRoster", ""),  # DeleteRoster takes no dataKey
         ):
             url = f"{base}{path}?rosterToken=%00{key}"
             assert httpx.request(method, url, headers=upload).status_code == 404

@@ -1,4 +1,4 @@
-"""Fuzzing of the RosterData, SleepData and ActivityData parsers (issue 9), bounded.
+"""Fuzzing of the RosterData, SleepData and ActivityData parsers, bounded.
 
 Two promises: bad data never raises (it becomes ``row|schedule|message`` errors,
 contract §3–§5, STYLE §3.6), and reading time grows linearly with input size. The same
@@ -137,7 +137,7 @@ def test_control_characters_in_errors_are_escaped() -> None:
     ],
 )
 def test_sleep_outside_the_years_is_an_error_not_an_overflow(instant: str) -> None:
-    """Year 1 or 9999 overflowed datetime arithmetic (OverflowError: a 500) before issue 9."""
+    """Year 1 or 9999 overflowed datetime arithmetic (OverflowError: a 500) before the fix."""
     roster = "P1,01/03/2026,06:00,LHR,01/03/2026,14:30,JFK,LHR,0"
     record = {"ScheduleName": "P1", "SleepStart": instant, "SleepEnd": "2026-03-01T05:00:00Z"}
     (line,) = parse_request(roster, "dmy", sleep_data=[record]).error_strings()

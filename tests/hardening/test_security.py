@@ -1,4 +1,4 @@
-"""Security checks (issue 9): tenant isolation on every upload endpoint, and no secret,
+"""Security checks: tenant isolation on every upload endpoint, and no secret,
 token or roster content in anything the server process writes.
 
 Token forgery (``alg: none``, HS256 keyed with the public key, expired, not yet valid,
@@ -138,7 +138,7 @@ def _serve(workdir: Path) -> tuple[subprocess.Popen[str], list[str], str, thread
     reader = threading.Thread(target=pump, daemon=True)
     reader.start()
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 900  # the warm start loads the kernels first (issue 15)
+    deadline = time.monotonic() + 900  # the warm start loads the kernels first
     while True:
         try:
             if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:

@@ -1,4 +1,4 @@
-"""The kernels' constants tuple and the closed forms of model/_kernels.py (issue 12, part 3)."""
+"""The kernels' constants tuple and the closed forms of model/_kernels.py (part 3)."""
 
 from __future__ import annotations
 

@@ -89,7 +89,7 @@ def test_errors_react_more_than_response_time(preset: str) -> None:
     # impact on the incidence of errors than on response time". Compared as the change
     # from the rested state (PMR over its 1 % floor; response time 1/(1 - VD/100), since
     # VD is the loss of response speed), errors rise more at every KSS above rest, and
-    # by an order of magnitude at the KSS 7 warning level (issue 12 finding, kept).
+    # by an order of magnitude at the KSS 7 warning level (kept).
     params = PRESETS[preset]
     kss = np.linspace(3.0, 9.0, 61)[None, :]
     errors = SCALES["PMR"](kss, params)[0] / params.pmr_floor

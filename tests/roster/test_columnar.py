@@ -1,4 +1,4 @@
-"""The columnar reader agrees with the row reader, the reference (issue 14).
+"""The columnar reader agrees with the row reader, the reference.
 
 :func:`vigil.roster.parse_request` reads RosterData a column at a time with Polars and
 hands only bad rows to the row reader; :func:`vigil.roster.parse.parse_request_rows`

@@ -62,7 +62,7 @@ def test_blank_rows_are_ignored_but_counted_in_row_numbers() -> None:
     ],
 )
 def test_look_alike_airport_codes_are_row_errors(column: str, code: str) -> None:
-    """Only ASCII letters and digits name an airport (issue 13): Unicode case mapping must
+    """Only ASCII letters and digits name an airport: Unicode case mapping must
     not turn look-alikes into real codes that the feedback would show differently."""
     errors = triples(f"{HEADER_9}\n{row9(**{column: code})}")
     bad = code.split("/")[-1]

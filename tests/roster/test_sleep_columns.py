@@ -1,4 +1,4 @@
-"""SleepData read by column (issue 14) against the record-by-record reader it replaced."""
+"""SleepData read by column against the record-by-record reader it replaced."""
 
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ def test_mix_of_short_and_long_haul_across_time_zones() -> None:
     assert {d.time_reference for d in duties} == {0, 1, 2}
     assert {d.crew_composition for d in duties} >= {2, 3, 4, 9}
     assert any(d.first_rest for d in duties) and any("," in d.reference for d in duties)
-    # about 15 rows per crew member per 28 days (issue 2: 10,000 x 28 -> ~150,000 rows)
+    # about 15 rows per crew member per 28 days (10,000 x 28 -> ~150,000 rows)
     assert 12 <= len(duties) / 200 <= 19
 
 
@@ -44,7 +44,7 @@ def test_airline_month_has_issue_14s_mix_and_uses_every_column() -> None:
     for position, column in enumerate(COLUMNS):
         assert any(r[position] for r in rows), column.name
     duties = generate_airline_duties(100, 28, 3)
-    assert 12 <= len(duties) / 100 <= 16  # issue 14: 136,056 rows for 10,000 crew
+    assert 12 <= len(duties) / 100 <= 16  # 136,056 rows for 10,000 crew
     by_crew: dict[str, set[int]] = {}
     for d in duties:
         by_crew.setdefault(d.reference, set()).add(d.crew_composition)

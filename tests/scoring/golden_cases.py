@@ -1,4 +1,4 @@
-"""The golden baseline's scenarios and the function that computes it (issue 14, item 8).
+"""The golden baseline's scenarios and the function that computes it (item 8).
 
 ``tests/data/golden.json`` pins, for the README roster and a few scenario rosters, the
 interval counts, every duty's risk and a sample of scores on all six scales, as the

@@ -1,4 +1,4 @@
-"""The golden baseline (issue 14, item 8): the scoring path's results, pinned.
+"""The golden baseline (item 8): the scoring path's results, pinned.
 
 ``tests/data/golden.json`` was computed by ``scripts/update-golden`` from the service's
 public entry point; any change to a count, a risk or a sampled score on any scale fails

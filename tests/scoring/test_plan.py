@@ -1,4 +1,4 @@
-"""The crew plan from columns equals the plan from Duty objects (issue 14).
+"""The crew plan from columns equals the plan from Duty objects.
 
 :func:`vigil.scoring.plan.plan_columns` computes rest windows, lead/lag, warm-up and
 zone timelines by array passes; :func:`~vigil.scoring.plan.plan_schedules` by the

@@ -1,4 +1,4 @@
-"""The one response builder (issue 14 item 3): every path gives the same bytes.
+"""The one response builder: every path gives the same bytes.
 
 ProcessFatigueRisk and ``vigil score`` encode :class:`ScoreReport`; GetResults streams
 stored float32 results through :func:`stream_envelope`; the console builds one

@@ -62,7 +62,7 @@ def test_a_mid_duty_break_lowers_risk() -> None:
 
 
 def test_an_overnight_long_haul_above_a_daytime_short_haul() -> None:
-    # issue 29: an overnight JNB-LHR duty (top-of-descent KSS 6.7) must rank above a
+    # an overnight JNB-LHR duty (top-of-descent KSS 6.7) must rank above a
     # 4-sector daytime short-haul duty whose KSS stays lower; the long-haul crew is
     # sleepier and flies through the midnight peak of risk (Folkard, Lombardi & Spencer
     # 2006), the short-haul crew has three more take-offs and landings
@@ -87,7 +87,7 @@ def test_an_overnight_long_haul_above_a_daytime_short_haul() -> None:
 
 
 def test_every_duty_explains_itself_on_request() -> None:
-    # issue 29 item 2: components as additive fields, reasons in a safety officer's words
+    # components as additive fields, reasons in a safety officer's words
     from dataclasses import replace
 
     rows = [

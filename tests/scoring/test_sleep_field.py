@@ -31,7 +31,7 @@ def runs() -> Runs:
 
 def test_roach_2012_every_step_gains_10_to_20_min_per_hour(runs: Runs) -> None:
     """Roach et al. 2012 (Accid Anal Prev 45S:22): about 15 min of actigraphic sleep per
-    hour of later start; issue 12's band 10-20 min/h, here for every 30-min step from
+    hour of later start; the band 10-20 min/h, here for every 30-min step from
     04:00 to 09:00 (the rows check the 04-05 to 09-10 bins and monotonicity)."""
     steps = cases.roach_steps(runs)[: sc.REPORT_HOURS.index(9.0)]
     assert all(10.0 <= s <= 20.0 for s in steps), steps

@@ -1,4 +1,4 @@
-"""Risk band bounds in the operator settings record (issue 18 × 16)."""
+"""Risk band bounds in the operator settings record."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Operator settings (issue 18): defaults, validation, versions, and what scoring takes."""
+"""Operator settings: defaults, validation, versions, and what scoring takes."""
 
 from __future__ import annotations
 

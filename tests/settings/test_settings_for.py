@@ -1,6 +1,6 @@
 """``settings_for`` (the scoring routes' settings lookup) against the ORM's own reading.
 
-The current version is read with the driver's cursor (issue 14); these tests pin that it
+The current version is read with the driver's cursor; these tests pin that it
 answers what :func:`vigil.store.operator_settings.current_settings` answers, sees a change
 committed by another engine (another process) on the very next call, and keeps the last
 settings read when the database cannot answer, as the ``Connection`` path did.

@@ -1,4 +1,4 @@
-"""Database and key files are private to the service's user (issue 13 #7)."""
+"""Database and key files are private to the service's user."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Roster texts apart from the job's state (migration 0006, issue 14): the migration keeps
+"""Roster texts apart from the job's state (migration 0006): the migration keeps
 every roster, result and setting on SQLite and PostgreSQL, and a progress write no longer
 copies the roster text."""
 

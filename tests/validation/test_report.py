@@ -1,4 +1,4 @@
-"""The validation report (issue 12): every row recomputed, the committed text current.
+"""The validation report: every row recomputed, the committed text current.
 
 Each row's test recomputes Vigil's value through the scoring path and asserts the row
 passes; rows listed in ``KNOWN_FAILURES`` (the single source of truth, with reasons) are

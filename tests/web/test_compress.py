@@ -1,4 +1,4 @@
-"""Per-thread Zstandard contexts (issue 14): the same bytes as the library's fresh context.
+"""Per-thread Zstandard contexts: the same bytes as the library's fresh context.
 
 :mod:`vigil.web._compress` replaces only ``starlette_compress``'s one-shot Zstandard
 function. These tests compare what the middleware sends with what the library's own

@@ -1,4 +1,4 @@
-"""``/docs`` is served from the package, offline, under the console's CSP (issue 13)."""
+"""``/docs`` is served from the package, offline, under the console's CSP."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The published OpenAPI document is one a client generator can use (issue 15)."""
+"""The published OpenAPI document is one a client generator can use."""
 
 from __future__ import annotations
 
@@ -115,7 +115,7 @@ def _plain() -> dict[str, str]:
 
 
 def test_security_is_written_where_fastapi_writes_it() -> None:
-    """``add_security`` (the schemes are not dependencies, issue 14) gives the bytes FastAPI
+    """``add_security`` (the schemes are not dependencies) gives the bytes FastAPI
     gives when they are: operations with and without parameters, and an open one."""
 
     def document(secured_by: list[Any]) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""``/api/*`` calls are authenticated from the headers before the body is read (issue 13)."""
+"""``/api/*`` calls are authenticated from the headers before the body is read."""
 
 from __future__ import annotations
 

@@ -26,7 +26,7 @@ RISK = "/api/Processor/ProcessFatigueRisk"
 
 @dataclass
 class ServeProcess:
-    """``vigil serve`` running as its own process (issue 6: a real HTTP server process)."""
+    """``vigil serve`` running as its own process (a real HTTP server process)."""
 
     base_url: str
     workdir: Path
@@ -74,7 +74,7 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
         raise AssertionError("vigil serve did not start:\n" + "".join(seen))
     drain = threading.Thread(target=lambda: [None for _ in process.stdout or ()], daemon=True)
     drain.start()
-    from live_server import wait_ready  # ready once the kernels are loaded (issue 15)
+    from live_server import wait_ready  # ready once the kernels are loaded
 
     wait_ready(f"http://127.0.0.1:{port}", process)
     yield ServeProcess(f"http://127.0.0.1:{port}", workdir, env)

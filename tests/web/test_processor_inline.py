@@ -1,4 +1,4 @@
-"""Small rosters are scored on the event loop, larger ones in the thread pool (issue 14):
+"""Small rosters are scored on the event loop, larger ones in the thread pool:
 both give the same bytes, and the choice follows the roster's size."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Wire models (contract §3): property names and enum values in any case, valid Unicode.
 
-The names are folded with a per-class table (issue 14); these tests pin the answers the
+The names are folded with a per-class table; these tests pin the answers the
 contract gives, record by record: each record's names in any case, the first of two
 names that differ only in case, unknown names ignored, and a lone surrogate refused in
 any text property while any other non-ASCII text passes.

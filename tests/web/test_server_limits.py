@@ -1,4 +1,4 @@
-"""Connection limits of ``vigil serve`` (issue 13): header size, header and body timeouts.
+"""Connection limits of ``vigil serve``: header size, header and body timeouts.
 
 A real uvicorn server with :class:`GuardedHttpToolsProtocol` and short limits, driven
 over raw sockets the way a slowloris client would.

@@ -148,7 +148,7 @@ def test_seed_encoding_success_body_and_headers(identity: LiveService) -> None:
     header = jwt.get_unverified_header(body["access_token"])
     assert header["alg"] == "RS256" and header["typ"] == "at+jwt" and header["kid"]
     claims = claims_of(identity, body["access_token"])
-    # contract §1's claims plus ours, cver (the client's version; issue 13 revocation)
+    # contract §1's claims plus ours, cver (the client's version, for revocation)
     assert set(claims) == {
         "iss", "aud", "sub", "client_id", "scope", "operator", "iat", "nbf", "exp", "jti",
         "cver",
@@ -270,7 +270,7 @@ def test_brute_force_429_after_ten_failures(identity: LiveService) -> None:
     bystander, bystander_secret = identity.create_client()
     for _ in range(10):  # contract §8: 10 failures within 5 minutes
         assert post_token(identity, auth=basic(victim, "guess")).status_code == 401
-    # from the same address, even the right secret (issue 13: keyed by source and client)
+    # from the same address, even the right secret (keyed by source and client)
     refused = post_token(identity, auth=basic(victim, secret))
     assert refused.status_code == 429
     assert 1 <= int(refused.headers["retry-after"]) <= 300

@@ -1,4 +1,4 @@
-"""Compressed responses, unknown query parameters and the warm start (issue 15), over HTTP."""
+"""Compressed responses, unknown query parameters and the warm start, over HTTP."""
 
 from __future__ import annotations
 

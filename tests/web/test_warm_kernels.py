@@ -1,4 +1,4 @@
-"""The warm start runs every compiled path (issue 15: first call after /readyz ≤ 1 s).
+"""The warm start runs every compiled path (first call after /readyz ≤ 1 s).
 
 Measured as Numba signatures: after :func:`warm_kernels`, scoring rosters of every kind
 (the realistic mix at several sizes, given sleep, activities, with and without risk)
@@ -73,7 +73,7 @@ def test_the_warm_up_month_takes_the_large_roster_paths() -> None:
 def test_a_first_start_compiles_in_a_child_and_a_warm_cache_does_not(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # issue 15's memory figure: the compiler's ~230 MiB stay in a short-lived child, so
+    # the memory figure: the compiler's ~230 MiB stay in a short-lived child, so
     # the server only ever loads kernels from the cache; a warm cache starts no child
     from vigil.web import _runtime
 

@@ -1,4 +1,4 @@
-"""The upload workers' Dask client over mutual TLS, on a real ``LocalCluster`` (issue 13).
+"""The upload workers' Dask client over mutual TLS, on a real ``LocalCluster``.
 
 A throwaway CA, scheduler/worker certificate and client certificate are made here with
 ``cryptography``; the cluster requires encryption, so a client without a certificate

@@ -1,4 +1,4 @@
-"""Fair claims across operators on SQLite and PostgreSQL (issue 13, docs/upload.md)."""
+"""Fair claims across operators on SQLite and PostgreSQL (docs/upload.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Stored scores as one KSS series plus residuals (issue 15 footprint): exact on read."""
+"""Stored scores as one KSS series plus residuals (footprint): exact on read."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 15's memory budget: the summary without a second parse, memory back to the OS,
+"""The memory budget: the summary without a second parse, memory back to the OS,
 and a heartbeat that never renews a lease the worker has released."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Parsing in the chunk tasks (issue 14 scale-out): same schedules, same errors, same scores."""
+"""Parsing in the chunk tasks (scale-out): same schedules, same errors, same scores."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The stored sleep of uploaded rosters (issue 15): what the scores rest on, exactly."""
+"""The stored sleep of uploaded rosters: what the scores rest on, exactly."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Roster summaries beside the next roster (issue 14): a worker with a summariser claims
+"""Roster summaries beside the next roster: a worker with a summariser claims
 and stores the next roster without waiting for the last one's summary, and every summary
 is built in the end; a stopped pool drops only the queued ones (built on first view)."""
 

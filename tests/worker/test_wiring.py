@@ -1,4 +1,4 @@
-"""Worker wiring (issue 14 §7): no import cycle, a frozen pool configuration, one status."""
+"""Worker wiring: no import cycle, a frozen pool configuration, one status."""
 
 from __future__ import annotations
 

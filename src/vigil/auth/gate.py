@@ -1,4 +1,4 @@
-"""A bound on expensive work per process: password hashing (issue 13 finding 4).
+"""A bound on expensive work per process: password hashing.
 
 An argon2id check costs about 64 MiB and 0.25 s of one core. Without a bound, anonymous
 sign-in attempts queue up that work without limit and starve every other request.

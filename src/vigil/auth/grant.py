@@ -47,7 +47,7 @@ MAX_FORM_FIELDS = 20
 GRANT_TYPE = "client_credentials"
 #: compared against when the client ID is unknown, so timing does not reveal existence
 _DUMMY_SECRET = secrets.token_urlsafe(32)
-#: per-process key for log labels of unknown client IDs (issue 13: never log what a
+#: per-process key for log labels of unknown client IDs (never log what a
 #: caller typed; the label still lets one process's log lines be correlated)
 _LABEL_KEY = secrets.token_bytes(32)
 
@@ -111,7 +111,7 @@ class ClientCredentialsGrant:
         The deployment's scope names.
     limiter : FailureLimiter
         Failures keyed by source address and client ID (contract §8's 10 in 5 min,
-        issue 13: a caller can block only itself), and by client ID alone (counted
+        so a caller can block only itself), and by client ID alone (counted
         for the slow-down of failed answers, never a refusal).
     issue : callable
         ``(client, granted_scopes) -> IssuedToken``; signs the token.

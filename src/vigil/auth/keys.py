@@ -11,7 +11,7 @@ The ``kid`` is the RFC 7638 JWK thumbprint (SHA-256, base64url) of the public ke
 
 Loading an RSA private key from PEM validates it (about 60 ms for 2048 bits), so a
 :class:`SigningKey` parses its PEM once and keeps the loaded key, and a :class:`KeySet`
-builds its JWKS document once (issue 13: JWKS was a CPU lever). Callers that reload
+builds its JWKS document once (JWKS was a CPU lever). Callers that reload
 keys from storage carry parsed keys over with :meth:`KeySet.reuse_loaded`.
 """
 

@@ -1,4 +1,4 @@
-"""Failed-credential throttling (contract §1, §8; issue 13).
+"""Failed-credential throttling (contract §1, §8).
 
 A :class:`FailureLimiter` counts failures per key in a sliding window and says how long
 a key must wait once it has ``max_failures`` failures inside ``window`` seconds. The

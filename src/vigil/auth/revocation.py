@@ -1,4 +1,4 @@
-"""Token revocation: the client-state list every verifier checks (issue 13).
+"""Token revocation: the client-state list every verifier checks.
 
 Access tokens are self-contained JWTs, so a resource surface cannot ask the database
 about each one. Instead every client has a *version* that goes up when its secret is
@@ -17,7 +17,7 @@ surface fetches ``{identity_url}/connect/revocations``, which the identity serve
 rebuilds at most every :data:`DOCUMENT_MAX_AGE` seconds. So a disable or a rotation
 takes effect everywhere within ``ttl + DOCUMENT_MAX_AGE`` seconds (default 20 s; at most
 60 s, the settings cap ``ttl`` at 55 s). When the list cannot be refreshed the last one
-is kept (the identity server being away must not stop scoring, issue 9) and a warning
+is kept (the identity server being away must not stop scoring) and a warning
 is logged; a surface that never got a list answers 503.
 """
 
@@ -49,7 +49,7 @@ RevocationSource = Callable[[], Mapping[str, Any]]
 def client_key(client_id: str) -> str:
     """How the list names a client: SHA-256 hex of its ID.
 
-    Kept per process (issue 14: hashed on every verified call): a pure function of the ID,
+    Kept per process (hashed on every verified call): a pure function of the ID,
     so the cache never decides whether a token is revoked; :meth:`RevocationList.reason`
     still looks the key up in the current list on every call.
     """

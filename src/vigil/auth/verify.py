@@ -9,10 +9,10 @@ are cached for ``cache_ttl`` seconds and refetched early when a token names an u
 ``kid`` values cannot make us hammer the identity server.
 
 With a :class:`~vigil.auth.revocation.RevocationChecker` every verified token is also
-checked against the revocation list (issue 13: disabled or rotated clients, withdrawn
+checked against the revocation list (disabled or rotated clients, withdrawn
 keys).
 
-Verified tokens are remembered (issue 14: the signature check was a fifth of the HTTP
+Verified tokens are remembered (the signature check was a fifth of the HTTP
 layer's CPU per call): a bounded table keyed by the exact token text holds the claims,
 the ``kid`` and the key that verified them. A token found there is accepted only while
 that same key is still trusted, its ``exp``/``nbf`` hold at this instant, and the

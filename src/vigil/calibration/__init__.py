@@ -1,4 +1,4 @@
-"""vigil.calibration: the model against an operator's own crews (issue 18, docs/calibration.md).
+"""vigil.calibration: the model against an operator's own crews (docs/calibration.md).
 
 Pure: :mod:`.observations` reads the CSV files, :mod:`.report` scores the roster and
 compares, :mod:`.fit` fits operator KSS coefficients, :mod:`.verdict` says the result

@@ -1,4 +1,4 @@
-"""Operator-specific KSS coefficients: observed ≈ intercept + slope · predicted (issue 18).
+"""Operator-specific KSS coefficients: observed ≈ intercept + slope · predicted.
 
 Ordinary least squares (:func:`scipy.stats.linregress`) of the crew's KSS ratings on the
 model's KSS for the same 15-minute intervals, with 95 % confidence intervals from the

@@ -1,4 +1,4 @@
-"""The calibration report: the model against the operator's own crews (issue 18).
+"""The calibration report: the model against the operator's own crews.
 
 :func:`build_report` scores the stored roster twice through the one scoring path
 (:func:`vigil.scoring.service.score`): once with the crew's actual sleep where given

@@ -3,7 +3,7 @@
 Each sub-command lives in its own module exposing ``register(app)``. This module only
 names them: a module is imported when its command runs (or shows its own help), so
 ``vigil --help``, ``vigil score`` and ``vigil validate`` never load the web stack,
-the database layer or another command's dependencies (issue 14: ``--help`` ≤ 0.3 s).
+the database layer or another command's dependencies (``--help`` ≤ 0.3 s).
 The one-line summaries that ``vigil --help`` lists are kept here for that reason;
 ``tests/cli/test_lazy.py`` pins them to each command's own docstring.
 """

@@ -41,7 +41,7 @@ def identity_context(database_url: str | None) -> Iterator[IdentityContext]:
         secret = settings.secret_key.get_secret_value() if settings.secret_key else None
         try:
             box = SecretBox.from_config(secret, settings.effective_secret_key_file)
-        except SecretBoxError as exc:  # e.g. a key file others can read (issue 13)
+        except SecretBoxError as exc:  # e.g. a key file others can read
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(code=1) from None
         sessions = make_session_factory(engine)

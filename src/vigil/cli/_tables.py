@@ -1,4 +1,4 @@
-"""``vigil score`` output tables, built as columns and written by Polars (issue 15).
+"""``vigil score`` output tables, built as columns and written by Polars.
 
 Three granularities (``--per``):
 

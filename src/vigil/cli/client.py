@@ -1,5 +1,5 @@
 """``vigil client create|list|rotate|disable|enable`` and
-``vigil user create|list|disable|enable|delete|reset-password`` (contract §7, issue 13).
+``vigil user create|list|disable|enable|delete|reset-password`` (contract §7).
 
 Secrets are printed once on create/rotate (and can be shown again in the console).
 Passwords are read from a hidden prompt or standard input, never from the command line

@@ -1,4 +1,4 @@
-"""``vigil keys rotate|list|withdraw``: token signing keys (contract §1, issue 13)."""
+"""``vigil keys rotate|list|withdraw``: token signing keys (contract §1)."""
 
 from __future__ import annotations
 

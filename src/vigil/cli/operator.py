@@ -1,4 +1,4 @@
-"""``vigil operator list|create``: the tenants that own clients, users and rosters (issue 15).
+"""``vigil operator list|create``: the tenants that own clients, users and rosters.
 
 Operator names are compared exactly (case and inner spaces count): ``Default`` is not
 ``default``. ``vigil client create`` and ``vigil user create`` refuse an unknown operator,

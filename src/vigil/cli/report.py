@@ -1,4 +1,4 @@
-"""``vigil report``: the validation report (issue 12) and a roster's fleet report (issue 16).
+"""``vigil report``: the validation report and a roster's fleet report.
 
 ``vigil report validation`` writes the figures into ``--out`` (default
 ``docs/validation/``) and the Markdown beside it (``docs/validation.md``), from scenario
@@ -9,8 +9,8 @@ as ``KNOWN_FAILURES`` expects, 1 otherwise.
 scored (:func:`vigil.worker.run.score_roster`, all six scales, risk on), summarises it
 (:mod:`vigil.fleet`) and writes the CSV (per duty), XLSX workbook, PDF report or summary
 JSON chosen by the ``--out`` suffix, exactly as the console's roster page exports them.
-``--operator NAME`` scores and reports under that operator's current settings (issue 18:
-parameters, airports, blank-cell defaults, default scale, warning levels and risk bands),
+``--operator NAME`` scores and reports under that operator's current settings
+(parameters, airports, blank-cell defaults, default scale, warning levels and risk bands),
 as an upload of that operator would be; without it, the built-in defaults.
 """
 

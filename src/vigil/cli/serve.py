@@ -92,7 +92,7 @@ def serve_command(
 
         try:
             created = _bootstrap(settings, bootstrap_operator)
-        except SecretBoxError as exc:  # e.g. a key file others can read (issue 13)
+        except SecretBoxError as exc:  # e.g. a key file others can read
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(code=1) from None
         if created is not None:
@@ -135,7 +135,7 @@ def trusted_proxies(allow_ips: str | None) -> str | None:
 
 
 def _use_data_dir(settings: object) -> None:
-    """Create the data directory (0700) and keep Numba's cache in it (issue 15).
+    """Create the data directory (0700) and keep Numba's cache in it.
 
     ``vigil``'s entry point already pointed ``NUMBA_CACHE_DIR`` at the default data
     directory; an env file may have moved the data directory since, so follow it unless

@@ -1,4 +1,4 @@
-"""``vigil settings show|set|history|admin``: an operator's settings (issue 18, docs/settings.md).
+"""``vigil settings show|set|history|admin``: an operator's settings (docs/settings.md).
 
 Every ``set`` that changes something records a new settings version with who made it
 (``cli:<login>``), when and the ``--note``; ``show --version N`` prints any earlier one.

@@ -52,7 +52,7 @@ def summarise(parsed: ParsedRoster) -> dict[str, Any]:
     """The ``--json`` object for a :class:`vigil.roster.ParsedRoster`.
 
     Read from the duty arrays (:attr:`ParsedRoster.columns`) when there are some, so
-    no :class:`~vigil.domain.Duty` object is built (issue 14: validate in ≤ 1.5 s).
+    no :class:`~vigil.domain.Duty` object is built (validate in ≤ 1.5 s).
     """
     columns = parsed.columns
     if columns is None:  # read by the row reader

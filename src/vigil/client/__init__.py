@@ -1,4 +1,4 @@
-"""A small typed Python client of the Vigil API, on httpx (issue 15).
+"""A small typed Python client of the Vigil API, on httpx.
 
 >>> from vigil.client import VigilClient
 >>> with VigilClient("http://127.0.0.1:8000", CLIENT_ID, CLIENT_SECRET) as vigil:  # doctest: +SKIP

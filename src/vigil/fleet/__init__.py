@@ -1,4 +1,4 @@
-"""Fleet view (issue 16): where the fatigue is in a whole roster.
+"""Fleet view: where the fatigue is in a whole roster.
 
 Pure figures from a roster's stored scores (:mod:`vigil.results.compact`) and its text,
 parsed once: the per-duty table (:mod:`.table`), the dashboard summary (:mod:`.summary`),

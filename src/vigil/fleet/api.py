@@ -1,4 +1,4 @@
-"""GetResults ``dataKey=summary`` (issue 16): the dashboard's figures as JSON for BI tools.
+"""GetResults ``dataKey=summary``: the dashboard's figures as JSON for BI tools.
 
 The body is built from the stored summary (:mod:`vigil.fleet.stored`), so the API, the
 console dashboard and the exports show the same numbers. Described for the OpenAPI

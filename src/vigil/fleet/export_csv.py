@@ -1,4 +1,4 @@
-"""CSV of per-duty results (issue 16 "Exports"): one row per duty, UTF-8, header first."""
+"""CSV of per-duty results: one row per duty, UTF-8, header first."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""PDF report of a roster for a fatigue review meeting (issue 16 "Exports").
+"""PDF report of a roster for a fatigue review meeting.
 
 Pages (A4 landscape): the roster summary with the risk and peak distributions beside the
 risk bands; the hot spots (report hour × weekday, duty kind, Fleet, Rank, city pairs);

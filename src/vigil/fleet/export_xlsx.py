@@ -1,4 +1,4 @@
-"""XLSX workbook of a roster (issue 16 "Exports"), written with XlsxWriter.
+"""XLSX workbook of a roster, written with XlsxWriter.
 
 Sheets: ``Summary`` (the roster's figures, model version and preset), ``Duties`` (one row
 per duty), ``Schedules`` and ``Hot spots``. Numbers are written as numbers with a number

@@ -1,4 +1,4 @@
-"""Sorting, filtering and searching the stored schedules table (issue 16).
+"""Sorting, filtering and searching the stored schedules table.
 
 The table is the columnar ``schedules`` part of the stored summary
 (:func:`vigil.fleet.summary.schedule_rows`); selecting from 10,000 schedules is a sort of

@@ -1,4 +1,4 @@
-"""The roster summary as stored in ``roster_result.summary_json`` (issue 16).
+"""The roster summary as stored in ``roster_result.summary_json``.
 
 Computed once, when a roster finishes (:func:`record_summary`, called by the worker right
 after it stores the scores), from the stored scores blob (the roster's scale only) and the

@@ -1,4 +1,4 @@
-"""A roster's dashboard figures from its :class:`~vigil.fleet.table.DutyTable` (issue 16).
+"""A roster's dashboard figures from its :class:`~vigil.fleet.table.DutyTable`.
 
 Answers "which duties and which patterns should we look at first" for a fatigue safety
 officer's monthly review: distributions of duty risk and peak score, the share of duty

@@ -1,4 +1,4 @@
-"""The warning levels and risk bands a roster is shown with (issue 16 × issue 18).
+"""The warning levels and risk bands a roster is shown with.
 
 An operator may set its own warning level per scale and its own risk band bounds
 (:class:`vigil.settings.OperatorSettings`, docs/settings.md). A roster is shown with the

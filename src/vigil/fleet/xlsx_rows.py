@@ -1,4 +1,4 @@
-"""A worksheet's data rows as SpreadsheetML built in bulk (issue 16: XLSX ≤ 10 s).
+"""A worksheet's data rows as SpreadsheetML built in bulk (XLSX ≤ 10 s).
 
 XlsxWriter spends ~5 µs of Python per cell (argument checks, a cell tuple, attribute
 escaping, one ``write`` per cell), so the 2.6 million cells of a 10,000-crew month took

@@ -6,8 +6,8 @@ Every scale is computed from the final (unrounded) KSS K, one code path per scal
 Notes
 -----
 PMR rises by 4.2 points per KSS unit and VD by 8.6 (preset A), which looks at odds with
-the reference's reading of [6]_ that errors react more to fatigue than response time
-(issue 12). It is not: the two scales are in different units. VD is already a change
+the reference's reading of [6]_ that errors react more to fatigue than response time. It
+is not: the two scales are in different units. VD is already a change
 relative to the rested state (the percentage loss of response speed, 100 - SAFTE
 effectiveness [3]_), while PMR is a rate (lapses per 100 stimuli, cross-walked to the UMP's
 PVT lapses [5]_) whose rested value is the 1 % floor. On the footing [6]_ uses, the change
@@ -112,7 +112,7 @@ class ScaleInfo:
 #: but no effort to keep awake", where physiological signs of sleepiness and impaired
 #: function set in (Åkerstedt et al. 2014, reference §2.6 "Thresholds"). Each scale's level
 #: is this KSS passed through that scale's own published mapping (:data:`SCALES`), so "at or
-#: above warning" selects the same instants on every scale (issue 16: the share of time
+#: above warning" selects the same instants on every scale (the share of time
 #: above warning no longer triples between KSS and SP).
 WARNING_KSS = 7.0
 

@@ -1,4 +1,4 @@
-"""Compact stored results of an uploaded roster (issue 7: "results stored compactly").
+"""Compact stored results of an uploaded roster ("results stored compactly").
 
 A roster's scores are kept as one binary blob per roster, float32 interval scores for
 **all six scales** plus a small JSON index, so ``GetResults&scale=`` reads another scale

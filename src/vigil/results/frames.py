@@ -1,6 +1,6 @@
 """Stored scores, small: one KSS series per interval, the other scales derived on read.
 
-Issue 15 (footprint): the first stored format (:mod:`vigil.results.compact`, ``VGS1``)
+the first stored format (:mod:`vigil.results.compact`, ``VGS1``)
 kept six float32 scales per interval, about 150 MB for a 10,000-crew month. Every scale
 is a fixed function of the final KSS (:mod:`vigil.model.scales`), but of each *sample's*
 KSS, averaged per interval afterwards, so the interval mean of a scale is not exactly the
@@ -318,7 +318,7 @@ def decode_frames(
     The matrix holds every scale's 3-decimal score as float32, as ``VGS1`` stored it (with
     ``scales``, only those columns, in that order). It is allocated once, from the frames'
     indexes, and filled frame by frame (no second copy of the roster's scores while they
-    are joined: issue 15's memory budget); each index is parsed once.
+    are joined: the memory budget); each index is parsed once.
     """
     if blob[: len(MAGIC)] != MAGIC:
         raise ValueError("not a Vigil VGS2 scores blob")

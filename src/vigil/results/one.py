@@ -1,4 +1,4 @@
-"""One schedule of a stored scores blob, read without decoding the others (issue 16).
+"""One schedule of a stored scores blob, read without decoding the others.
 
 :func:`vigil.results.compact.unpack` builds an index entry for every duty of the roster
 (136,000 at 10,000 crew); a chart needs one schedule. :func:`one_schedule` finds it and

@@ -1,4 +1,4 @@
-"""The sleep an uploaded roster's scores rest on, stored with its results (issue 15).
+"""The sleep an uploaded roster's scores rest on, stored with its results.
 
 The worker keeps, for every scored schedule, the sleep episodes the model ran on: the
 given SleepData records (contract §3.2) or the predicted sleep (reference §4, §5),
@@ -183,7 +183,7 @@ def decode_sleep(blob: bytes) -> dict[str, list[StoredSleep]]:
 
 def schedule_sleep(blob: bytes, reference: str) -> list[StoredSleep]:
     """One Reference's sleep episodes (empty when it has none), decompressing only the
-    segment that holds it (issue 16: a chart at airline size)."""
+    segment that holds it (a chart at airline size)."""
     for index, start, end in _segments(blob):
         if any(name == reference for name, _ in index["schedules"]):
             out: dict[str, list[StoredSleep]] = {}

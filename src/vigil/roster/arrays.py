@@ -1,4 +1,4 @@
-"""Valid duties as flat arrays grouped by schedule (issue 14's struct-of-arrays roster).
+"""Valid duties as flat arrays grouped by schedule (struct-of-arrays roster).
 
 :class:`DutyColumns` holds every duty of the schedules without errors, one array
 element per duty: schedule ``i`` owns elements ``offsets[i]:offsets[i + 1]``, in

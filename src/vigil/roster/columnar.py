@@ -1,4 +1,4 @@
-"""RosterData CSV → :class:`~vigil.roster.arrays.DutyColumns` with Polars (issue 14).
+"""RosterData CSV → :class:`~vigil.roster.arrays.DutyColumns` with Polars.
 
 The same rules as the row reader (:mod:`vigil.roster.parse`, contract §3.1), read a
 column at a time:

@@ -134,7 +134,7 @@ class ParsedRoster:
     rows : int
         Data rows read from RosterData (blank lines and the header not counted).
     columns : DutyColumns or None
-        The duties of :attr:`schedules` as arrays (issue 14); ``None`` from the row
+        The duties of :attr:`schedules` as arrays; ``None`` from the row
         reader (:func:`parse_request_rows`).
     schedules : tuple of Schedule
         Schedules without any error, in order of first appearance in RosterData; each
@@ -447,7 +447,7 @@ class _Reader:
             time_ref, sectors, crew, sleep_count, sleep_order, sleep_class, split, duty_type,
             prep, commute, pattern,
         ) = ints  # fmt: skip
-        if self.blank:  # operator defaults for blank cells (issue 18)
+        if self.blank:  # operator defaults for blank cells
             prep = self.blank.get(_PREP, prep) if not cells[_PREP] else prep
             commute = self.blank.get(_COMMUTE, commute) if not cells[_COMMUTE] else commute
         workload_text = cells[_WORKLOAD]
@@ -690,10 +690,10 @@ def parse_request(
         ActivityData CSV, may be empty.
     airports : mapping of str to Airport, optional
         The operator's airports table (upper-case code → airport), consulted before the
-        public tables (issue 18, :func:`vigil.tz.operator_airports`).
+        public tables (:func:`vigil.tz.operator_airports`).
     blank_defaults : mapping of str to int, optional
         Value of a blank cell per optional whole-number column (``{"CrewPrepTime":
-        90}``), replacing the contract §3.1 default (issue 18, operator settings).
+        90}``), replacing the contract §3.1 default (operator settings).
 
     Returns
     -------

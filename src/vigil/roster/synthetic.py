@@ -332,7 +332,7 @@ def generate_roster(
 
 # ------------------------------------------------------------------ a whole airline's month
 #
-# Issue 14's workload: half short-haul pilots flying 1-4 sectors a day from European
+# The workload: half short-haul pilots flying 1-4 sectors a day from European
 # bases, 30 % long-haul pilots on augmented crews (3 or 4 pilots) with their in-flight
 # rests given, 20 % cabin crew on long-haul patterns; every one of the 34 columns used.
 
@@ -610,7 +610,7 @@ def generate_airline_duties(
     first_day: date = date(2026, 3, 1),
     legal: bool = True,
 ) -> list[SyntheticDuty]:
-    """An airline's month as ground-truth duties (issue 14's realistic mix).
+    """An airline's month as ground-truth duties (realistic mix).
 
     Half the crew are short-haul pilots on European bases (1-4 sectors a day), 30 %
     long-haul pilots on augmented crews of 3 or 4 with rests given, 20 % long-haul cabin

@@ -1,4 +1,4 @@
-"""Each duty's derived data, computed once for every crew member (issue 14).
+"""Each duty's derived data, computed once for every crew member.
 
 :class:`CrewPlan` holds, as flat arrays grouped by crew member (``offsets``), what the
 sleep predictor (:mod:`vigil.scoring.predict`), the layout (:mod:`vigil.scoring.layout`)

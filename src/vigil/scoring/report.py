@@ -186,7 +186,7 @@ def envelope(
 ) -> dict[str, object]:
     """The contract §4 envelope around built ``scheduleScores`` entries.
 
-    ``settings_version`` (issue 18) is the operator settings version the scores were
+    ``settings_version`` is the operator settings version the scores were
     computed with (0: the built-in defaults), written as ``settingsVersion`` beside
     ``modelVersion``; ``None`` leaves the field out.
     """
@@ -248,7 +248,7 @@ class ScoreReport:
     errors: tuple[str, ...]
     risk: bool = False
     include_sleep: bool = False
-    settings_version: int | None = 0  #: operator settings version (issue 18)
+    settings_version: int | None = 0  #: operator settings version
     explain: bool = False  #: add each duty's risk components and reasons (opt-in)
     percentiles: bool = False  #: add Ingre 2014's population percentiles (opt-in)
 

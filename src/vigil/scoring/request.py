@@ -38,7 +38,7 @@ class ScoreRequest:
     preset: str = "ingre2014_5c"
     #: extra scales to compute alongside ``scale`` (the upload path stores all six)
     extra_scales: tuple[str, ...] = ()
-    #: operator settings (issue 18): parameters replacing ``preset``, the operator's
+    #: operator settings: parameters replacing ``preset``, the operator's
     #: airports table, blank-cell defaults, and the settings version the response names
     #: (0: the built-in defaults, which is what a request without the others uses)
     parameters: model.Parameters | None = None

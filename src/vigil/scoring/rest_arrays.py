@@ -1,4 +1,4 @@
-"""In-flight rest windows of every duty at once, from the columnar roster (issue 14).
+"""In-flight rest windows of every duty at once, from the columnar roster.
 
 The rules are those of :func:`vigil.scoring.rest.rest_windows` (reference §5.1), applied
 to whole columns: given FirstRest/SecondRest periods clipped to the duty, or slots derived

@@ -86,7 +86,7 @@ WARM_CREW = 80
 def warm_kernels() -> float:
     """Run every compiled path a request can take, so that Numba loads each kernel (and
     each argument signature) from its cache, or compiles it into ``NUMBA_CACHE_DIR``, and
-    Polars its query engine, before ``/readyz`` says ready (issue 15: the first call after
+    Polars its query engine, before ``/readyz`` says ready (the first call after
     ready answers in well under a second). Returns the seconds taken.
 
     Paths: a generated month of :data:`WARM_CREW` crew of every kind (columnar reader,

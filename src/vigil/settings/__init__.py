@@ -1,4 +1,4 @@
-"""vigil.settings: per-operator settings as a pure, validated, versioned record (issue 18).
+"""vigil.settings: per-operator settings as a pure, validated, versioned record.
 
 Persistence and history live in :mod:`vigil.store.operator_settings`; this package only
 knows what a setting is, how it is checked and what scoring takes from it

@@ -1,4 +1,4 @@
-"""An operator's settings as one immutable, validated record (issue 18).
+"""An operator's settings as one immutable, validated record.
 
 SAFE-style per-operator settings: the defaults a blank CrewPrepTime or DutyCommuteTime
 takes, the default preset and scale, warning levels per scale and the KP threshold, an

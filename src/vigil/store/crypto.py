@@ -7,7 +7,7 @@ HMAC-SHA256, authenticated) from ``cryptography``. The key comes from configurat
 commas decrypt with any and encrypt with the first, for key rotation) or from a key file
 created on first start with mode 0600 (``VIGIL_SECRET_KEY_FILE``, default
 ``{data_dir}/secret.key``). A key file that its group or other users can read is refused
-with a message naming the fix (issue 13).
+with a message naming the fix.
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def load_or_create_key_file(path: Path) -> bytes:
 
 
 class KeyFilePermissionError(SecretBoxError):
-    """The key file can be read by other users (issue 13): refuse to start."""
+    """The key file can be read by other users: refuse to start."""
 
 
 def check_private_file(path: Path) -> None:

@@ -7,7 +7,7 @@ psycopg 3). SQLite connections get ``journal_mode=WAL`` (file databases),
 ``foreign_keys=ON`` and a 5 s ``busy_timeout``. A SQLite file holds rosters, password
 hashes and encrypted secrets, so it is created with mode 0600 before SQLite opens it
 (SQLite gives its ``-wal`` and ``-shm`` files the database file's mode), and an existing
-file readable by others is narrowed to 0600 with a warning (issue 13).
+file readable by others is narrowed to 0600 with a warning.
 
 The schema is owned by Alembic. The migration scripts ship inside the package
 (``vigil/store/migrations``) so an installed service can run them; :func:`upgrade` does
@@ -125,7 +125,7 @@ def make_engine(url: str | URL, **kwargs: Any) -> Engine:
     """
     parsed = normalise_url(url)
     # SQL parameters hold roster text and encrypted secrets: keep them out of exception
-    # messages, which end in logs (issue 9, secrets absent from logs)
+    # messages, which end in logs (secrets absent from logs)
     kwargs.setdefault("hide_parameters", True)
     if parsed.get_backend_name() == "sqlite":
         if parsed.database in (None, "", ":memory:"):

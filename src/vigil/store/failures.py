@@ -1,4 +1,4 @@
-"""Failed-credential counters shared by every server process (issue 13).
+"""Failed-credential counters shared by every server process.
 
 Two :class:`vigil.auth.ratelimit.FailureStore` implementations:
 

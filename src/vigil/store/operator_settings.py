@@ -1,4 +1,4 @@
-"""Operator settings, their history, settings admins, crew observation sets (issue 18).
+"""Operator settings, their history, settings admins, crew observation sets.
 
 Keyword-only functions taking a ``Session`` (STYLE §3.12); the caller owns the
 transaction. Settings are never edited in place: every change adds a version (1, 2, …
@@ -234,7 +234,7 @@ def settings_for_upload(*, session: Session, upload_id: int) -> SettingsVersion:
 
 
 def roster_settings_version(*, session: Session, upload_id: int) -> int:
-    """The settings version of an upload (0 for rosters stored before issue 18)."""
+    """The settings version of an upload (0 for rosters stored before operator settings existed)."""
     row = session.get(RosterSettings, upload_id)
     return 0 if row is None else row.settings_version
 

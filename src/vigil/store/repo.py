@@ -197,7 +197,7 @@ def rotate_client_secret(
     secret = secret if secret is not None else new_client_secret()
     client.secret_encrypted = box.encrypt(secret)
     client.rotated_at = utcnow()
-    client.version += 1  # tokens issued under the old secret stop verifying (issue 13)
+    client.version += 1  # tokens issued under the old secret stop verifying
     session.flush()
     return secret
 
@@ -358,7 +358,7 @@ def reset_console_password(*, session: Session, username: str, password: str) ->
     return user
 
 
-# --- console sessions (server side, issue 13) ---------------------------------------------
+# --- console sessions (server side) ---------------------------------------------
 
 
 def _session_id(secret: str) -> str:

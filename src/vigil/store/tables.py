@@ -2,8 +2,8 @@
 
 Singular snake_case table names; datetime columns end in ``_at`` and hold aware UTC.
 
-Identity tables (issue 5): ``operator`` (a tenant: an airline), ``api_client``,
-``signing_key``, ``console_user``; issue 13 added ``console_session`` (server-side
+Identity tables: ``operator`` (a tenant: an airline), ``api_client``,
+``signing_key``, ``console_user``; later ``console_session`` (server-side
 console sign-ins), ``auth_failure`` (failed-credential counters shared by every server
 process) and ``api_client.version`` (revocation). Upload/job tables (``roster_upload``, ``job``) are
 added below by the upload engineer, each with its own Alembic revision in
@@ -74,7 +74,7 @@ class ApiClient(Base):
     (``"fatigue risk upload"``), not wire names, so the deployment prefix can change.
     ``version`` goes up on every secret rotation and every disable; tokens carry the
     version they were issued under (claim ``cver``) and stop verifying when it changes
-    (issue 13 revocation, docs/identity.md).
+    (revocation, docs/identity.md).
     """
 
     __tablename__ = "api_client"
@@ -125,7 +125,7 @@ class ConsoleUser(Base):
     )
     disabled: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    #: console display choices remembered per user (issue 16: time axis, airport codes)
+    #: console display choices remembered per user (time axis, airport codes)
     preferences_json: Mapped[str] = mapped_column(Text, default="{}", server_default="{}")
 
     operator: Mapped[Operator] = relationship(lazy="joined")
@@ -135,7 +135,7 @@ class ConsoleUser(Base):
 
 
 class ConsoleSession(Base):
-    """A signed-in console session (issue 13): the cookie carries a random secret, the
+    """A signed-in console session: the cookie carries a random secret, the
     table its SHA-256 (``id``). Sign-out, disabling or deleting the user and a password
     reset delete the rows, so a copied cookie stops working at once."""
 
@@ -150,7 +150,7 @@ class ConsoleSession(Base):
 
 
 class AuthFailure(Base):
-    """One failed credential check, counted against a throttle key (issue 13).
+    """One failed credential check, counted against a throttle key.
 
     ``key`` is the SHA-256 of the throttle key (source address, client ID, username), so
     nothing a caller typed, which may be a secret pasted in the wrong field, is stored.
@@ -169,7 +169,7 @@ class AuthFailure(Base):
 
 
 class RosterUpload(Base):
-    """An uploaded roster and its processing job (contract §5; issue 7).
+    """An uploaded roster and its processing job (contract §5).
 
     One row is both the request's options and the job's state: ``status`` (a
     :class:`vigil.worker.jobs.JobStatus` value), ``attempts`` (claims so far), the lease
@@ -180,7 +180,7 @@ class RosterUpload(Base):
     The request's texts live in :class:`RosterInput` (``input``), written once: SQLite
     rewrites a whole row on every ``UPDATE``, so with a month's 16 MB of roster text in
     this row each progress write, lease renewal and claim copied it (~35 ms of CPU each),
-    and every status read loaded it (issue 14's scale-out). ``roster_text``,
+    and every status read loaded it (scale-out). ``roster_text``,
     ``activity_text`` and ``sleep_json`` read through ``input``.
     """
 
@@ -201,7 +201,7 @@ class RosterUpload(Base):
     lease_owner: Mapped[str | None] = mapped_column(String(200), nullable=True)
     lease_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
     error_summary: Mapped[str | None] = mapped_column(Text, nullable=True)
-    #: schedules scored so far and in all (issue 15: GetResults status progress)
+    #: schedules scored so far and in all (GetResults status progress)
     progress_done: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     progress_total: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
@@ -228,7 +228,7 @@ class RosterUpload(Base):
 
 
 class RosterInput(Base):
-    """What an upload asked to score: its texts, apart from the job's state (issue 14).
+    """What an upload asked to score: its texts, apart from the job's state.
 
     Written once with the upload and deleted with it (``ON DELETE CASCADE``); read when a
     worker claims the roster and by the console's what-if, feedback and calibration.
@@ -260,13 +260,13 @@ class RosterResult(Base):
     scores: Mapped[bytes] = mapped_column(LargeBinary)
     model_version: Mapped[str] = mapped_column(String(100))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    #: the sleep the scores rest on, given or predicted (issue 15: ``dataKey=sleep``)
+    #: the sleep the scores rest on, given or predicted (``dataKey=sleep``)
     sleep: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
-    #: the roster's dashboard figures, computed once when it finishes (issue 16)
+    #: the roster's dashboard figures, computed once when it finishes
     summary_json: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
-# --- operator settings and crew observations (issue 18, migration 0005) -----------------
+# --- operator settings and crew observations (migration 0005) -----------------
 
 
 class OperatorSettingsVersion(Base):
@@ -291,7 +291,7 @@ class OperatorSettingsVersion(Base):
 
 
 class SettingsAdmin(Base):
-    """A console user allowed to change the operator's settings (issue 18: admins only)."""
+    """A console user allowed to change the operator's settings (admins only)."""
 
     __tablename__ = "settings_admin"
 

@@ -1,4 +1,4 @@
-"""Repository functions for uploaded rosters and their results (contract §5; issue 7).
+"""Repository functions for uploaded rosters and their results (contract §5).
 
 Keyword-only, each taking a ``Session`` (STYLE §3.12); the caller owns the transaction
 (functions ``flush`` but never ``commit``). Every read and delete is scoped by

@@ -1,4 +1,4 @@
-"""vigil.validation: the published comparisons the model claims, recomputed (issue 12).
+"""vigil.validation: the published comparisons the model claims, recomputed.
 
 ``vigil report validation`` writes ``docs/validation.md`` from these modules:
 :mod:`~vigil.validation.rosters` (scenario rosters built in code),

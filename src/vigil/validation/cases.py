@@ -385,7 +385,7 @@ def _case(
                 decimals, fmt, kind, fits)  # fmt: skip
 
 
-_ROACH_WHY = "issue 12's band (±0.6 h), about one sleep cycle"
+_ROACH_WHY = "the band (±0.6 h), about one sleep cycle"
 _ARS_WHY = "the same ±0.6 h band as Roach 2012 (the study's 95 % CI of the mean is ±0.2-0.3 h)"
 _GANDER_WHY = "±30 min: less than the 38-min LR/ULR difference, so the row tells LR from ULR"
 
@@ -425,7 +425,7 @@ _CASES: tuple[Case, ...] = (
         "≈ 15 min/h",
         (10.0, 20.0),
         "10-20 min/h",
-        "issue 12's band around the published ≈ 15 min/h",
+        "the band around the published ≈ 15 min/h",
         roach_slope,
         "min/h",
         1,
@@ -478,7 +478,7 @@ _CASES: tuple[Case, ...] = (
         "> 1 sleep on 41-50 % of daytime breaks",
         (2.0, math.inf),
         "≥ 2",
-        "issue 12: a nap or split sleep must occur in long daytime breaks",
+        "a nap or split sleep must occur in long daytime breaks",
         lambda runs: break_sleep_count(runs, "DAYBREAK"),
         "",
         0,

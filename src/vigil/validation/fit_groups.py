@@ -214,7 +214,7 @@ NOT_FITTED: dict[str, str] = {
     "ACTIGRAPHY_EFFICIENCY": "kept at the published 0.88 (Signal et al. 2013, flight crew's "
     "hotel polysomnography); fitting it to the Roach rows that moved it would use them twice",
     "DEPARTURE_HOUR": "a scenario choice, not a model parameter: fitting the departure to "
-    "Gander's figures would tune the test, not the model (issue 27: averaged over 10:00-22:00 "
+    "Gander's figures would tune the test, not the model (averaged over 10:00-22:00 "
     "departures long-range in-flight sleep is 2.38 h)",
     "sleep_in_from_body": "only the window's end is fitted (sleep_in_to_body): the LATE "
     "block's sleeps start near 02:00 body time, inside any start from 21:00, so its start "

@@ -157,7 +157,7 @@ SCENARIO_NOTES: tuple[str, ...] = (
     "  four early-starting or four late-finishing duties; we use blocks of four 05:30-13:30",
     "  and four 15:30-00:30 duties and average the main sleep before duties 2-4. Note that",
     "  the 8.47 h is sleep *before* late-finishing duties, i.e. after the previous late",
-    "  finish within the block; issue 12 reads it as 'after late finishes'.",
+    "  finish within the block; the issue read it as 'after late finishes'.",
     "- Roach 2016: two 8-h duties with a 16-h break, 07:00-23:00 (daytime) or",
     "  17:00-09:00 (holding the night).",
     "- Gander 2013: one flight per length, 4 pilots, 2 rests each, bunk, departure 21:00",

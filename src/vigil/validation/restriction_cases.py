@@ -8,7 +8,7 @@ are kept apart from the scenario rosters of :mod:`.cases` (which appends them to
 ``CASES``) because they need no roster: the laboratory fixed the sleep.
 
 Bands come from each study's own spread (standard errors, between-subject SD, p-values);
-each row says how. Kinds (issue 27): ``axelsson2008-kss-slope`` is the *fitted* row, the
+each row says how. Kinds: ``axelsson2008-kss-slope`` is the *fitted* row, the
 evidence that decided whether the slow (allostatic) process of the Unified Model enters
 the default preset (``slow_weight``, docs/model.md); ``belenky2003-3h-recovery-unified``
 is *fitted* too, because the UMP's parameters were fitted to that study; every other row

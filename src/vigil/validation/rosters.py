@@ -2,7 +2,7 @@
 
 Every scenario is a realistic roster a user could send: all 34 columns, times in UTC
 (TimeReference 0), dates ``dd/mm/yyyy``. Home bases are on zones without daylight saving
-(ACC = UTC+0, HKG = UTC+8, DOH = UTC+3) so that local clock hours are fixed, as in issue 12.
+(ACC = UTC+0, HKG = UTC+8, DOH = UTC+3) so that local clock hours are fixed.
 The scenarios start on a Monday in January 2026 (no DST anywhere on the routes used).
 """
 

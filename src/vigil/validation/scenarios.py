@@ -68,7 +68,7 @@ def flight_schedule(hours: float, order: int = 1) -> str:
 
 
 def _night_run() -> r.Scenario:
-    """Four identical 22:00-06:00 nights (ACC), given 7-h day sleeps (issue 12)."""
+    """Four identical 22:00-06:00 nights (ACC), given 7-h day sleeps."""
     ref = "NIGHTS"
     rows = tuple(
         r.duty(ref, r.at(3 + k, 22.0), r.at(4 + k, 6.0), "ACC", "ACC", "ACC") for k in range(4)
@@ -141,7 +141,7 @@ def scenarios() -> list[r.Scenario]:
     out += [
         # Holmes et al. 2012: Doha-Houston ULR, 49.5-h layover (HBT = UTC+3)
         r.Scenario("DOHIAH", r.layover_rows("DOHIAH", "DOH", "IAH", r.at(3, 5.0), 16.5, 49.5)),
-        # issue 12: 8-h eastward layover of three local nights (ACC -> HKG)
+        # 8-h eastward layover of three local nights (ACC -> HKG)
         r.Scenario("ACCHKG", r.layover_rows("ACCHKG", "ACC", "HKG", r.at(3, 8.0), 13.0, 72.0)),
         r.Scenario("EARLYWEEK", r.block_rows("EARLYWEEK", 5.0, 8.0, days=5, sectors=4)),
         _night_run(),

@@ -1,4 +1,4 @@
-"""Response compression (issue 15) that keeps one Zstandard context per thread (issue 14).
+"""Response compression that keeps one Zstandard context per thread.
 
 :class:`CompressMiddleware` is ``starlette_compress``'s middleware, with the same choice
 of encoding (zstd, then br, then gzip, as ``Accept-Encoding`` allows) and the same bytes

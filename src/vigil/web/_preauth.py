@@ -1,4 +1,4 @@
-"""Authenticate ``/api/*`` calls from their headers before any body byte is read (issue 13).
+"""Authenticate ``/api/*`` calls from their headers before any body byte is read.
 
 A FastAPI route reads and parses its JSON body before its dependencies run, so without
 this middleware an anonymous client could make the server receive, hold and parse a

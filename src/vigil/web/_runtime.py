@@ -63,8 +63,8 @@ class KeyRing:
     Reloading lets ``vigil keys rotate`` (another process) take effect without a restart.
     A reload that finds the same keys (same ``kid`` and retirement) keeps the key set it
     had, with its parsed keys and its JWKS document; a changed key set carries the
-    parsed keys it shares with the old one over, so each PEM is parsed once per process
-    (issue 13). :meth:`jwks_body` is the serialised document the JWKS route sends.
+    parsed keys it shares with the old one over, so each PEM is parsed once per process.
+    :meth:`jwks_body` is the serialised document the JWKS route sends.
     """
 
     def __init__(
@@ -90,7 +90,7 @@ class KeyRing:
                     if self._key_set is None:
                         raise
                     # database away for a while: keep verifying with the keys already
-                    # loaded, so scoring does not depend on the database (issue 9)
+                    # loaded, so scoring does not depend on the database
                     logger.warning("reloading signing keys failed, using loaded ones: %s", exc)
                 else:
                     if self._key_set is None or fresh.state != self._key_set.state:
@@ -153,7 +153,7 @@ class Runtime:
     closers: list[Callable[[], None]] = field(default_factory=list)
     #: documents built once per runtime (discovery), by name
     cache: dict[str, Any] = field(default_factory=dict)
-    #: set once the scoring kernels are loaded (warm start, issue 15); ``/readyz`` is 503
+    #: set once the scoring kernels are loaded (warm start); ``/readyz`` is 503
     #: until then. Set at once on surfaces that do not score.
     warm: threading.Event = field(default_factory=threading.Event)
     #: no database, or a local SQLite file: reading it never waits on the network, so a
@@ -322,7 +322,7 @@ def start_runtime(settings: Settings, *, identity: bool, needs_db: bool | None =
         )
         revocations = revocations_from_db(sessions, keyring)
         checker = RevocationChecker(revocations, ttl=settings.revocation_ttl)
-        checker.current()  # loaded now: scoring goes on if the database goes away (issue 9)
+        checker.current()  # loaded now: scoring goes on if the database goes away
         verifier = TokenVerifier(
             lambda: keyring.key_set(force=True).jwks(),
             issuer=issuer,
@@ -392,7 +392,7 @@ def compile_cold_kernels() -> None:
 
     Numba's compiler keeps about 230 MiB in the process that compiles (555 MiB after a
     cold warm start against 326 MiB when loading the same kernels from the cache, measured
-    for issue 15's memory figure); compiling in a short-lived child leaves the server to
+    for the memory figure); compiling in a short-lived child leaves the server to
     load the kernels from the cache, at its smaller size, for its whole life. A failed
     child is logged, and the server then compiles them itself.
     """

@@ -1,4 +1,4 @@
-"""The caller's network address, for failure throttling (issue 13).
+"""The caller's network address, for failure throttling.
 
 :class:`SourceAddressMiddleware` puts the peer address of every HTTP request in
 :data:`SOURCE_ADDRESS`, so code that has no ``Request`` (Basic authentication inside

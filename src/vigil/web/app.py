@@ -103,7 +103,7 @@ def make_surface_app(
         redoc_url=None,
         swagger_ui_oauth2_redirect_url=None,
         # operation IDs are the route names (get_results, upload_roster, ...): what client
-        # generators name their functions after (issue 15)
+        # generators name their functions after
         generate_unique_id_function=lambda route: route.name,
     )
     scores = any(
@@ -112,7 +112,7 @@ def make_surface_app(
         for route in router.routes
     )
     install_handlers(app)
-    # innermost: 401/403 from the headers before a protected body is read (issue 13)
+    # innermost: 401/403 from the headers before a protected body is read
     routes = [route for router in routers for route in router.routes]
     app.add_middleware(
         PreAuthMiddleware,
@@ -129,15 +129,15 @@ def make_surface_app(
         max_bytes=settings.max_body_bytes,
         path_limits={
             "/api/UploadRoster": settings.max_upload_bytes,
-            # the console's upload form takes what UploadRoster takes (issue 16), plus its
+            # the console's upload form takes what UploadRoster takes, plus its
             # multipart framing and small fields
             "/console/rosters": settings.max_upload_bytes + 1024 * 1024,
         },
     )
     app.add_middleware(SourceAddressMiddleware)  # throttling keys failures by source
-    # zstd, then br, then gzip, as the request's Accept-Encoding allows (issue 15); streamed
+    # zstd, then br, then gzip, as the request's Accept-Encoding allows; streamed
     # bodies (GetResults scores) are compressed chunk by chunk, never buffered whole; one
-    # Zstandard context per thread instead of one per response (issue 14)
+    # Zstandard context per thread instead of one per response
     app.add_middleware(
         CompressMiddleware,
         minimum_size=settings.compress_min_bytes,

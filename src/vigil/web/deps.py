@@ -95,7 +95,7 @@ class Principal:
 #: the security schemes listed on every operation that declares :func:`RequireScope`, in
 #: this order (contract §2). Documentation only: :func:`RequireScope` reads the
 #: ``Authorization`` header itself, so they are not dependencies (each would cost FastAPI a
-#: dependency resolution on every call, issue 14); :func:`vigil.web.openapi_doc.add_security`
+#: dependency resolution on every call); :func:`vigil.web.openapi_doc.add_security`
 #: writes them into the document as FastAPI would have.
 SECURITY_SCHEMES: tuple[SecurityBase, ...] = (
     HTTPBearer(auto_error=False, description="Access token from /connect/token"),

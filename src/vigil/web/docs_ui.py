@@ -2,7 +2,7 @@
 
 FastAPI's default ``/docs`` loads Swagger UI from a public CDN at a floating version,
 with no Subresource Integrity, and starts it with an inline script; operators paste
-client secrets into that page, and it fails on a network without internet (issue 13).
+client secrets into that page, and it fails on a network without internet.
 Here the assets come from the ``swagger-ui-py`` wheel, pinned exactly in
 ``pyproject.toml`` (it ships the Swagger UI 5 ``dist`` files and their Apache-2.0
 licence, served at ``/docs/static/LICENSE``); the start-up script is our own file

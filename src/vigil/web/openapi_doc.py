@@ -1,6 +1,6 @@
 """The published OpenAPI document, finished so that client generators get real types.
 
-FastAPI's document is completed here (issue 15):
+FastAPI's document is completed here:
 
 - every error answer is documented as it is sent: 400, 401, 404, 409, 413, 429 and 503
   as ``application/problem+json`` (:class:`~vigil.web.schemas.ProblemOut`), 403 with an

@@ -5,7 +5,7 @@ Rules (contract §1–§3): every 4xx is problem+json except the token endpoint'
 ``insufficient_scope``; request validation problems answer 400 with an ``errors`` list;
 a 500 never carries a stack trace or exception text.
 
-Database faults (issue 9, docs/hardening.md): an unreachable, locked or restarting
+Database faults (docs/hardening.md): an unreachable, locked or restarting
 database answers 503 with ``Retry-After`` (the pool reconnects by itself once it is
 back); a full disk answers 507 with ``Retry-After`` (the transaction was rolled back, so
 nothing was half-stored); a value the database cannot hold (PostgreSQL text with NUL)
@@ -77,7 +77,7 @@ def problem(
 
 
 class UnknownQueryParameterError(Exception):
-    """A query parameter the operation does not take (issue 15: 400 naming it)."""
+    """A query parameter the operation does not take (400 naming it)."""
 
     def __init__(self, names: list[str], known: tuple[str, ...]) -> None:
         super().__init__(", ".join(names))

@@ -41,7 +41,7 @@ def _wire_names(
     model: type[BaseModel],
 ) -> tuple[dict[str, str], tuple[tuple[str, Callable[[str], str]], ...]]:
     """A wire model's property names by their lower case, and the value folds it takes;
-    once per class (issue 14: read per record, they were most of a SleepData record's
+    once per class (read per record, they were most of a SleepData record's
     validation time)."""
     fields = model.model_fields
     canonical = {name.lower(): name for name in fields}
@@ -86,7 +86,7 @@ class SleepRecordIn(_Wire):
 
     def record(self) -> dict[str, str]:
         """The record as the service reads SleepData: ``model_dump()``'s dict, built
-        directly (a quarter of its CPU, issue 14; a test pins the two equal)."""
+        directly (a quarter of its CPU; a test pins the two equal)."""
         return {
             "ScheduleName": self.ScheduleName,
             "SleepStart": self.SleepStart,
@@ -169,7 +169,7 @@ class ScoresOut(BaseModel):
     errors: list[str] = Field(description="Data errors, 'row|schedule|message' (seed §7.1).")
 
 
-# --- answers of the other operations (issue 15: exact schemas a client generator can use) ---
+# --- answers of the other operations (exact schemas a client generator can use) ---
 
 RosterStatus = Literal[
     JobStatus.QUEUED,

@@ -1,4 +1,4 @@
-"""Connection limits for ``vigil serve`` (issue 13, docs/deployment.md, docs/hardening.md).
+"""Connection limits for ``vigil serve`` (docs/deployment.md, docs/hardening.md).
 
 uvicorn enforces a keep-alive timeout and a concurrency limit (``timeout_keep_alive``,
 ``limit_concurrency``, passed by :func:`uvicorn_options`), but with httptools it has no

@@ -45,7 +45,7 @@ class Settings(BaseSettings):
     secret_key: SecretStr | None = None
     #: key file used when ``secret_key`` is unset; default ``{data_dir}/secret.key``
     secret_key_file: Path | None = None
-    #: directory for local state: SQLite database, key file, Numba cache (issue 15); default
+    #: directory for local state: SQLite database, key file, Numba cache; default
     #: the platform's user data directory (``~/.local/share/vigil`` on Linux)
     data_dir: Path = Field(default_factory=default_data_dir)
     #: largest request body [bytes] (contract §3: 10 MiB)
@@ -53,7 +53,7 @@ class Settings(BaseSettings):
     #: largest UploadRoster body [bytes] (ours: bulk rosters, e.g. 10,000 crew x 28 days
     #: is 16 MiB of JSON; contract §3's 10 MiB is for synchronous calls)
     max_upload_bytes: int = Field(default=128 * 1024 * 1024, ge=1024)
-    #: connection limits of ``vigil serve`` (issue 13, docs/deployment.md): largest request
+    #: connection limits of ``vigil serve`` (docs/deployment.md): largest request
     #: head [bytes] (431 beyond), time for a whole request head [s] (408 beyond), body
     #: progress window [s] and least body rate over it [bytes/s] (408 and close below),
     #: idle keep-alive [s], most concurrent connections/requests per process (503 beyond),
@@ -93,22 +93,22 @@ class Settings(BaseSettings):
     #: delay added per recent failure before answering a failed token request [s] (ours)
     auth_failure_delay: float = Field(default=0.1, ge=0)
     #: failed client authentications from one source address (any client ID) inside
-    #: ``auth_failure_window`` before that address is refused (issue 13)
+    #: ``auth_failure_window`` before that address is refused
     auth_source_max_failures: int = Field(default=100, ge=1)
     #: failed console sign-ins per source address and username, and per source address,
-    #: inside ``console_failure_window`` before that address is refused (issue 13)
+    #: inside ``console_failure_window`` before that address is refused
     console_max_failures: int = Field(default=10, ge=1)
     console_source_max_failures: int = Field(default=20, ge=1)
     console_failure_window: float = Field(default=300.0, gt=0)
     #: password checks (argon2id, ~64 MiB and ~0.25 s each) running at once per process;
-    #: ``None``: one per CPU core (issue 13)
+    #: ``None``: one per CPU core
     argon2_concurrency: int | None = Field(default=None, ge=1)
-    #: sign-ins allowed to wait for a password-check slot; more answer 503 (issue 13)
+    #: sign-ins allowed to wait for a password-check slot; more answer 503
     argon2_queue: int = Field(default=4, ge=0)
     #: longest wait for a password-check slot before 503 [s]
     argon2_wait: float = Field(default=2.0, gt=0)
     #: how long a verifier uses one revocation list [s]; revocation reaches every
-    #: surface within this plus 5 s (issue 13, docs/identity.md)
+    #: surface within this plus 5 s (docs/identity.md)
     revocation_ttl: float = Field(default=15.0, gt=0, le=55)
     #: shared secret that opens ``/connect/revocations``: standalone scoring and upload
     #: surfaces send it as a bearer token; unset on the identity server: the list is not
@@ -120,15 +120,15 @@ class Settings(BaseSettings):
     redis_url: str | None = None
     #: run Alembic migrations at start
     migrate_on_start: bool = True
-    #: load the scoring kernels at start, before ``/readyz`` answers 200 (issue 15)
+    #: load the scoring kernels at start, before ``/readyz`` answers 200
     warm_start: bool = True
-    #: upload path (issue 7, docs/upload.md): Dask scheduler address (``tcp://host:8786``);
+    #: upload path (docs/upload.md): Dask scheduler address (``tcp://host:8786``);
     #: unset means every roster is scored on this machine
     dask_scheduler: str | None = None
-    #: most rosters one operator may have queued or processing; more → 429 (issue 13); 0: no
+    #: most rosters one operator may have queued or processing; more → 429; 0: no
     #: limit. With fair claims (docs/upload.md) this bounds the queue one tenant can build
     max_queued_per_operator: int = Field(default=500, ge=0)
-    #: mutual TLS to the Dask scheduler (issue 13, docs/deployment.md): CA, client certificate
+    #: mutual TLS to the Dask scheduler (docs/deployment.md): CA, client certificate
     #: and key (PEM files; all three, with a ``tls://`` scheduler address); unset: Dask's config
     dask_tls_ca: Path | None = None
     dask_tls_cert: Path | None = None

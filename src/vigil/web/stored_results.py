@@ -1,5 +1,5 @@
 """GetResults' scores and sleep of an uploaded roster: which schedules, and the streamed
-answers (issue 15). Used by :mod:`vigil.web.routes.upload`.
+answers. Used by :mod:`vigil.web.routes.upload`.
 
 ``schedule`` (repeatable) names schedules, answered in roster order; ``offset`` and
 ``limit`` then page over them; ``X-Total-Count`` is the count before paging.

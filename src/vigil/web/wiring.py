@@ -75,7 +75,7 @@ def client_lookup(sessions: sessionmaker[Session], box: SecretBox) -> ClientLook
     """A ``ClientLookup`` reading ``api_client`` and decrypting the secret.
 
     An unknown ID runs the same query and decrypts a dummy secret of a real secret's
-    length, so rejecting it takes as long as rejecting a known ID (issue 13).
+    length, so rejecting it takes as long as rejecting a known ID.
     """
     dummy = box.encrypt(secrets.token_urlsafe(32))
 

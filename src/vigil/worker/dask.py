@@ -1,4 +1,4 @@
-"""Scale-out on a Dask distributed cluster (issue 7; docs/upload.md).
+"""Scale-out on a Dask distributed cluster (docs/upload.md).
 
 With ``VIGIL_DASK_SCHEDULER`` set, a roster of more than ``VIGIL_DASK_CHUNK_SIZE``
 schedules is split by schedule into parts (:mod:`vigil.worker.split`); each part is
@@ -13,7 +13,7 @@ The cluster's workers need this package installed (same version: the result carr
 ``modelVersion``). A task carries its part of the roster text (or, for rosters with
 SleepData or ActivityData, pickled parsed schedules).
 
-Security (issue 13, docs/deployment.md): Dask exchanges pickles, so whoever can talk to
+Security (docs/deployment.md): Dask exchanges pickles, so whoever can talk to
 the scheduler can run code on the cluster. :func:`tls_security` builds a
 ``distributed.security.Security`` with mutual TLS (``VIGIL_DASK_TLS_CA``,
 ``VIGIL_DASK_TLS_CERT``, ``VIGIL_DASK_TLS_KEY``; ``require_encryption``), so only holders
@@ -127,7 +127,7 @@ class DaskScorer:
 
         A fresh worker otherwise imports the scoring stack and loads its kernels in its
         first task, which makes the first roster wait as long on N workers as on one
-        (issue 14's scale-out). Workers that join the cluster later warm up in their first
+        (scale-out). Workers that join the cluster later warm up in their first
         task.
         """
         client = self.client()

@@ -70,7 +70,7 @@ def claim(
 ) -> ClaimedJob | None:
     """Claim the next queued roster, fairly across operators; ``None`` when none is queued.
 
-    Fairness (issue 13, docs/upload.md "Fairness"): the roster claimed is the oldest queued
+    Fairness (docs/upload.md "Fairness"): the roster claimed is the oldest queued
     one of the operator that (1) has the fewest rosters in ``processing`` and then (2) was
     served least recently (the latest ``updated_at`` of its rosters that left the queue;
     never served comes first). One operator's huge roster, or hundreds of its rosters,

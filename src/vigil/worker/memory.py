@@ -1,4 +1,4 @@
-"""Give freed heap back to the operating system after a big step (issue 15's footprint).
+"""Give freed heap back to the operating system after a big step (footprint).
 
 CPython and NumPy free their objects into the C allocator, which keeps the pages for
 reuse: after a roster (or a chunk task) the process's resident size stays at its peak,
@@ -17,7 +17,7 @@ its warm start and two 300-crew requests: 730 → 662 MiB.
 ``distributed.nanny.pre-spawn-environ``): glibc then returns every freed block above
 64 KiB at once and serves every allocation above 128 KiB with its own ``mmap``, so each
 NumPy array of a task is mapped, zero-filled page by page and unmapped again. Measured
-on the 10,000-crew month's 500-crew tasks (2-core AMD machine, issue 14): 1.14 s of CPU
+on the 10,000-crew month's 500-crew tasks (2-core AMD machine): 1.14 s of CPU
 per task with that setting, 0.76 s without, 0.80 s with the thresholds below (page
 faults 1.29 M → 0.18 M over 7 tasks; peak RSS 360 → 381 MiB). The task's freed memory
 still goes back to the OS when the task ends (:func:`release_memory`).

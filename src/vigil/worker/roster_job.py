@@ -1,4 +1,4 @@
-"""One roster through the chunk tasks: plan, run, join (issues 7, 14, 15).
+"""One roster through the chunk tasks: plan, run, join.
 
 :func:`score_roster` is what a worker does with a claimed roster, minus the database:
 :func:`plan_tasks` splits it (:mod:`vigil.worker.split`) into chunk tasks
@@ -49,7 +49,7 @@ class ScoredRoster:
 
 def request_for(job: jobs.ClaimedJob, settings: SettingsVersion | None = None) -> ScoreRequest:
     """The service request an upload stands for: risk on, all six scales (contract §5),
-    under the operator settings version recorded at upload (issue 18) when given."""
+    under the operator settings version recorded at upload when given."""
     scale = resolve_scale(job.preferred_scale)
     context = settings.context() if settings else DEFAULT_CONTEXT
     return context.request(
@@ -125,7 +125,7 @@ def score_roster(
 
     Mirrors :func:`vigil.scoring.service.score` (same parsing, same scoring function,
     same preset, same errors in the same order), but the worker itself only splits the
-    text and joins the bytes the tasks return (issue 14: the serial share). Rosters of
+    text and joins the bytes the tasks return (the serial share). Rosters of
     more than ``chunk_size`` schedules go to ``remote`` (Dask) when given.
     ``progress(done, total)`` is called in crew once the roster is split and after each
     chunk.

@@ -1,4 +1,4 @@
-"""The worker loop: claim → score → store (contract §5, §8; issue 7).
+"""The worker loop: claim → score → store (contract §5, §8).
 
 :class:`Worker` processes uploaded rosters one at a time: it returns lapsed rosters to
 the queue (:func:`vigil.worker.jobs.reap_lapsed`), claims the oldest queued one with a
@@ -192,7 +192,7 @@ class Worker:
         scored: ScoredRoster | str  # the result, or the fault's message
         with _Heartbeat(self.sessions, job, self.lease_seconds) as beat:
             try:
-                with self.sessions.begin() as session:  # settings recorded at upload (issue 18)
+                with self.sessions.begin() as session:  # settings recorded at upload
                     settings = settings_store.settings_for_upload(session=session, upload_id=job.id)
                 scored = score_roster(
                     request_for(job, settings),
@@ -215,7 +215,7 @@ class Worker:
 
     def _release_scorers(self) -> None:
         """End the idle scoring processes when no roster is queued: a server that waits
-        for the next upload does not hold them (issue 15's footprint), nor do they add to
+        for the next upload does not hold them (footprint), nor do they add to
         the memory of the summary built next. Rosters queued back to back keep them."""
         if not isinstance(self.local, ProcessScorer) or not self.local.running:
             return
@@ -254,9 +254,9 @@ class Worker:
     def _summarise(
         self, job: jobs.ClaimedJob, scored: ScoredRoster, status: jobs.JobStatus | None
     ) -> None:
-        """Issue 16: the dashboard's figures, once, after the results are visible (a
+        """the dashboard's figures, once, after the results are visible (a
         dashboard opened meanwhile builds them itself: ``fleet.stored.ensure``); on the
-        summariser's thread when there is one (issue 14: not serial between rosters)."""
+        summariser's thread when there is one (not serial between rosters)."""
 
         record = self.record_summary
         if record is None:

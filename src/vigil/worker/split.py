@@ -1,4 +1,4 @@
-"""Split RosterData by schedule into parts that chunk tasks parse on their own (issue 14).
+"""Split RosterData by schedule into parts that chunk tasks parse on their own.
 
 The worker no longer parses an uploaded roster: it cuts the CSV text into parts of
 ``size`` schedules, and each chunk task (:func:`vigil.worker.tasks.run_task`, in a

@@ -1,4 +1,4 @@
-"""Roster summaries built beside the next roster, not before it (issues 14, 16).
+"""Roster summaries built beside the next roster, not before it.
 
 When a worker has stored a roster's results it builds the roster's dashboard figures
 (:func:`vigil.fleet.stored.record_summary`): about 2.5 CPU-s for an airline month. Built

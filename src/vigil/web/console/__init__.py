@@ -1,4 +1,4 @@
-"""The operator console (contract §6, issue 8): server-rendered pages at ``/console``.
+"""The operator console (contract §6): server-rendered pages at ``/console``.
 
 Mounted through ``vigil.web.console.routes:router`` in ``EMBEDDED_ROUTERS``. See
 docs/console.md.

@@ -1,4 +1,4 @@
-"""Session cookies and CSRF tokens for the operator console (contract §6, issue 13).
+"""Session cookies and CSRF tokens for the operator console (contract §6).
 
 The cookie holds a JSON payload, base64url-encoded, followed by an HMAC-SHA256 tag
 (``payload.tag``): the CSRF token, the issue time and, once signed in, the secret of a

@@ -1,4 +1,4 @@
-"""Calibration pages (issue 18, docs/calibration.md): upload crew observations for a
+"""Calibration pages (docs/calibration.md): upload crew observations for a
 stored roster, read the report (tables, calibration plot, PDF), and, for settings
 admins, adopt the fitted KSS coefficients as a new preset, recorded in the settings
 history. Another operator's observations answer the console's 404.

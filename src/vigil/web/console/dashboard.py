@@ -1,4 +1,4 @@
-"""The roster dashboard's drawings (issue 16): histograms and the hot-spot grid as SVG
+"""The roster dashboard's drawings: histograms and the hot-spot grid as SVG
 geometry for ``roster.html``, from the stored summary (:mod:`vigil.fleet.stored`).
 
 Plain SVG drawn by the template (no script, works offline); colours are SVG presentation

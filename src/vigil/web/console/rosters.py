@@ -126,7 +126,7 @@ def _list_page(
     )
 
 
-#: one-shot cookie naming the roster just deleted (issue 13): the list page shows it once.
+#: one-shot cookie naming the roster just deleted: the list page shows it once.
 #: The name never travels in the URL, so a link cannot make the page say anything.
 DELETED_COOKIE = "vigil_deleted"
 _ROSTERS_PATH = f"{PREFIX}/rosters"
@@ -184,7 +184,7 @@ def upload_roster(
     """Store the file as an upload (UploadRoster's path) and go back to the list.
 
     Every refusal is the list page with the reason (never JSON): the fields are checked
-    here rather than by the framework's validation (issue 16).
+    here rather than by the framework's validation.
     """
     if roster is None or not roster.filename:
         return _list_page(console, error="Choose a RosterData CSV file.", status_code=400)
@@ -341,7 +341,7 @@ def roster_detail(
     rank: str = "",
     q: str = "",
 ) -> Response:
-    """The roster's dashboard (issue 16), feedback against rows, and its schedules table
+    """The roster's dashboard, feedback against rows, and its schedules table
     (sorted by peak, highest risk or time above warning; filtered by Fleet and Rank;
     searched by Reference)."""
     upload = own_upload(console, token)
@@ -491,7 +491,7 @@ def save_preferences(
 def roster_chart(console: UserConsole, token: str, schedule: str = "", scale: str = "") -> Response:
     """The chart of one schedule of an uploaded roster, on any of the six scales.
 
-    Reads only stored results: the scores blob, the sleep stored with it (issue 15) and
+    Reads only stored results: the scores blob, the sleep stored with it and
     the roster facts of the summary (route, sectors, local offsets); never re-parses or
     re-scores the roster.
     """
@@ -571,7 +571,7 @@ def _home_offsets(payload: dict[str, Any], zone: str) -> list[list[int]]:
 
 
 def stored_sleep(result: results_store.LightResult, reference: str) -> list[dict[str, object]]:
-    """The sleep one schedule's scores rest on, as stored with the results (issue 15);
+    """The sleep one schedule's scores rest on, as stored with the results;
     empty for a roster processed before sleep was stored."""
     if result.sleep is None:
         return []

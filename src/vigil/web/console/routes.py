@@ -1,4 +1,4 @@
-"""The operator console at ``/console`` (contract §6, issue 8): the router and its pages.
+"""The operator console at ``/console`` (contract §6): the router and its pages.
 
 ``router`` is mounted by :func:`vigil.web.app.create_app` (``EMBEDDED_ROUTERS``). It
 gathers the page modules: sign-in and the overview here, API clients
@@ -61,7 +61,7 @@ def static_file(name: str) -> Response:
 
 @dataclass(frozen=True)
 class SignInGuard:
-    """The console's sign-in limits, one per runtime (docs/hardening.md, issue 13).
+    """The console's sign-in limits, one per runtime (docs/hardening.md).
 
     ``pair`` counts failures per source address and username, ``source`` per source
     address (any username); both share the runtime's failure store, so every server

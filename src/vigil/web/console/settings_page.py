@@ -1,4 +1,4 @@
-"""Settings page (issue 18, docs/settings.md): everyone sees the operator's settings and
+"""Settings page (docs/settings.md): everyone sees the operator's settings and
 their history; settings admins (``vigil settings admin USER``) change them.
 
 A change is validated as a whole (:func:`vigil.settings.parse_settings`); a bad value,

@@ -1,4 +1,4 @@
-"""What-if and rest planning on a schedule's chart (issue 17; ``docs/console.md``).
+"""What-if and rest planning on a schedule's chart (``docs/console.md``).
 
 Pages and JSON endpoints under ``/console/rosters/{token}/whatif``:
 

@@ -1,4 +1,4 @@
-"""What-if drafts (issue 17): one schedule's duties and sleep as editable data, and back.
+"""What-if drafts: one schedule's duties and sleep as editable data, and back.
 
 A draft starts from the stored roster's rows of one schedule (re-parsed, as the chart page
 does) and is edited in the browser; the server turns it into what the API takes, RosterData

@@ -1,4 +1,4 @@
-"""The what-if page's draft on the wire (issue 17): JSON models and their checks.
+"""The what-if page's draft on the wire: JSON models and their checks.
 
 The page sends a draft as times in milliseconds since the epoch (what JavaScript's ``Date``
 holds), UTC; :func:`to_draft` turns it into a :class:`~.whatif_draft.Draft` or raises

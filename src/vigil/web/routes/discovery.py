@@ -53,7 +53,7 @@ def _discovery_body(runtime: Runtime) -> bytes:
 
 @router.get("/.well-known/openid-configuration", summary="Authorization server metadata")
 async def openid_configuration(request: Request) -> Response:
-    # async and prebuilt: an anonymous request costs no thread hop and no work (issue 13)
+    # async and prebuilt: an anonymous request costs no thread hop and no work
     return Response(
         _discovery_body(get_runtime(request)),
         headers={"Cache-Control": f"public, max-age={MAX_AGE}"},

@@ -14,7 +14,7 @@ router = APIRouter(tags=["health"])
 
 @router.get("/healthz", summary="Liveness")
 async def healthz() -> dict[str, str]:
-    # async: answered on the event loop, no thread-pool hop (issue 13: liveness must stay
+    # async: answered on the event loop, no thread-pool hop (liveness must stay
     # fast while anonymous clients load the server)
     return {"status": "ok"}
 

@@ -1,4 +1,4 @@
-"""Crew observations and the calibration report over the API (issue 18, docs/calibration.md).
+"""Crew observations and the calibration report over the API (docs/calibration.md).
 
 - ``POST /api/UploadObservations`` (upload scope): ratings (and optionally actual sleep)
   as CSV for one of the operator's stored rosters → an ``observationsToken``.

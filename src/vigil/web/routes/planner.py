@@ -1,4 +1,4 @@
-"""POST /api/Planner/InflightRest: plan a relief crew's in-flight rest (issue 17).
+"""POST /api/Planner/InflightRest: plan a relief crew's in-flight rest.
 
 Scope ``{op}_fast_safe_api``. Tenant-safe by construction: the request carries its own
 roster and the route reads nothing stored but the caller's own operator settings, so one

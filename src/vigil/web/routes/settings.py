@@ -1,4 +1,4 @@
-"""Operator settings, read-only over the API (issue 18, docs/settings.md).
+"""Operator settings, read-only over the API (docs/settings.md).
 
 ``GET /api/GetSettings`` (upload scope) answers the caller's operator's current settings
 or, with ``version=N``, any earlier version, with who changed them and when, and the

@@ -73,8 +73,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 router = APIRouter(prefix="/api", tags=["upload"], lifespan=lifespan)
 
 #: ``dataKey`` values (contract §5); ``results`` is an alias of ``scores``; ``sleep``
-#: (issue 15) is the sleep the scores rest on; ``summary``
-#: (issue 16) the roster dashboard's figures
+#: is the sleep the scores rest on; ``summary``
+#: the roster dashboard's figures
 DATA_KEYS = ("status", "feedback", "scores", "results", "sleep", "summary")
 #: spellings of a boolean query parameter (``includeSleep``)
 _BOOLEAN = {
@@ -352,7 +352,7 @@ def _result_answer(
             rosterToken=upload.token,
             rosterStatus=upload.status,
         )
-    if key == "summary":  # issue 16: the roster dashboard's figures (vigil.fleet.api)
+    if key == "summary":  # the roster dashboard's figures (vigil.fleet.api)
         from vigil.fleet.api import summary_body
 
         whole = uploads.get_result(session=session, upload_id=upload.id)

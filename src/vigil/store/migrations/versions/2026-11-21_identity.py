@@ -1,4 +1,4 @@
-"""Identity tables: operator, api_client, signing_key, console_user (issue 5).
+"""Identity tables: operator, api_client, signing_key, console_user.
 
 Revision ID: 0001_identity
 Revises:

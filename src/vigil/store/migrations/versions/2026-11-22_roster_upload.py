@@ -1,4 +1,4 @@
-"""Upload tables: roster_upload (request + job state) and roster_result (issue 7).
+"""Upload tables: roster_upload (request + job state) and roster_result.
 
 Revision ID: 0002_roster_upload
 Revises: 0001_identity

@@ -1,4 +1,4 @@
-"""Server-side console sessions, shared failure counters, client version (issue 13).
+"""Server-side console sessions, shared failure counters, client version.
 
 Revision ID: 0003_identity_hardening
 Revises: 0002_roster_upload

@@ -1,5 +1,5 @@
 """Operator settings with history, settings admins, roster settings version, crew
-observations (issue 18).
+observations.
 
 Revision ID: 0005_operator_settings
 Revises: 0004_results_detail

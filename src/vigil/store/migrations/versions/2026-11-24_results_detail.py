@@ -1,4 +1,4 @@
-"""Job progress, stored sleep and roster summary, console preferences (issues 15, 16).
+"""Job progress, stored sleep and roster summary, console preferences.
 
 Revision ID: 0004_results_detail
 Revises: 0003_identity_hardening

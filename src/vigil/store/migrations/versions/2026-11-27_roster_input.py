@@ -1,4 +1,4 @@
-"""Roster texts apart from the job's state: table ``roster_input`` (issue 14).
+"""Roster texts apart from the job's state: table ``roster_input``.
 
 SQLite rewrites a whole row on every ``UPDATE``: with an airline month's 16 MB of roster
 text in ``roster_upload``, each progress write, lease renewal and claim copied it. The
