@@ -100,7 +100,9 @@ def test_every_duty_explains_itself_on_request() -> None:
     by_ref = {e["schedule"]: e["duties"] for e in explained}
     assert by_ref["N"][0]["riskReasons"] == ["night"]
     assert by_ref["N"][2]["riskReasons"][0] == "third consecutive night"
-    assert by_ref["N"][2]["riskComponents"]["consecutive"] == 1.17  # Folkard & Tucker 2003
+    # M = Folkard & Tucker 2003's 1.17 for a third night, times the run floor (>= 1: the
+    # fatigue carried from the run's earlier nights), below the fourth night's 1.36
+    assert 1.17 <= by_ref["N"][2]["riskComponents"]["consecutive"] < 1.36
     reasons = by_ref["S"][0]["riskReasons"]
     assert reasons[:3] == ["early start", "long duty (11.5 h)", "four landings"]
     components = by_ref["S"][0]["riskComponents"]
