@@ -35,11 +35,12 @@ from fastapi.responses import JSONResponse, Response
 
 from vigil.domain import DateFormat, Period, Schedule
 from vigil.planner import PlanError, PlanRequest, plan_rest
-from vigil.results.compact import unpack
+from vigil.results.one import one_schedule
 from vigil.scoring.context import ScoringContext
 from vigil.scoring.report import schedule_entry
 from vigil.scoring.rest import rest_windows
 from vigil.scoring.service import SCALE_CODES, score, sleep_for, sleep_json
+from vigil.store import results as results_store
 from vigil.store import uploads
 from vigil.store.tables import RosterUpload
 from vigil.web.console import _session as cookies
@@ -205,16 +206,18 @@ def whatif_page(console: UserConsole, token: str, schedule: str = "", scale: str
     upload = _own(console, token)
     if upload is None:
         return console.not_found("roster")
-    result_row = uploads.get_result(session=console.db, upload_id=upload.id)
-    if result_row is None:
+    light = results_store.light_result(console.db, upload.id)
+    if light is None:
         return console.not_found("result (the roster is not processed yet)")
-    stored = unpack(result_row.scores)
+    # this schedule's stored scores alone: the other schedules' bytes are not decoded
+    one = one_schedule(results_store.scores_reader(console.db, upload.id), schedule, locate=False)
+    if one is None:
+        return console.not_found("schedule")
+    stored = one.stored
     code = _scale(scale) or upload.preferred_scale
     if code not in stored.scales:
         code = upload.preferred_scale
-    result = next((r for r in stored.schedule_results(code) if r.reference == schedule), None)
-    if result is None:
-        return console.not_found("schedule")
+    result = next(iter(stored.schedule_results(code)))
     date_format = DateFormat(upload.date_format)
     context = context_of_upload(console.db, upload.id)
     parsed = context.parse(
@@ -246,7 +249,7 @@ def whatif_page(console: UserConsole, token: str, schedule: str = "", scale: str
         "draft": draft_json(draft_of(replace(mine, activities=()))),
         "crew": crew,
         "activities": len(mine.activities),
-        "storedModel": result_row.model_version,
+        "storedModel": light.model_version,
         "settingsVersion": context.settings_version,
     }
     return console.render(
@@ -256,7 +259,7 @@ def whatif_page(console: UserConsole, token: str, schedule: str = "", scale: str
         scale=code,
         scales=stored.scales,
         data=data,
-        model_version=result_row.model_version,
+        model_version=light.model_version,
     )
 
 
