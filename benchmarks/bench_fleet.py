@@ -36,16 +36,17 @@ RSS_BUDGET_MIB = 1536.0
 SEED = 16
 
 
-def cache_dir(crew: int, days: int) -> Path:
+def cache_dir(crew: int, days: int, seed: int = SEED, name: str = "bench-fleet") -> Path:
     from vigil.model import MODEL_VERSION
 
     root = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "vigil"
-    return root / "bench-fleet" / f"{crew}x{days}-s{SEED}-{MODEL_VERSION}"
+    return root / name / f"{crew}x{days}-s{seed}-{MODEL_VERSION}"
 
 
-def prepare(crew: int, days: int) -> Path:
-    """Roster text, scores and sleep blobs (cached)."""
-    folder = cache_dir(crew, days)
+def prepare(crew: int, days: int, seed: int = SEED, name: str = "bench-fleet") -> Path:
+    """Roster text, scores and sleep blobs of ``generate_airline_roster(crew, days, seed)``,
+    scored as an upload stores them (cached under ``name``; also bench_results.py's)."""
+    folder = cache_dir(crew, days, seed, name)
     if (folder / "scores.bin").exists():
         return folder
     from vigil.domain import DateFormat
@@ -56,7 +57,7 @@ def prepare(crew: int, days: int) -> Path:
 
     folder.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    text = generate_airline_roster(crew, days, SEED)
+    text = generate_airline_roster(crew, days, seed)
     request = ScoreRequest(
         roster_text=text,
         date_format=DateFormat.DMY,

@@ -20,62 +20,27 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
+import bench_fleet as fleet
+
 SEED = 7
 BUDGET_S = 0.3
+NAME = "bench-results"
+timed = fleet.timed
 
 
 def cache_dir(crew: int, days: int) -> Path:
-    from vigil.model import MODEL_VERSION
-
-    root = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "vigil"
-    return root / "bench-results" / f"{crew}x{days}-s{SEED}-{MODEL_VERSION}"
+    return fleet.cache_dir(crew, days, SEED, NAME)
 
 
 def prepare(crew: int, days: int) -> Path:
-    """Roster text, scores and sleep blobs (cached)."""
-    folder = cache_dir(crew, days)
-    if (folder / "scores.bin").exists():
-        return folder
-    from vigil.contract import SCALE_CODES
-    from vigil.roster.synthetic import generate_airline_roster
-    from vigil.scoring.context import DEFAULT_CONTEXT
-    from vigil.worker.run import score_roster
-    from vigil.worker.scorers import ProcessScorer
-
-    folder.mkdir(parents=True, exist_ok=True)
-    started = time.perf_counter()
-    text = generate_airline_roster(crew, days, seed=SEED)
-    request = DEFAULT_CONTEXT.request(
-        text, scale="KSS", risk=True, extra_scales=tuple(s for s in SCALE_CODES if s != "KSS")
-    )
-    scorer = ProcessScorer(os.cpu_count() or 1)
-    try:
-        scored = score_roster(request, chunk_size=500, local=scorer)
-    finally:
-        scorer.close()
-    (folder / "roster.csv").write_text(text, encoding="utf-8")
-    (folder / "sleep.bin").write_bytes(scored.sleep or b"")
-    (folder / "meta.json").write_text(json.dumps({"model_version": scored.model_version}))
-    (folder / "scores.bin").write_bytes(scored.scores)
-    print(f"prepared {crew} crew × {days} d in {time.perf_counter() - started:.0f} s", flush=True)
-    return folder
-
-
-def timed(fn: Any, repeat: int) -> tuple[float, Any]:
-    times, result = [], None
-    for _ in range(repeat):
-        started = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times), result
+    """Roster text, scores and sleep blobs of the month (cached; bench_fleet.py's)."""
+    return fleet.prepare(crew, days, SEED, NAME)
 
 
 def measure(folder: Path, repeat: int) -> dict[str, Any]:

@@ -89,12 +89,6 @@ class PilotBreak:
     stretch_kss: float  #: worst KSS over the longest stretch at the controls
     placeholder: bool = False  #: not in the roster: planned rested, with no prior duties
 
-    @property
-    def critical_kss(self) -> float:
-        """KSS at this pilot's critical phase: the last hour when landing, else the longest
-        stretch at the controls."""
-        return self.last_hour_kss if self.landing else self.stretch_kss
-
 
 @dataclass(frozen=True, slots=True)
 class Split:
