@@ -43,6 +43,10 @@ PEAK_LEVEL = 8.0
 TOD_INTERVALS = 4  #: the duty's last hour (vigil.scoring.controls.TOD_INTERVALS)
 SHORT_FLEETS = ("A320", "A321", "B737", "E190")
 TOP = 20
+#: short names of the risk components (docs/model.md "Risk": h = S·T·D·B·M, E per event)
+SHORT = {"sleepiness": "S", "timeOfDay": "T", "timeOnDuty": "D", "breaks": "B",
+         "consecutive": "M", "workingHours": "workH", "taskExposure": "E",
+         "priorSleep": "sleep24h"}  # fmt: skip
 
 
 def write(folder: Path, crew: int, days: int, seed: int, derived_rest: bool = False) -> None:
@@ -229,7 +233,7 @@ def read(folder: Path) -> None:
         print(f"\nE. top {TOP} duties by R: {g}")
         for r in sorted(members(g), key=lambda r: -(r["risk"] or 0.0))[:TOP]:
             c = r["components"]
-            comp = " ".join(f"{k[:5]}={v:g}" for k, v in c.items()) if c else "no components"
+            comp = " ".join(f"{SHORT.get(k, k)}={v:g}" for k, v in c.items()) if c else "-"
             print(
                 f"  R {r['risk']:6.3f} {r['ref']:7s} {r['on']} {r['route']:7s} {r['sectors']} sec "
                 f"cc{r['comp']} {r['hours']:5.2f} h TOD {r['tod']:.2f} | {r['why']} | {comp}"
