@@ -208,3 +208,18 @@ def test_a_duty_wholly_at_rest_has_no_summary() -> None:
     assert out.peak[1] == 8.0 and out.peak_index[1] == 3
     assert out.above_minutes.tolist() == [0.0, 30.0]
     assert out.working_minutes.tolist() == [0.0, 45.0]
+
+
+def test_risk_counts_the_same_intervals_at_work(report: ScoreReport) -> None:
+    # R's exposure (reference §8: own rest and sleep left out) uses this module's mask too,
+    # so the 20-min wake-up allowance after rest (Rosekind et al. 1994; EASA GM1
+    # CAT.OP.MPA.210: no return to duties before it) is not counted as time at work
+    for schedule in report.schedules:
+        duty = schedule.duties[0]
+        assert duty.drivers is not None
+        off = sum(count for _, count in duty.rest)
+        at_work = 0.25 * (duty.interval_count - off)  # 15-min intervals, 10:30 on the grid
+        assert duty.drivers.components["workingHours"] == pytest.approx(at_work, abs=1e-9)
+    bunk = next(s for s in report.schedules if s.reference == "BUNK").duties[0]
+    # rest 03:00-07:00 and the allowance's whole interval 07:00-07:15 are not at work
+    assert (_interval(3, 0), 17) in bunk.rest

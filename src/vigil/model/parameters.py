@@ -167,16 +167,16 @@ class Parameters:
     #: ≈ 14 % of fatal accidents in ≈ 2 % of flight time, final approach + landing ≈ 48 %
     #: in ≈ 4 %; the other 38 % over the other 94 % (1.41 h) give 0.27 per hour, so a
     #: take-off carries 0.14/0.27 = 0.52 h and a landing 0.48/0.27 = 1.78 h [P, derived;
-    #: shares as summarised across editions: verify against the current one]
+    #: shares confirmed by secondary quotes of the 1959-2016 edition, docs/model.md "Risk"]
     exposure_takeoff: float = 0.52
     exposure_landing: float = 1.78
     #: [h] the same for cabin crew: the exposure is the aircraft's phase of flight (an
     #: evacuation is as likely in those phases), counted once (ref §8 had 1, 1 [C])
     exposure_cabin: tuple[float, float] = (0.52, 1.78)
     #: [-] M_cum for the k-th consecutive night duty, k = 1, 2, 3, >=4, Folkard & Tucker
-    #: 2003 [P, from memory of the source: verify]
+    #: 2003 [P; unverified: the paper's tables are not in the stored sources]
     night_multiplier: tuple[float, ...] = (1.00, 1.06, 1.17, 1.36)
-    #: [-] M_cum for consecutive early starts, same source [P, verify]
+    #: [-] M_cum for consecutive early starts, same source [P; unverified, as above]
     early_multiplier: tuple[float, ...] = (1.00, 1.02, 1.07, 1.17)
     consecutive_gap: float = 36.0  # [h] "consecutive" = gap to previous same-type duty, §8 [C]
     night_window: tuple[float, float] = (2.0, 5.0)  # [h body] night duty touches 02:00-04:59

@@ -8,11 +8,19 @@ model giving the probability of any KSS level (reference §2.5, §2.7):
 - limits: the average KSS plus 0 (50 %), +0.57 (75 %) and +1.07 (90 %) KSS units,
   clipped to the scale;
 - P(KSS ≥ k) for the average crew member: the ordinal model 5c,
-  ``logistic(−0.599·X − K_{k−1})`` with X the alertness giving that KSS.
+  ``logistic(−0.599·X − K_{k−1})`` with X the alertness giving that KSS; for the 75th or
+  90th percentile crew member the logit is raised by +0.74 or +1.41.
 
-The numbers reached the reference through a secondary source (its caveat); only the
-abstract of the paper could be read here, so the paper's own printed examples were not
-checked (docs/model.md "Percentiles").
+Both sets of offsets are the 75 % and 90 % quantiles of one normal random intercept: SD
+0.57/z₀.₇₅ ≈ 1.07/z₀.₉₀ ≈ 0.84 KSS, and 0.74/z₀.₇₅ ≈ 1.41/z₀.₉₀ ≈ 1.10 logit, which is
+0.84 KSS times the ordinal model's slope per KSS unit (0.599/0.46 = 1.30 logit).
+``tests/model/test_percentiles.py`` checks this consistency.
+
+Status of the numbers: they reached the reference through a secondary source (its
+caveat). Of the paper only the abstract (136 aircrew; reference limits for 50 %, 75 % and
+90 % of the population; the probability of any sleepiness level) is in the stored
+sources, so the paper's own printed tables and examples are **not checked**
+(docs/model.md "Percentiles" lists the searches).
 
 References
 ----------
@@ -43,9 +51,16 @@ def kss_limit(kss: object, percent: int, params: Parameters = DEFAULT) -> FloatA
     return out
 
 
-def kss_at_least(kss: object, level: int, params: Parameters = DEFAULT) -> FloatArray:
-    """P(KSS ≥ ``level``) (2..9) for the average crew member whose mean KSS is ``kss``."""
+def kss_at_least(
+    kss: object, level: int, params: Parameters = DEFAULT, percent: int = 50
+) -> FloatArray:
+    """P(KSS ≥ ``level``) (2..9) given the average crew member's mean KSS ``kss``: for the
+    average crew member (``percent`` 50), or the 75th or 90th percentile one (the logit
+    offsets of the module doc)."""
     if not 2 <= level <= 9:
         raise ValueError(f"level must be 2..9, got {level}")
+    if percent not in PERCENTS:
+        raise ValueError(f"percent must be one of {PERCENTS}, got {percent}")
     x = (as_float(kss) - params.kss_intercept) / params.kss_slope
-    return kss_exceedance_probability(x, level - 1, params)
+    member = None if percent == 50 else percent
+    return kss_exceedance_probability(x, level - 1, params, percentile=member)

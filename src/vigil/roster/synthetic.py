@@ -549,6 +549,31 @@ def _rests(
     return out
 
 
+def _own_rests(
+    on: datetime, off: datetime, count: int, composition: int, order: int, pattern: int
+) -> list[tuple[datetime, datetime]]:
+    """This crew member's own rest in the cruise (report + 2 h to off - 1.5 h), as
+    reference §5.1 places it: the cruise in ``groups·count`` equal slots (3 groups for 3
+    pilots, 2 for 4 pilots or cabin crew), slot ``order`` and, for two rests, the same slot
+    of the second round; cabin pattern 2 rests one half. Each ends 15 min before the next
+    slot starts. Two pilots stay at the controls, so no one rests through the cruise."""
+    cruise_start, cruise_end = on + timedelta(hours=2), off - timedelta(hours=1.5)
+    groups = 3 if composition == 3 else 2
+    if composition == 9 and pattern == 2:
+        count, first = 1, 0 if order == 1 else 1
+    else:
+        first = (order - 1) % groups
+    slot = (cruise_end - cruise_start) / (groups * count)
+    chosen = [first] + ([first + groups] if count == 2 else [])
+    return [
+        (
+            _round5(cruise_start + slot * i),
+            _round5(cruise_start + slot * (i + 1) - timedelta(minutes=15)),
+        )
+        for i in chosen
+    ]
+
+
 def _long_haul_month(crew: _Crew, cabin: bool, legal: bool = True) -> list[SyntheticDuty]:
     """Trips out and back with a 24-48 h layover, then 3-4 days off.
 
@@ -587,13 +612,15 @@ def _augmented(
         pattern, composition = 0, 4 if block >= 11 else 3
         count = 2 if composition == 4 and block >= 12.5 else 1
         sleep_class = rng.choice((1, 1, 2, 3))
-    rests = _rests(rng, on, off, count)
+    _rests(rng, on, off, count)  # the crew's rest periods; drawn to keep the month's sequence
     augment = None
     if composition == 3 and rng.random() < 0.3:  # the third pilot joins for the cruise
         augment = (_round5(on + timedelta(hours=1)), _round5(off - timedelta(hours=1)))
+    order = rng.randint(1, 3 if composition == 9 else composition - 1)
+    rests = _own_rests(on, off, count, composition, order, pattern)
     return SyntheticDuty(
         crew.ref, on, off, start, end, crew.base, sectors=1, crew_composition=composition,
-        sleep_count=count, sleep_order=rng.randint(1, 3 if composition == 9 else composition - 1),
+        sleep_count=count, sleep_order=order,
         sleep_class=sleep_class, first_rest=rests[0],
         second_rest=rests[1] if count == 2 else None, partial_augment=augment,
         fleet=crew.fleet, rank=crew.rank, workload=rng.choice(("0", "0", "20")), block_hours=block,

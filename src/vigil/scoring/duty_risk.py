@@ -114,13 +114,20 @@ def duty_risk_detail(
     timeline: model.CrewTimeline,
     kss_by_interval: FloatArray,
     params: model.Parameters,
+    working: npt.NDArray[np.bool_] | None = None,
 ) -> DutyRiskDetail:
     """R_d and its components for every duty of the chunk (:mod:`vigil.model.risk`).
 
     An interval is left out of the exposure sum when its midpoint lies in the person's
     own in-flight rest or in one of their sleeps (a split-duty break counts as duty only
-    while awake, §7). The sleepiness component reads the interval KSS without the sector
-    workload term (reference §6), so take-offs and landings enter once, as task exposure.
+    while awake, §7), and, given ``working`` (per interval of the layout: the at-work mask
+    of :func:`vigil.scoring.controls.at_controls`, as the service passes it), when the
+    person is not at work by that mask: the 20-min wake-up allowance after rest or sleep
+    (Rosekind et al. 1994; EASA GM1 CAT.OP.MPA.210: duties resume after it) is then not
+    counted either, so R and every other duty summary count the same time at work.
+
+    The sleepiness component reads the interval KSS without the sector workload term
+    (reference §6), so take-offs and landings enter once, as task exposure.
     Night/early classification, time of day and the typical worker's sleepiness use the
     body clock, ``t + phi(t)`` from the simulated body clock.
     """
@@ -156,6 +163,10 @@ def duty_risk_detail(
         np.ascontiguousarray(layout.inflight),
         included,
     )
+    if working is not None:
+        at_work = np.zeros((n_duty, width), dtype=bool)
+        at_work[d, k] = working
+        included &= at_work
     # body clock at report and off duty: phase from the same simulation, two points a duty
     slots = int(layout.slot.max()) + 1
     points = np.full((layout.n_crew, 2 * slots), np.nan)

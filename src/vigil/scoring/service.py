@@ -318,7 +318,7 @@ def _score_chunk(
     drivers: list[RiskDrivers] | None = None
     risks = None
     if risk:
-        detail = duty_risk_detail(layout, timeline, kss_means, params)
+        detail = duty_risk_detail(layout, timeline, kss_means, params, working)
         risks = detail.risk
         prior = prior_sleep_hours(timeline, layout.crew, layout.on)
         drivers = risk_drivers(detail, prior)

@@ -22,7 +22,8 @@ FOLKARD_LOMBARDI_2006 = Source(
     "doi:10.1093/occmed/kqg047; Folkard S, Lombardi DA. Modeling the impact of the "
     "components of long work hours on injuries and 'accidents'. Am J Ind Med "
     "2006;49:953-963 (risk per hour on duty relative to 8-h shifts: 10 h +13 %, 12 h "
-    "+27.5 %, as the reference quotes them: verify)",
+    "+27.5 %, as the reference quotes them; unverified: both papers are in the stored "
+    "sources only as their first page)",
 )
 SCENARIO_TABLE = Source(
     "Validation scenarios SHIFT-M/A/N",
