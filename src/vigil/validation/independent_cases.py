@@ -149,7 +149,8 @@ def laboratory(
 ) -> r.Scenario:
     """A laboratory protocol at ACC: awake from ``first_wake`` to ``last`` except in the
     time-in-bed periods ``beds``. Each awake stretch ends 30 min (the wind-down, ref §4.1)
-    before lights-out, so the sleep opportunity is exactly the time in bed."""
+    before lights-out, so the sleep opportunity is exactly the time in bed, and the beds
+    are declared held (kept to their end asleep or not: the held-bed rule, docs/model.md)."""
     wind_down = timedelta(hours=0.5)
     rows: list[SyntheticDuty] = []
     start = first_wake
@@ -157,7 +158,7 @@ def laboratory(
         rows += _awake(reference, start, bed_start - wind_down)
         start = bed_end
     rows += _awake(reference, start, last)
-    return r.Scenario(reference, tuple(rows))
+    return r.Scenario(reference, tuple(rows), beds=tuple(sorted(beds)))
 
 
 def _augmented(
