@@ -142,6 +142,10 @@ def predict_packed(
     k = sleep_params.kernel(params)
     n = packed.start.shape[0]
     args = Packed(*[as_type(getattr(packed, name)) for name, as_type in _PACKED_TYPES])
+    # the optional CSR inputs default to none for everyone: one pointer row per person
+    for ptr_name in ("standby_ptr", "bed_ptr"):
+        if getattr(args, ptr_name).shape[0] != n + 1:
+            args = args._replace(**{ptr_name: np.zeros(n + 1, np.int64)})
     span = np.maximum(packed.end - packed.start, 0.0)
     busy, windows, beds = args.busy_ptr, args.window_ptr, args.bed_ptr
     n_windows = (busy[1:] - busy[:-1]) + (windows[1:] - windows[:-1]) + 2 * (beds[1:] - beds[:-1])
