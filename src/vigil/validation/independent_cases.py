@@ -40,7 +40,7 @@ KNOWN_FAILURES: dict[str, str] = {
     "88 % asleep (ground_efficiency, Signal 2013): at most 369.6 min; these young men slept "
     "93 % of the 7 h. A held-bed efficiency rising with sleep pressure is not what the fitted "
     "Roach 2017 beds show (81 % after 18.7 h awake, 86 % after 9.3 h)",
-    "jackson2014-split": "the held-bed rule sleeps the 03:00-08:00 bed and the 15:00-18:51 part "
+    "jackson2014-split": "the held-bed rule sleeps the 03:00-08:00 bed and 15:00 to 18:33-18:51 "
     "of the 15:00-20:00 bed (7.7 h per day asleep); measured 7.16 h. It would pass with "
     "held_bed_gate at 14.9; the Roach 2017 rows fit it at 15.0-15.04",
 }
