@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -237,3 +239,47 @@ def test_asleep_hours_applies_the_ground_efficiency() -> None:
     time asleep (ref §5.2)."""
     got = asleep_hours([0.0, 0.0, 0.0], [8.0, 1.5, 2.0], [KIND_MAIN, KIND_NAP, KIND_INFLIGHT])
     np.testing.assert_allclose(got, [8.0 * 0.88, 1.5 * 0.88, 2.0])
+
+
+def _held(busy: list[tuple[float, float, float, float]], beds: list[tuple[float, float]],
+          end: float) -> PackedSleepInput:  # fmt: skip
+    arr = np.array(beds, dtype=float).reshape(-1, 2)
+    return replace(
+        _packed(busy, end),
+        bed_ptr=np.array([0, len(beds)]),
+        bed_start=arr[:, 0],
+        bed_end=arr[:, 1],
+    )
+
+
+def _asleep_in(start: np.ndarray, end: np.ndarray, a: float, b: float) -> float:
+    return float(np.sum(np.clip(np.minimum(end, b) - np.maximum(start, a), 0.0, None)))
+
+
+def test_held_bed_is_slept_beyond_the_wake_gate() -> None:
+    """Held bed (docs/model.md, 1.5.0): after a night awake a 07:00-14:00 field window ends
+    at the wake gate (about 4.8 h, Åkerstedt & Folkard 1996's U-shape), a held bed is slept
+    on while S + C stays below ``held_bed_gate`` (Sargent et al. 2022: 6.4 h asleep of 7 h)."""
+    busy = [(7.0, 31.0, 0.0, 0.0), (38.0, 60.0, 0.0, 0.0)]
+    _, s0, e0, _, _ = predict_packed(_packed(busy, 62.0))
+    _, s1, e1, _, k1 = predict_packed(_held(busy, [(31.0, 38.0)], 62.0))
+    field = _asleep_in(s0, e0, 31.0, 38.0)
+    held = _asleep_in(s1, e1, 31.0, 38.0)
+    assert 4.0 < field < 5.5
+    assert held > field + 1.5 and held <= 7.0 + 1e-9
+    inside = (s1 >= 31.0 - 1e-9) & (e1 <= 38.0 + 1e-9)
+    assert np.all(k1[inside] == KIND_MAIN)
+
+
+def test_held_bed_sleeps_less_in_the_evening_wake_maintenance_zone() -> None:
+    """In a held bed sleep thins out where C is high: a rested person held in bed 15:00-20:00
+    sleeps less than one held 03:00-08:00 after the same time awake from 07:00 (20 h vs 8 h
+    awake differ too, so compare against the gate: each below its bed's length)."""
+    busy = [(7.0, 14.5, 0.0, 0.0), (20.0, 50.0, 0.0, 0.0)]
+    _, s_pm, e_pm, _, _ = predict_packed(_held(busy, [(15.0, 20.0)], 52.0))
+    busy_night = [(7.0, 26.5, 0.0, 0.0), (32.0, 50.0, 0.0, 0.0)]
+    _, s_am, e_am, _, _ = predict_packed(_held(busy_night, [(27.0, 32.0)], 52.0))
+    evening = _asleep_in(s_pm, e_pm, 15.0, 20.0)
+    night = _asleep_in(s_am, e_am, 27.0, 32.0)
+    assert night == pytest.approx(5.0, abs=2.0 / 60.0)
+    assert evening < night - 0.5

@@ -87,6 +87,11 @@ class PackedSleepInput:
         ``WINDOW_SPLIT`` (the sleepable part of a split-duty break, §7); quality q per hour.
     standby_ptr, standby_start, standby_end : CSR
         Home standby (sleep overlapping one has q = 0.9, ref §4.3.6).
+    bed_ptr, bed_start, bed_end : CSR
+        Held times in bed: the person stays in bed from ``bed_start`` to ``bed_end``
+        whether asleep or not (a laboratory protocol's time in bed); sleep in them follows
+        the held-bed rule (:func:`vigil.model.sleep_windows.held`, docs/model.md). Empty
+        for rosters: field crews get up when they wake (the gates of ref §4.2).
     """
 
     start: FloatArray
@@ -111,6 +116,9 @@ class PackedSleepInput:
     standby_ptr: IntArray = field(default_factory=lambda: np.zeros(1, np.int64))
     standby_start: FloatArray = field(default_factory=lambda: np.empty(0))
     standby_end: FloatArray = field(default_factory=lambda: np.empty(0))
+    bed_ptr: IntArray = field(default_factory=lambda: np.zeros(1, np.int64))
+    bed_start: FloatArray = field(default_factory=lambda: np.empty(0))
+    bed_end: FloatArray = field(default_factory=lambda: np.empty(0))
 
 
 def predict_packed(
@@ -134,9 +142,13 @@ def predict_packed(
     k = sleep_params.kernel(params)
     n = packed.start.shape[0]
     args = Packed(*[as_type(getattr(packed, name)) for name, as_type in _PACKED_TYPES])
+    # the optional CSR inputs default to none for everyone: one pointer row per person
+    for ptr_name in ("standby_ptr", "bed_ptr"):
+        if getattr(args, ptr_name).shape[0] != n + 1:
+            args = args._replace(**{ptr_name: np.zeros(n + 1, np.int64)})
     span = np.maximum(packed.end - packed.start, 0.0)
-    busy, windows = args.busy_ptr, args.window_ptr
-    n_windows = (busy[1:] - busy[:-1]) + (windows[1:] - windows[:-1])
+    busy, windows, beds = args.busy_ptr, args.window_ptr, args.bed_ptr
+    n_windows = (busy[1:] - busy[:-1]) + (windows[1:] - windows[:-1]) + 2 * (beds[1:] - beds[:-1])
     cap = (np.ceil(span / 10.0) + 2 * n_windows + 4).astype(np.int64)
     for _ in range(2):  # second pass only if some person overflowed its capacity
         o_ptr = np.zeros(n + 1, np.int64)

@@ -84,6 +84,15 @@ class SleepParameters:
     #: person's gate onset, ``usual_onset_body`` (22:51 body), anchors the early-start
     #: bedtime advance (ref §4.3.2 recalibrated, docs/sleep.md) [C, fitted: arsintescu2021-early]
     habitual_wake_body: float = 7.0
+    #: [TPM] held bed: a person kept in bed to the end of the time in bed (a laboratory
+    #: protocol) is asleep in each minute that starts with S + C below this level, and
+    #: falls asleep again once it is below it after a waking (two-process model, Daan,
+    #: Beersma & Borbély 1984; :func:`vigil.model.sleep_windows.held`). Above the field's
+    #: wake gate G_wake (11.72), which was calibrated on spontaneous waking (Åkerstedt &
+    #: Gillberg 1981). Fitted by ``vigil report fit`` (group "held bed") to the forced-
+    #: desynchrony beds of Roach et al. 2017, which fall at every circadian phase
+    #: [C, fitted: roach2017-fd-consolidated, roach2017-fd-split]
+    held_bed_gate: float = 15.0
     standby_quality: float = 0.9  # [-] q of sleep overlapping home standby, §4.3.6 / §7 [C]
     activity_commute: float = 1.0  # [h] commute around an ActivityData work item [C, ours]
     activity_prep: float = 1.0  # [h] prep before an ActivityData work item [C, ours]

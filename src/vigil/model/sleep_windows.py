@@ -11,6 +11,10 @@ References
 .. [1] Roach GD, Sargent C, Darwent D, Dawson D (2012). Duty periods with early start times
    restrict the amount of sleep obtained by short-haul airline pilots. Accid Anal Prev
    45S:22-26. doi:10.1016/j.aap.2011.09.020
+.. [2] Daan S, Beersma DGM, Borbély AA (1984). Timing of human sleep: recovery process gated
+   by a circadian pacemaker. Am J Physiol 246:R161-R183. doi:10.1152/ajpregu.1984.246.2.R161
+.. [3] Åkerstedt T, Gillberg M (1981). The circadian variation of experimentally displaced
+   sleep. Sleep 4:159-169. doi:10.1093/sleep/4.2.159
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from ._arrays import FloatArray, IntArray
 from ._clock import Clock, body, body_instant_before, ceil_min, clock, floor_min, local_shift, phi
 from ._kernels import Consts, s_sleep, s_wake, sleep_needed
 from .sleep_gates import first_onset, wake_time
-from .sleep_inflight import inflight
+from .sleep_inflight import circ_minutes, inflight
 from .sleep_parameters import KIND_MAIN, KIND_NAP, WINDOW_INFLIGHT
 from .sleep_windows_out import Out, State, emit
 
@@ -238,6 +242,73 @@ def ground(
 
 
 @nb.njit(cache=True)
+def held(k: Consts, c: Clock, bs: float, be: float, st: State, out: Out) -> State:
+    """Sleep in a held time in bed ``[bs, be)`` (a laboratory protocol's bed; docs/model.md).
+
+    The gates of ref §4.2 describe spontaneous waking: calibrated on people who got up
+    when they woke (Åkerstedt & Gillberg 1981; Åkerstedt & Folkard 1996), the wake gate
+    ends a field sleep. A person held in bed to the end of the time in bed does not get
+    up: in the two-process model (Daan, Beersma & Borbély 1984) sleep then runs while the
+    homeostatic pressure stays beyond a circadian-modulated threshold, and after a waking
+    it starts again once wakefulness has rebuilt the pressure. On the TPM's S + C: in a
+    held bed the person is asleep in each minute that starts with S + C below
+    ``held_bed_gate`` and awake otherwise, S recovering asleep and decaying awake minute by
+    minute (near the threshold the minutes alternate, so sleep thins out where C is high).
+    The minutes asleep are one sleep period (from the first of them, in one block, as
+    in-flight sleep is placed, ref §5.2): its time asleep is ``ground_efficiency`` of it,
+    the one definition of ground sleep (:func:`vigil.model.sleep.asleep_hours`). q = 1.
+    """
+    n, s_w, t_wake = st
+    a0 = ceil_min(max(bs, t_wake))
+    m = int(math.floor((floor_min(be) - a0) * 60.0 + 1e-6))
+    if m <= 0:
+        return st
+    c_min = circ_minutes(k, c, a0, m)
+    dt = 1.0 / 60.0
+    s = s_wake(k, s_w, a0 - t_wake)
+    asleep, first = 0, -1
+    for i in range(m):
+        if s + c_min[i] < k.held_bed_gate:
+            s = s_sleep(k, s, dt, 1.0)
+            asleep += 1
+            if first < 0:
+                first = i
+        else:
+            s = s_wake(k, s, dt)
+    if asleep / 60.0 < k.min_sleep - 1e-9:
+        return st
+    a = a0 + first / 60.0
+    b = a + asleep / 60.0
+    n = emit(out, n, a, b, 1.0, KIND_MAIN)
+    return (n, s_sleep(k, s_wake(k, s_w, a - t_wake), b - a, 1.0), b)
+
+
+@nb.njit(cache=True)
+def ground_held(
+    k: Consts, c: Clock, w: Win, st: State, sb_s: FloatArray, sb_e: FloatArray,
+    bed_s: FloatArray, bed_e: FloatArray, out: Out,
+) -> State:  # fmt: skip
+    """A ground window holding held times in bed (sorted by start): the held-bed rule
+    (:func:`held`) inside each bed, the gates (:func:`ground`) in what lies between; the
+    part after the last bed keeps the window's report and rules, the parts before a bed
+    have none (a bed follows, not a duty)."""
+    ws = w.ws
+    for j in range(bed_s.shape[0]):
+        bs, be = max(bed_s[j], ws), min(bed_e[j], w.we)
+        if be <= bs:
+            continue
+        if bs - ws >= k.min_window:
+            before = Win(ws, bs, w.q, w.away, np.nan, False, False, w.kind, np.nan)
+            st = ground(k, c, before, st, sb_s, sb_e, out)
+        st = held(k, c, bs, be, st, out)
+        ws = be
+    if w.we - ws >= k.min_window:
+        after = Win(ws, w.we, w.q, w.away, w.report, w.nap_ok, w.early_ok, w.kind, w.off)
+        st = ground(k, c, after, st, sb_s, sb_e, out)
+    return st
+
+
+@nb.njit(cache=True)
 def windows(
     k: Consts, t0: float, t_end: float, busy: Busy, rest: Rest
 ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, int]:
@@ -299,10 +370,15 @@ def windows(
 @nb.njit(cache=True)
 def person(
     k: Consts, c: Clock, t_end: float, s0: float, busy: Busy, rest: Rest,
-    sb_s: FloatArray, sb_e: FloatArray, out: Out,
+    sb_s: FloatArray, sb_e: FloatArray, bed_s: FloatArray, bed_e: FloatArray, out: Out,
 ) -> int:  # fmt: skip
-    """Predict one person's sleep; returns the number of episodes (may exceed ``out.cap``)."""
+    """Predict one person's sleep; returns the number of episodes (may exceed ``out.cap``).
+
+    Ground windows holding a held time in bed (``bed_s``/``bed_e``, empty for rosters) are
+    walked by :func:`ground_held`."""
     wf, wtype, waway, wnap, nwin = windows(k, c.t0, t_end, busy, rest)
+    bed_order = np.argsort(bed_s)
+    bs_sorted, be_sorted = bed_s[bed_order], bed_e[bed_order]
     worder = np.argsort(wf[:nwin, 0])
     st = (0, s0, c.t0)  # S known at the last wake (s_w at t_wake), ref §9.2 step 1
     for wi in range(nwin):
@@ -314,8 +390,20 @@ def person(
         kind = KIND_NAP if split else KIND_MAIN
         away, nap = waway[u] != 0 and not split, wnap[u] != 0 and not split
         w = Win(wf[u, 0], wf[u, 1], wf[u, 2], away, wf[u, 3], nap, not split, kind, wf[u, 4])
-        st = ground(k, c, w, st, sb_s, sb_e, out)
+        if not split and _holds_bed(w, bs_sorted, be_sorted):
+            st = ground_held(k, c, w, st, sb_s, sb_e, bs_sorted, be_sorted, out)
+        else:
+            st = ground(k, c, w, st, sb_s, sb_e, out)
     return st[0]
+
+
+@nb.njit(cache=True)
+def _holds_bed(w: Win, bed_s: FloatArray, bed_e: FloatArray) -> bool:
+    """Whether a held time in bed overlaps the window."""
+    for j in range(bed_s.shape[0]):
+        if bed_s[j] < w.we and w.ws < bed_e[j]:
+            return True
+    return False
 
 
 #: The packed input of all people (CSR arrays, see :class:`~vigil.model.sleep.PackedSleepInput`).
@@ -325,7 +413,7 @@ Packed = namedtuple(
         "start", "end", "s_start", "phase_start", "zone_ptr", "zone_time", "zone_offset",
         "busy_ptr", "busy_start", "busy_end", "busy_lead", "busy_lag", "busy_away", "busy_nap",
         "window_ptr", "window_start", "window_end", "window_kind", "window_quality",
-        "standby_ptr", "standby_start", "standby_end",
+        "standby_ptr", "standby_start", "standby_end", "bed_ptr", "bed_start", "bed_end",
     ],
 )  # fmt: skip
 
@@ -341,6 +429,7 @@ def kernel(
         c0, c1 = p.busy_ptr[i], p.busy_ptr[i + 1]
         v0, v1 = p.window_ptr[i], p.window_ptr[i + 1]
         s_0, s_1 = p.standby_ptr[i], p.standby_ptr[i + 1]
+        h_0, h_1 = p.bed_ptr[i], p.bed_ptr[i + 1]
         c = clock(k, p.start[i], p.phase_start[i], p.zone_time[z0:z1], p.zone_offset[z0:z1])
         busy = Busy(p.busy_start[c0:c1], p.busy_end[c0:c1], p.busy_lead[c0:c1],
                     p.busy_lag[c0:c1], p.busy_away[c0:c1], p.busy_nap[c0:c1])  # fmt: skip
@@ -348,4 +437,5 @@ def kernel(
                     p.window_quality[v0:v1])  # fmt: skip
         out = Out(o_s, o_e, o_q, o_k, o_ptr[i], o_ptr[i + 1] - o_ptr[i])
         count[i] = person(k, c, p.end[i], p.s_start[i], busy, rest,
-                          p.standby_start[s_0:s_1], p.standby_end[s_0:s_1], out)  # fmt: skip
+                          p.standby_start[s_0:s_1], p.standby_end[s_0:s_1],
+                          p.bed_start[h_0:h_1], p.bed_end[h_0:h_1], out)  # fmt: skip

@@ -17,7 +17,7 @@ small rosters, the worker and the planner; :func:`rest_windows` per duty).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from itertools import accumulate
 from typing import Any, TypedDict
@@ -91,6 +91,9 @@ class CrewPlan:
     activities: tuple[tuple[Activity, ...], ...]  #: (n,)
     sleep: tuple[Sequence[SleepRecord], ...]  #: (n,) given SleepData
     schedules: Callable[[IntArray], Sequence[Schedule]]  #: crew members as domain objects
+    #: (n,) held times in bed [epoch h] (a laboratory protocol's, :func:`with_held_beds`);
+    #: empty for rosters (the contract has no such input)
+    held_beds: tuple[tuple[tuple[float, float], ...], ...] = ()
 
     @property
     def n_crew(self) -> int:
@@ -463,3 +466,22 @@ def _warmups(
             first = min(filter(None, (first, first_start(records), *(a.start for a in acts))))
         out.append(grid.warmup_from(zone, first))
     return tuple(out)
+
+
+def with_held_beds(
+    plan: CrewPlan, beds: Mapping[str, Sequence[tuple[datetime, datetime]]]
+) -> CrewPlan:
+    """``plan`` with held times in bed (reference -> ``(start, end)`` instants).
+
+    A held bed is a time in bed the person keeps to its end, asleep or not, as in a
+    laboratory protocol; the sleep predictor applies the held-bed rule inside it
+    (:func:`vigil.model.sleep_windows.held`, docs/model.md). Not part of the contract:
+    the validation's laboratory scenarios declare them.
+    """
+    if not beds:
+        return plan
+    held = tuple(
+        tuple((grid.epoch_hours(a), grid.epoch_hours(b)) for a, b in beds.get(ref, ()))
+        for ref in plan.references
+    )
+    return replace(plan, held_beds=held)

@@ -24,7 +24,8 @@ decide (reference §4.3.5). Standby duty rows (DutyType 3) are busy, awake throu
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from datetime import datetime
 
 import numpy as np
 
@@ -43,7 +44,7 @@ from vigil.model.sleep import (
 )
 
 from .grid import S_AT_WAKING, FloatArray, IntArray, SleepEpisode, epoch_hours
-from .plan import CrewPlan, plan_schedules
+from .plan import CrewPlan, plan_schedules, with_held_beds
 from .zones import crew_zone_timelines
 
 __all__ = [
@@ -71,6 +72,7 @@ def predict_sleep(
     schedules: Sequence[Schedule],
     params: Parameters = DEFAULT,
     sleep_params: SleepParameters = DEFAULT_SLEEP,
+    held_beds: Mapping[str, Sequence[tuple[datetime, datetime]]] | None = None,
 ) -> list[list[SleepEpisode]]:
     """Predict the sleep of each schedule (reference §4, §5, §7; warm-up §9.4).
 
@@ -83,6 +85,9 @@ def predict_sleep(
         Model constants (gates, limits, in-flight efficiency, flight timing, body clock).
     sleep_params : SleepParameters
         Remaining rule constants of the sleep predictor.
+    held_beds : mapping, optional
+        Reference -> held times in bed (laboratory protocols only,
+        :func:`vigil.scoring.plan.with_held_beds`).
 
     Returns
     -------
@@ -92,7 +97,9 @@ def predict_sleep(
         person's own in-flight rest windows and split-duty breaks; ``source="predicted"``,
         ``kind`` "main", "nap" or "inflight" (contract §4), times in epoch hours.
     """
-    ptr, start, end, quality, kind = predict_sleep_arrays(schedules, params, sleep_params)
+    ptr, start, end, quality, kind = predict_sleep_arrays(
+        schedules, params, sleep_params, held_beds
+    )
     start_l, end_l, q_l, k_l = start.tolist(), end.tolist(), quality.tolist(), kind.tolist()
     names = [_KIND_NAMES[k] for k in range(3)]
     out: list[list[SleepEpisode]] = []
@@ -111,6 +118,7 @@ def predict_sleep_arrays(
     schedules: Sequence[Schedule],
     params: Parameters = DEFAULT,
     sleep_params: SleepParameters = DEFAULT_SLEEP,
+    held_beds: Mapping[str, Sequence[tuple[datetime, datetime]]] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """As :func:`predict_sleep`, as CSR arrays ``(ptr, start, end, quality, kind)``.
 
@@ -118,7 +126,7 @@ def predict_sleep_arrays(
     :data:`~vigil.model.sleep.KIND_MAIN` / ``KIND_NAP`` / ``KIND_INFLIGHT``. Feeding these
     straight into the simulator's padded arrays avoids building episode objects.
     """
-    packed = pack_schedules(schedules, params, sleep_params)
+    packed = pack_schedules(schedules, params, sleep_params, held_beds)
     return predict_packed(packed, params, sleep_params)
 
 
@@ -152,9 +160,10 @@ def pack_schedules(
     schedules: Sequence[Schedule],
     params: Parameters = DEFAULT,
     sleep_params: SleepParameters = DEFAULT_SLEEP,
+    held_beds: Mapping[str, Sequence[tuple[datetime, datetime]]] | None = None,
 ) -> PackedSleepInput:
     """Turn schedules into the packed arrays of :class:`~vigil.model.sleep.PackedSleepInput`."""
-    plan = plan_schedules(schedules, params, sleep_params)
+    plan = with_held_beds(plan_schedules(schedules, params, sleep_params), held_beds or {})
     start = np.array([epoch_hours(w) for w in plan.warmup])
     end = horizons(plan, sleep_params)
     zones = crew_zone_timelines(plan, start, end)
@@ -206,14 +215,19 @@ def pack_plan(
         "quality": plan.rest_quality[ok],
     }
     standby: list[tuple[float, float, float]] = []
+    beds: list[tuple[float, float, float]] = []
     for i in chosen.tolist():
         if plan.activities[i]:
             _add_activities(i, plan, busy, windows, standby, p, sp)
+        if plan.held_beds and plan.held_beds[i]:
+            beds += [(float(i), a, b) for a, b in plan.held_beds[i]]
     b = {k: v[0] if len(v) == 1 else np.concatenate(v) for k, v in busy.items()}
     b_ptr, b_rows = _rows_of(b["crew"], pick, chosen.size)
     w_ptr, w_rows = _rows_of(windows["crew"], pick, chosen.size)
     sb = np.array(standby, dtype=np.float64).reshape(-1, 3)
     s_ptr, s_rows = _rows_of(sb[:, 0], pick, chosen.size)
+    bd = np.array(beds, dtype=np.float64).reshape(-1, 3)
+    h_ptr, h_rows = _rows_of(bd[:, 0], pick, chosen.size)
     z_ptr, z_time, z_offset = zones
     z_ptr_chosen, z_rows = _csr_rows(z_ptr, chosen)
     return PackedSleepInput(
@@ -239,6 +253,9 @@ def pack_plan(
         standby_ptr=s_ptr,
         standby_start=sb[s_rows, 1],
         standby_end=sb[s_rows, 2],
+        bed_ptr=h_ptr,
+        bed_start=bd[h_rows, 1],
+        bed_end=bd[h_rows, 2],
     )
 
 

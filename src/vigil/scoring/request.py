@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from vigil import model
 from vigil.contract import DECIMALS, EXTRA_SCALE_CODES, SCALE_CODES
@@ -45,6 +46,9 @@ class ScoreRequest:
     airports: Mapping[str, Airport] | None = None
     blank_defaults: Mapping[str, int] | None = None
     settings_version: int | None = 0
+    #: held times in bed, reference -> (start, end) instants: laboratory protocols of the
+    #: validation report only (not in the contract; :func:`vigil.scoring.plan.with_held_beds`)
+    held_beds: Mapping[str, Sequence[tuple[datetime, datetime]]] | None = None
 
 
 def resolve_preset(name: str) -> model.Parameters:

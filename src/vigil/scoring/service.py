@@ -49,7 +49,7 @@ from vigil.scoring.duty_risk import (
 )
 from vigil.scoring.grid import FloatArray, IntArray, SleepEpisode
 from vigil.scoring.layout import Layout, build_layout, build_timeline
-from vigil.scoring.plan import CrewPlan, plan_columns, plan_schedules
+from vigil.scoring.plan import CrewPlan, plan_columns, plan_schedules, with_held_beds
 from vigil.scoring.predict import horizons, pack_plan
 from vigil.scoring.report import (
     DutyResult,
@@ -142,7 +142,7 @@ def score(
         airports=request.airports,
         blank_defaults=request.blank_defaults,
     )
-    plan = plan_parsed(parsed, params)
+    plan = with_held_beds(plan_parsed(parsed, params), request.held_beds or {})
     if max_crew_days is not None:
         days = simulated_crew_days(plan)
         if days > max_crew_days:

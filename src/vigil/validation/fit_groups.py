@@ -72,7 +72,7 @@ def sleep_runs(
     if parsed.errors:
         raise RuntimeError(f"fit scenarios have data errors: {parsed.errors}")
     schedules = list(parsed.schedules)
-    episodes = predict_sleep(schedules, params, sleep_params)
+    episodes = predict_sleep(schedules, params, sleep_params, r.held_beds(items))
     results = tuple(
         ScheduleResult(
             reference=s.reference,
@@ -88,7 +88,9 @@ def sleep_runs(
 
 @functools.lru_cache(maxsize=1)
 def _scenarios() -> dict[str, r.Scenario]:
-    return {s.name: s for s in sc.scenarios()}
+    from vigil.validation.catalog import extra_scenarios
+
+    return {s.name: s for s in sc.scenarios() + extra_scenarios()}
 
 
 def _cases() -> dict[str, Case]:
@@ -174,6 +176,13 @@ def _specs() -> tuple[GroupSpec, ...]:
             ("DAYBREAK",),
             (("roach2016-daytime", True, 1.0),),
             f"{_ONE_SIDED} (sleeps short of 2)",
+        ),
+        (
+            "held bed",
+            (("held_bed_gate", 11.72, 16.0),),
+            ("FD-CON", "FD-SPL"),
+            (("roach2017-fd-consolidated", False, 1.0), ("roach2017-fd-split", False, 1.0)),
+            _TWO_SIDED,
         ),
         (
             "layover ramp",

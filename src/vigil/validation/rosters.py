@@ -40,6 +40,13 @@ class Scenario:
     name: str
     rows: tuple[SyntheticDuty, ...]
     sleep: tuple[dict[str, str], ...] = field(default=())
+    #: held times in bed (a laboratory protocol's, kept to their end asleep or not)
+    beds: tuple[tuple[datetime, datetime], ...] = field(default=())
+
+
+def held_beds(scenarios: Sequence[Scenario]) -> dict[str, tuple[tuple[datetime, datetime], ...]]:
+    """Reference -> held times in bed, of the scenarios that declare any."""
+    return {s.name: s.beds for s in scenarios if s.beds}
 
 
 def roster_text(scenarios: Sequence[Scenario]) -> str:

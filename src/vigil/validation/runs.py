@@ -29,6 +29,7 @@ def run_all() -> Runs:
         risk=True,
         include_sleep=True,
         extra_scales=("SP",),
+        held_beds=r.held_beds(items),
     )
     report = score(request)
     if report.errors:
