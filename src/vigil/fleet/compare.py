@@ -80,7 +80,12 @@ def _stats(keys: IntArray, labels: list[str], risk: Any, upper: Any) -> dict[str
     n = np.bincount(k, minlength=size).tolist()
     total = np.bincount(k, weights=risk[ok], minlength=size).tolist()
     high = np.bincount(k, weights=upper[ok], minlength=size).tolist()
-    return {labels[g]: (n[g], total[g], round(high[g])) for g in range(size) if n[g]}
+    out: dict[str, Stats] = {}
+    for g in range(size):
+        if n[g]:  # labels may repeat (one base spelled two ways): their duties add up
+            before = out.get(labels[g], (0, 0.0, 0))
+            out[labels[g]] = (before[0] + n[g], before[1] + total[g], before[2] + round(high[g]))
+    return out
 
 
 def _pairing_keys(t: DutyTable, trips: Trips) -> tuple[IntArray, list[str]]:

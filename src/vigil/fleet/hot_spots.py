@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vigil.fleet.table import DutyTable, FloatArray, IntArray
-from vigil.fleet.trips import DAY_S, Trips, band_index, home_local
+from vigil.fleet.trips import DAY_S, Trips, band_index, canonical_airports, home_local
 
 __all__ = ["MIN_DUTIES", "UPPER_BANDS", "group_figures", "hot_spots", "route_keys"]
 
@@ -91,10 +91,12 @@ def _rows(
 
 
 def route_keys(t: DutyTable, style: str = "iata") -> tuple[IntArray, list[str]]:
-    """Each duty's route as a group code (``-1``: an airport unknown) and the labels."""
+    """Each duty's route as a group code (``-1``: an airport unknown) and the labels;
+    an airport written both ways (IATA, ICAO) is one airport."""
     size = max(1, len(t.airports.code))
     ok = (t.start >= 0) & (t.end >= 0)
-    raw = np.where(ok, t.start * size + t.end, -1)
+    canon = np.append(canonical_airports(t), -1)  # one airport however it is spelled
+    raw = np.where(ok, canon[t.start] * size + canon[t.end], -1)
     codes, inverse = np.unique(raw, return_inverse=True)
     keys = inverse.reshape(-1).astype(np.int64)
     labels = []

@@ -39,6 +39,7 @@ __all__ = [
     "DAY_S",
     "Trips",
     "band_index",
+    "canonical_airports",
     "group_trips",
     "home_local",
     "pattern_text",
@@ -96,7 +97,7 @@ def band_index(t: DutyTable) -> IntArray:
     return np.where(np.isfinite(t.risk), out, -1).astype(np.int64)
 
 
-def _canonical(t: DutyTable) -> IntArray:
+def canonical_airports(t: DutyTable) -> IntArray:
     """Airport index → the index of its first spelling (ICAO, else IATA, else as written)."""
     a = t.airports
     first: dict[str, int] = {}
@@ -108,7 +109,7 @@ def _canonical(t: DutyTable) -> IntArray:
 
 def _at_home(t: DutyTable, airport: IntArray, bases: Sequence[Sequence[int]]) -> BoolArray:
     """Whether each duty's ``airport`` is one of its schedule's HomeBase airports."""
-    canon = _canonical(t)
+    canon = canonical_airports(t)
     width = max((len(b) for b in bases), default=0)
     if width == 0 or airport.size == 0:
         return np.zeros(airport.shape, dtype=bool)
@@ -217,7 +218,7 @@ def _sequences(
     start, end = labels[t.start], labels[t.end]
     piece = np.empty(n, dtype=object)
     piece[:] = "-"
-    canon = np.append(_canonical(t), -1)  # index -1: no airport
+    canon = np.append(canonical_airports(t), -1)  # index -1: no airport
     broken = np.zeros(n, dtype=bool)
     broken[1:] = canon[t.start[1:]] != canon[t.end[:-1]]
     piece[broken] = " / " + start[broken] + "-"
