@@ -6,9 +6,10 @@ from __future__ import annotations
 import csv
 import io
 
+import numpy as np
 import pytest
 
-from vigil.fleet.compare import CSV_HEADER, compare, compare_csv, digest
+from vigil.fleet.compare import CSV_HEADER, Digest, Groups, compare, compare_csv, digest
 from vigil.fleet.trips import group_trips
 
 from .test_trips import DUTIES, HOMES
@@ -88,11 +89,17 @@ def test_the_csv_holds_every_row(result) -> None:  # type: ignore[no-untyped-def
 
 
 def test_a_key_starting_like_a_formula_is_made_safe() -> None:
-    from vigil.fleet.compare import Digest
-
-    one = Digest(
-        1, 1, ("a",), ("standard",), (1,), {g: {} for g in ("route", "base", "pattern", "pairing")}
-    )
-    one.groups["route"]["=HYPERLINK(1)"] = (1, 1.0, 0)
+    empty = Groups([], np.zeros(0, np.int64), np.zeros(0), np.zeros(0, np.int64))
+    route = Groups(["=HYPERLINK(1)"], np.ones(1, np.int64), np.ones(1), np.zeros(1, np.int64))
+    groups = {"route": route, "base": empty, "pattern": empty, "pairing": empty}
+    one = Digest(1, 1, ("acceptable",), ("standard",), (1,), groups)
     rows = list(csv.reader(io.StringIO("".join(compare_csv(compare(one, one))))))
-    assert ["route", "'=HYPERLINK(1)"] == rows[2][:2]
+    assert rows[2][:2] == ["route", "'=HYPERLINK(1)"]
+
+
+def test_a_page_keeps_the_top_of_each_list(result) -> None:  # type: ignore[no-untyped-def]
+    a, b = table(DUTIES, HOMES), table(month_b(), HOMES)
+    da, db = digest(a, group_trips(a, bases(HOMES))), digest(b, group_trips(b, bases(HOMES)))
+    page = compare(da, db, limit=2)
+    assert page["route"] == result["route"][:2] and "rows" not in page["pairings"]
+    assert page["pairings"]["increases"] == result["pairings"]["increases"]

@@ -34,10 +34,19 @@ import numpy as np
 
 from vigil.fleet.hot_spots import UPPER_BANDS, route_keys
 from vigil.fleet.records import spreadsheet_safe
-from vigil.fleet.table import DutyTable, IntArray
+from vigil.fleet.table import DutyTable, FloatArray, IntArray
 from vigil.fleet.trips import Trips, band_index
 
-__all__ = ["CSV_HEADER", "GROUPS", "TOP_CHANGES", "Digest", "compare", "compare_csv", "digest"]
+__all__ = [
+    "CSV_HEADER",
+    "GROUPS",
+    "TOP_CHANGES",
+    "Digest",
+    "Groups",
+    "compare",
+    "compare_csv",
+    "digest",
+]
 
 #: pairing duties listed per direction (increases, decreases) on the page
 TOP_CHANGES = 25
@@ -56,36 +65,48 @@ CSV_HEADER = (
     "Change in share",
 )
 
-#: per group: duties with a risk, their summed R, duties in the upper bands
-Stats = tuple[int, float, int]
+
+@dataclass(frozen=True, slots=True)
+class Groups:
+    """Duties grouped by a text label (each label once): per group the duties with a
+    risk, their summed R and how many are in the upper bands."""
+
+    labels: list[str]
+    n: IntArray
+    total: FloatArray
+    upper: IntArray
 
 
 @dataclass(frozen=True, slots=True)
 class Digest:
-    """One roster's duties reduced for comparing: band counts, and per group label
-    (route, base, pattern, pairing duty) the :data:`Stats`."""
+    """One roster's duties reduced for comparing: band counts and the :class:`Groups`
+    by route, base, pattern and pairing duty."""
 
     duties: int
     trips: int
     band_words: tuple[str, ...]
     band_css: tuple[str, ...]
     band_counts: tuple[int, ...]
-    groups: dict[str, dict[str, Stats]]
+    groups: dict[str, Groups]
 
 
-def _stats(keys: IntArray, labels: list[str], risk: Any, upper: Any) -> dict[str, Stats]:
+def _groups(keys: IntArray, labels: list[str], risk: FloatArray, upper: Any) -> Groups:
+    """Per distinct label over the duties with a risk (labels may repeat, e.g. one base
+    spelled two ways: their duties add up)."""
+    seen: dict[str, int] = {}
+    remap = np.asarray([seen.setdefault(label, len(seen)) for label in labels], dtype=np.int64)
     ok = (keys >= 0) & np.isfinite(risk)
-    k = keys[ok]
-    size = len(labels)
-    n = np.bincount(k, minlength=size).tolist()
-    total = np.bincount(k, weights=risk[ok], minlength=size).tolist()
-    high = np.bincount(k, weights=upper[ok], minlength=size).tolist()
-    out: dict[str, Stats] = {}
-    for g in range(size):
-        if n[g]:  # labels may repeat (one base spelled two ways): their duties add up
-            before = out.get(labels[g], (0, 0.0, 0))
-            out[labels[g]] = (before[0] + n[g], before[1] + total[g], before[2] + round(high[g]))
-    return out
+    k = remap[keys[ok]] if labels else keys[ok]
+    size = len(seen)
+    n = np.bincount(k, minlength=size)
+    has = np.flatnonzero(n)
+    names = list(seen)
+    return Groups(
+        labels=[names[g] for g in has.tolist()],
+        n=n[has].astype(np.int64),
+        total=np.asarray(np.bincount(k, weights=risk[ok], minlength=size)[has], dtype=np.float64),
+        upper=np.rint(np.bincount(k, weights=upper[ok], minlength=size)[has]).astype(np.int64),
+    )
 
 
 def _pairing_keys(t: DutyTable, trips: Trips) -> tuple[IntArray, list[str]]:
@@ -95,13 +116,13 @@ def _pairing_keys(t: DutyTable, trips: Trips) -> tuple[IntArray, list[str]]:
     width = int(position.max()) + 1 if len(t) else 1
     raw = (trips.sequence[trip] * 1440 + trips.report_minute[trip]) * width + position
     codes, inverse = np.unique(raw, return_inverse=True)
-    labels = []
-    for code in codes.tolist():
-        rest, pos = divmod(int(code), width)
-        seq, minute = divmod(rest, 1440)
-        labels.append(
-            f"{trips.sequences[seq]} · {minute // 60:02d}:{minute % 60:02d} · duty {pos + 1}"
-        )
+    rest, pos = np.divmod(codes, width)
+    seq, minute = np.divmod(rest, 1440)
+    names = trips.sequences
+    labels = [
+        f"{names[q]} · {m // 60:02d}:{m % 60:02d} · duty {k + 1}"
+        for q, m, k in zip(seq.tolist(), minute.tolist(), pos.tolist(), strict=True)
+    ]
     return inverse.reshape(-1).astype(np.int64), labels
 
 
@@ -123,20 +144,108 @@ def digest(t: DutyTable, trips: Trips) -> Digest:
         band_css=tuple(b.css for b in t.bands),
         band_counts=tuple(np.bincount(band[ok], minlength=len(t.bands)).tolist()),
         groups={
-            "route": _stats(route, route_labels, risk, upper),
-            "base": _stats(base_inverse.reshape(-1).astype(np.int64), base_labels, risk, upper),
-            "pattern": _stats(trips.pattern[trips.trip], trips.patterns, risk, upper),
-            "pairing": _stats(pairing, pairing_labels, risk, upper),
+            "route": _groups(route, route_labels, risk, upper),
+            "base": _groups(base_inverse.reshape(-1).astype(np.int64), base_labels, risk, upper),
+            "pattern": _groups(trips.pattern[trips.trip], trips.patterns, risk, upper),
+            "pairing": _groups(pairing, pairing_labels, risk, upper),
         },
     )
 
 
-def _mean(s: Stats | None) -> float | None:
-    return s[1] / s[0] if s is not None and s[0] else None
+@dataclass(frozen=True, slots=True)
+class _Joined:
+    """Two rosters' :class:`Groups` side by side over the union of their labels."""
+
+    labels: list[str]
+    n_a: IntArray
+    n_b: IntArray
+    mean_a: FloatArray  #: NaN where the group is not in A (rounded as shown)
+    mean_b: FloatArray
+    share_a: FloatArray
+    share_b: FloatArray
+    change: FloatArray  #: mean R, B − A (NaN unless in both)
+    share_change: FloatArray
+
+    def order(self, *, matched_only: bool = False) -> IntArray:
+        """Rows in both rosters by change of mean R, biggest rise first (then by the
+        upper-band share's change, then by label); rows in one roster only last."""
+        change, share = self.change, self.share_change
+        keys = np.arange(len(self.labels))
+        if matched_only:
+            keys = keys[np.isfinite(change)]
+        by_label = np.argsort(np.asarray(self.labels, dtype=str)[keys], kind="stable")
+        keys = keys[by_label]
+        c, sc = change[keys], share[keys]
+        ranked = np.lexsort((-np.nan_to_num(sc), -np.nan_to_num(c), ~np.isfinite(c)))
+        return keys[ranked]
+
+    def rows(self, picked: IntArray) -> list[dict[str, Any]]:
+        """The groups ``picked`` as JSON rows (NaN: ``None``), built column by column."""
+
+        def col(a: FloatArray) -> list[float | None]:
+            return [x if x == x else None for x in a[picked].tolist()]  # NaN != NaN
+
+        labels = self.labels
+        return [
+            {
+                "key": labels[i],
+                "dutiesA": na,
+                "dutiesB": nb,
+                "meanA": ma,
+                "meanB": mb,
+                "meanChange": mc,
+                "upperShareA": sa,
+                "upperShareB": sb,
+                "upperShareChange": sc,
+            }
+            for i, na, nb, ma, mb, mc, sa, sb, sc in zip(
+                picked.tolist(),
+                self.n_a[picked].tolist(),
+                self.n_b[picked].tolist(),
+                col(self.mean_a),
+                col(self.mean_b),
+                col(self.change),
+                col(self.share_a),
+                col(self.share_b),
+                col(self.share_change),
+                strict=True,
+            )
+        ]
 
 
-def _share(s: Stats | None) -> float | None:
-    return s[2] / s[0] if s is not None and s[0] else None
+def _join(a: Groups, b: Groups) -> _Joined:
+    where = {label: i for i, label in enumerate(a.labels)}
+    extra = [label for label in b.labels if label not in where]
+    labels = a.labels + extra
+    size = len(labels)
+    union = {label: i for i, label in enumerate(labels)}
+    at_b = np.asarray([union[label] for label in b.labels], dtype=np.int64)
+    n_a = np.zeros(size, dtype=np.int64)
+    n_b = np.zeros(size, dtype=np.int64)
+    n_a[: len(a.labels)] = a.n
+    n_b[at_b] = b.n
+    total_a, total_b = np.zeros(size), np.zeros(size)
+    total_a[: len(a.labels)] = a.total
+    total_b[at_b] = b.total
+    upper_a, upper_b = np.zeros(size), np.zeros(size)
+    upper_a[: len(a.labels)] = a.upper
+    upper_b[at_b] = b.upper
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean_a = np.round(np.where(n_a > 0, total_a / n_a, np.nan), 3)
+        mean_b = np.round(np.where(n_b > 0, total_b / n_b, np.nan), 3)
+        share_a = np.round(np.where(n_a > 0, upper_a / n_a, np.nan), 4)
+        share_b = np.round(np.where(n_b > 0, upper_b / n_b, np.nan), 4)
+    return _Joined(
+        labels=labels,
+        n_a=n_a,
+        n_b=n_b,
+        mean_a=np.asarray(mean_a, dtype=np.float64),
+        mean_b=np.asarray(mean_b, dtype=np.float64),
+        share_a=np.asarray(share_a, dtype=np.float64),
+        share_b=np.asarray(share_b, dtype=np.float64),
+        change=np.round(mean_b - mean_a, 4),
+        share_change=np.round(share_b - share_a, 4),
+    )
 
 
 def _round(value: float | None, digits: int = 3) -> float | None:
@@ -147,37 +256,14 @@ def _change(b: float | None, a: float | None) -> float | None:
     return None if a is None or b is None else round(b - a, 4)
 
 
-def _row(key: str, a: Stats | None, b: Stats | None) -> dict[str, Any]:
-    ma, mb, sa, sb = _mean(a), _mean(b), _share(a), _share(b)
-    return {
-        "key": key,
-        "dutiesA": a[0] if a else 0,
-        "dutiesB": b[0] if b else 0,
-        "meanA": _round(ma),
-        "meanB": _round(mb),
-        "meanChange": _change(_round(mb), _round(ma)),
-        "upperShareA": _round(sa, 4),
-        "upperShareB": _round(sb, 4),
-        "upperShareChange": _change(_round(sb, 4), _round(sa, 4)),
-    }
-
-
-def _worse_first(row: dict[str, Any]) -> tuple[bool, float, float, str]:
-    """Rows in both rosters by change of mean R, biggest rise first; then the others."""
-    change = row["meanChange"]
-    return (change is None, -(change or 0.0), -(row["upperShareChange"] or 0.0), row["key"])
-
-
-def _grouped(a: dict[str, Stats], b: dict[str, Stats]) -> list[dict[str, Any]]:
-    rows = [_row(k, a.get(k), b.get(k)) for k in sorted(a.keys() | b.keys())]
-    rows.sort(key=_worse_first)
-    return rows
-
-
-def compare(a: Digest, b: Digest, *, top: int = TOP_CHANGES) -> dict[str, Any]:
+def compare(
+    a: Digest, b: Digest, *, top: int = TOP_CHANGES, limit: int | None = None
+) -> dict[str, Any]:
     """What changed from roster A to roster B (module docstring). Changes are B − A:
-    positive is worse. ``pairings.rows`` holds every matched pairing duty (the CSV);
-    ``increases`` and ``decreases`` the ``top`` biggest of each."""
+    positive is worse. ``increases`` and ``decreases`` hold the ``top`` biggest matched
+    pairing duties of each; ``pairings.rows`` every matched one and the route, base and
+    pattern lists every group, unless ``limit`` (a page) keeps that many of each and
+    leaves ``pairings.rows`` out."""
     ta, tb = sum(a.band_counts), sum(b.band_counts)
     bands = []
     for i, (words, css) in enumerate(zip(b.band_words, b.band_css, strict=True)):
@@ -196,9 +282,24 @@ def compare(a: Digest, b: Digest, *, top: int = TOP_CHANGES) -> dict[str, Any]:
                 "shareChange": _change(_round(sb, 4), _round(sa, 4)),
             }
         )
-    pa, pb = a.groups["pairing"], b.groups["pairing"]
-    matched = [_row(k, pa[k], pb[k]) for k in sorted(pa.keys() & pb.keys())]
-    rising = sorted(matched, key=lambda r: (-r["meanChange"], r["key"]))
+    grouped = {}
+    for name in GROUPS:
+        joined = _join(a.groups[name], b.groups[name])
+        grouped[name] = joined.rows(joined.order()[:limit])
+    pairs = _join(a.groups["pairing"], b.groups["pairing"])
+    ranked = pairs.order(matched_only=True)
+    change = pairs.change[ranked]
+    rising = ranked[change > 0][:top]
+    falling = ranked[change < 0][::-1][:top]
+    pairings: dict[str, Any] = {
+        "matched": int(ranked.size),
+        "onlyA": int(((pairs.n_a > 0) & (pairs.n_b == 0)).sum()),
+        "onlyB": int(((pairs.n_b > 0) & (pairs.n_a == 0)).sum()),
+        "increases": pairs.rows(rising),
+        "decreases": pairs.rows(falling),
+    }
+    if limit is None:
+        pairings["rows"] = pairs.rows(ranked)
     return {
         "summary": {
             "dutiesA": a.duties,
@@ -209,15 +310,8 @@ def compare(a: Digest, b: Digest, *, top: int = TOP_CHANGES) -> dict[str, Any]:
             "withRiskB": tb,
         },
         "bands": bands,
-        **{name: _grouped(a.groups[name], b.groups[name]) for name in GROUPS},
-        "pairings": {
-            "matched": len(matched),
-            "onlyA": len(pa.keys() - pb.keys()),
-            "onlyB": len(pb.keys() - pa.keys()),
-            "increases": [r for r in rising[:top] if r["meanChange"] > 0],
-            "decreases": [r for r in reversed(rising[-top:]) if r["meanChange"] < 0],
-            "rows": rising,
-        },
+        **grouped,
+        "pairings": pairings,
     }
 
 

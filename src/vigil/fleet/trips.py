@@ -131,11 +131,6 @@ def pattern_text(sequence: str, nights: int) -> str:
     return f"{sequence}, {nights} night{'s' if nights != 1 else ''}"
 
 
-def _codes(values: list[str]) -> tuple[IntArray, list[str]]:
-    labels, inverse = np.unique(np.asarray(values, dtype=object), return_inverse=True)
-    return inverse.reshape(-1).astype(np.int64), [str(v) for v in labels]
-
-
 def group_trips(
     t: DutyTable, bases: Sequence[Sequence[int]] | None = None, *, style: str = "iata"
 ) -> Trips:
@@ -179,9 +174,15 @@ def group_trips(
     nb = len(t.bands)
     ok = band >= 0
     band_counts = np.bincount(trip[ok] * nb + band[ok], minlength=m * nb).reshape(m, nb)
-    sequences, patterns = _sequences(t, new, trip, first, nights.astype(np.int64), style)
-    sequence, sequence_labels = _codes(sequences)
-    pattern, pattern_labels = _codes(patterns)
+    sequence, sequence_labels = _sequence_codes(t, new, trip, first, count, style)
+    # a pattern is a route sequence with its nights away
+    wide = int(nights.max()) + 1 if m else 1
+    pattern_codes, pattern = np.unique(
+        sequence * wide + nights.astype(np.int64), return_inverse=True
+    )
+    pattern_labels = [
+        pattern_text(sequence_labels[c // wide], c % wide) for c in pattern_codes.tolist()
+    ]
     return Trips(
         trip=trip.astype(np.int64),
         first=first.astype(np.int64),
@@ -201,30 +202,56 @@ def group_trips(
         ends_home=ends_home[last],
         sequence=sequence,
         sequences=sequence_labels,
-        pattern=pattern,
+        pattern=pattern.reshape(-1).astype(np.int64),
         patterns=pattern_labels,
     )
 
 
-def _sequences(
-    t: DutyTable, new: BoolArray, trip: IntArray, first: IntArray, nights: IntArray, style: str
-) -> tuple[list[str], list[str]]:
-    """Each trip's route sequence and pattern text (module docstring), joined by NumPy's
-    object reduction rather than a Python loop per duty."""
-    n = len(t)
+def _sequence_codes(
+    t: DutyTable, new: BoolArray, trip: IntArray, first: IntArray, count: IntArray, style: str
+) -> tuple[IntArray, list[str]]:
+    """Each trip's route sequence as a code, and the sequences' text (module docstring).
+
+    A trip is written as one row of airport pairs, one pair per duty: the duty's start
+    (``-2`` where it starts where the duty before ended) and its end, airports as one
+    index however spelled (``-1`` unknown, ``-3`` past the trip's last duty); equal rows
+    are equal sequences, so only the distinct ones are turned into text.
+    """
+    n, m = len(t), len(first)
     if n == 0:
-        return [], []
-    labels = _labels(t, style)
-    start, end = labels[t.start], labels[t.end]
-    piece = np.empty(n, dtype=object)
-    piece[:] = "-"
+        return np.zeros(0, dtype=np.int64), []
     canon = np.append(canonical_airports(t), -1)  # index -1: no airport
+    start, end = canon[t.start], canon[t.end]
     broken = np.zeros(n, dtype=bool)
-    broken[1:] = canon[t.start[1:]] != canon[t.end[:-1]]
-    piece[broken] = " / " + start[broken] + "-"
-    piece = piece + end
-    piece[new] = start[new] + "-" + end[new]
-    joined = np.add.reduceat(piece, first)
-    sequences = [str(s) for s in joined]
-    patterns = [pattern_text(s, k) for s, k in zip(sequences, nights.tolist(), strict=True)]
-    return sequences, patterns
+    broken[1:] = start[1:] != end[:-1]
+    lead = np.where(new | broken, start, -2)
+    position = np.arange(n) - first[trip]
+    width = 2 * int(count.max())
+    rows = np.full((m, width), -3, dtype=np.int32)
+    rows[trip, 2 * position] = lead
+    rows[trip, 2 * position + 1] = end
+    # equal rows by their bytes (a dict: NumPy's unique over rows sorts far slower)
+    raw, step = rows.tobytes(), 4 * width
+    seen: dict[bytes, int] = {}
+    inverse = np.fromiter(
+        (seen.setdefault(raw[k * step : (k + 1) * step], len(seen)) for k in range(m)),
+        dtype=np.int64,
+        count=m,
+    )
+    distinct = rows[np.unique(inverse, return_index=True)[1]]
+    names = [*(t.airports.label(i, style) for i in range(len(t.airports.code))), "?"]
+    labels = []
+    for row in distinct.tolist():
+        parts = []
+        for j in range(0, len(row), 2):
+            lead_at, end_at = row[j], row[j + 1]
+            if lead_at == -3:
+                break
+            if j == 0:
+                parts.append(f"{names[lead_at]}-{names[end_at]}")
+            elif lead_at == -2:
+                parts.append(f"-{names[end_at]}")
+            else:
+                parts.append(f" / {names[lead_at]}-{names[end_at]}")
+        labels.append("".join(parts))
+    return inverse, labels

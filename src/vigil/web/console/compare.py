@@ -16,8 +16,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import orjson
 from fastapi import APIRouter
-from fastapi.responses import JSONResponse, Response, StreamingResponse
+from fastapi.responses import Response, StreamingResponse
 
 from vigil.fleet.compare import compare, compare_csv
 from vigil.web.console._web import Console, UserConsole
@@ -28,6 +29,8 @@ __all__ = ["router"]
 
 router = APIRouter()
 
+#: rows per route, base and pattern list on the page (the JSON and CSV have them all)
+PAGE_ROWS = 25
 #: longest roster token accepted (tokens are far shorter)
 MAX_TOKEN = 100
 
@@ -43,8 +46,8 @@ def _pair(console: Console, a: str, b: str) -> tuple[RosterView, RosterView]:
     return load_view(console, a), load_view(console, b)
 
 
-def _result(a: RosterView, b: RosterView) -> dict[str, Any]:
-    found = compare(a.digest, b.digest)
+def _result(a: RosterView, b: RosterView, limit: int | None = None) -> dict[str, Any]:
+    found = compare(a.digest, b.digest, limit=limit)
     found["a"] = {"token": a.token, "name": a.name, "modelVersion": a.model_version}
     found["b"] = {"token": b.token, "name": b.name, "modelVersion": b.model_version}
     return found
@@ -68,12 +71,10 @@ def compare_page(console: UserConsole, a: str = "", b: str = "") -> Response:
         context["a"] = a or next(iter(t for t in tokens if t != context["b"]), "")
         return console.render("compare.html", **context)
     try:
-        found = _result(*_pair(console, a, b))
+        context["result"] = _result(*_pair(console, a, b), limit=PAGE_ROWS)
     except ViewError as exc:
         context["error"] = exc.message
         return console.render("compare.html", status_code=exc.status, **context)
-    pairings = found["pairings"]
-    context["result"] = found | {"pairings": {k: v for k, v in pairings.items() if k != "rows"}}
     return console.render("compare.html", **context)
 
 
@@ -84,7 +85,13 @@ def compare_json(console: UserConsole, a: str = "", b: str = "") -> Response:
         found = _result(*_pair(console, a, b))
     except ViewError as exc:
         return console.finish(problem(exc.status, exc.message))
-    return console.finish(JSONResponse(found, headers={"Cache-Control": "no-store"}))
+    return console.finish(
+        Response(
+            orjson.dumps(found),
+            media_type="application/json",
+            headers={"Cache-Control": "no-store"},
+        )
+    )
 
 
 def _file_stem(name: str) -> str:

@@ -13,8 +13,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import orjson
 from fastapi import APIRouter
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 
 from vigil.fleet.trip_rows import trip_order, trip_row
 from vigil.settings.bands import risk_band
@@ -103,4 +104,8 @@ def trips_json(console: UserConsole, token: str, page: int = 1, q: str = "") -> 
         "trips": _page(view, page, q[:MAX_QUERY]) | {"pageSize": PAGE_SIZE},
         "hotSpots": view.hot,
     }
-    return console.finish(JSONResponse(body, headers={"Cache-Control": "no-store"}))
+    return console.finish(
+        Response(
+            orjson.dumps(body), media_type="application/json", headers={"Cache-Control": "no-store"}
+        )
+    )
