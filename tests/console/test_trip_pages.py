@@ -174,3 +174,39 @@ def test_operators_never_see_each_others_trips_or_months(
         assert alice.get(path, params={"a": a, "b": own}).status_code == 404
     picker = bob.get("/console/compare").text
     assert own in picker and a not in picker and b not in picker
+
+
+def test_a_trip_and_a_pattern_are_reviewed_from_the_trips_page(
+    alice: httpx.Client, months: tuple[str, str]
+) -> None:
+    import re
+
+    from .conftest import csrf_of
+
+    a, _ = months
+    page = alice.get(f"/console/rosters/{a}/trips").text
+    labels = re.findall(r'name="kind" value="(trip|pattern)">\s*<input type="hidden" '
+                        r'name="label" value="([^"]+)"', page)  # fmt: skip
+    trip = next(label for kind, label in labels if kind == "trip" and "P2" in label)
+    assert trip.startswith("P2: trip LGW-JFK-LHR, 1 night reporting 2026-03-02T10:00Z")
+    assert ("pattern", "LHR-JFK-LHR, 1 night") in labels
+    for kind, label, decision in (
+        (("trip", trip, "accept")),
+        ("pattern", "LHR-JFK-LHR, 1 night", "change"),
+    ):
+        sent = alice.post(
+            "/console/hazards",
+            data={
+                "csrf_token": csrf_of(page),
+                "kind": kind,
+                "label": label,
+                "decision": decision,
+                "reason": "reviewed in the monthly meeting",
+                "back": f"/console/rosters/{a}/trips#trips",
+            },  # fmt: skip
+        )
+        assert sent.status_code == 303 and sent.headers["location"].endswith("/trips#trips")
+    again = alice.get(f"/console/rosters/{a}/trips").text
+    states = re.findall(r'data-review-state="(\w+)"[^>]*>(\w+)<', again)
+    assert ("reviewed", "accept") in states and ("reviewed", "change") in states
+    assert sum(1 for s, _ in states if s == "open") == len(states) - 2

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import quote
 
 import orjson
 from fastapi import APIRouter
@@ -19,11 +20,12 @@ from fastapi.responses import Response
 
 from vigil.fleet.trip_rows import trip_order, trip_row
 from vigil.settings.bands import risk_band
-from vigil.web.console._web import Console, UserConsole
+from vigil.web.console._web import PREFIX, Console, UserConsole
+from vigil.web.console.reviews import subject_reviews
 from vigil.web.console.roster_views import RosterView, ViewError, load_view
 from vigil.web.problems import problem
 
-__all__ = ["HOT_ROWS", "PAGE_SIZE", "router"]
+__all__ = ["HOT_ROWS", "PAGE_SIZE", "router", "trip_subject"]
 
 router = APIRouter(prefix="/rosters")
 
@@ -58,6 +60,12 @@ def _page(view: RosterView, page: int, q: str) -> dict[str, Any]:
     return {"rows": rows, "matched": int(order.size), "page": page, "pages": pages, "q": q}
 
 
+def trip_subject(row: dict[str, Any]) -> str:
+    """A trip as a hazard-log subject: crew member, pattern and first report (UTC), so
+    the decision shows again where the same trip recurs (the roster replaced)."""
+    return f"{row['reference']}: trip {row['pattern']} reporting {row['reportUtc']}"
+
+
 def _band(value: float | None, bands: Any) -> tuple[str, str]:
     band = risk_band(value, bands)
     return ("", "") if band is None else (band.css, band.words)
@@ -74,12 +82,18 @@ def trips_page(console: UserConsole, token: str, page: int = 1, q: str = "") -> 
         return console.render("trips.html", status_code=exc.status, error=exc.message, token=token)
     t = view.table
     hot = view.hot
+    table = _page(view, page, q[:MAX_QUERY])
+    patterns = hot["pattern"][:HOT_ROWS]
+    back = f"{PREFIX}/rosters/{token}/trips?page={table['page']}&q={quote(table['q'])}"
     return console.render(
         "trips.html",
         token=token,
         view=view,
-        table=_page(view, page, q[:MAX_QUERY]),
+        table=table,
         hot={k: hot[k][:HOT_ROWS] for k in ("route", "reportHour", "pattern")},
+        trip_reviews=subject_reviews(console, "trip", [trip_subject(x) for x in table["rows"]]),
+        pattern_reviews=subject_reviews(console, "pattern", [g["key"] for g in patterns]),
+        back=back,
         hot_counts={k: len(hot[k]) for k in ("route", "reportHour", "pattern")},
         min_duties=hot["minDuties"],
         upper_bands=hot["upperBands"],
