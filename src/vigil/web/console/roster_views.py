@@ -35,9 +35,11 @@ __all__ = ["CACHE_KEY", "RosterView", "ViewError", "load_view", "scored_rosters"
 
 #: the runtime cache entry holding the views
 CACHE_KEY = "roster_views"
-#: duties kept per operator and in all (a 10k-crew month is about 141,000 duties)
-PER_OPERATOR_DUTIES = 450_000
-TOTAL_DUTIES = 900_000
+#: duties kept per operator and in all: a 10,000-crew month is about 135,000 duties and
+#: 45 MB of view, so an operator keeps two such months (a comparison) and the process
+#: four, about 180 MB
+PER_OPERATOR_DUTIES = 300_000
+TOTAL_DUTIES = 600_000
 #: the scale top of descent is read on (the issue's "top-of-descent KSS")
 VIEW_SCALE = "KSS"
 SCORED = (JobStatus.COMPLETED_SUCCESSFULLY, JobStatus.COMPLETED_WITH_ERRORS)
