@@ -78,6 +78,9 @@ def test_trips_page_and_json(alice: httpx.Client, months: tuple[str, str]) -> No
     assert body["trips"]["matched"] == 3 and len(rows) == 3
     r = risks(alice, a)
     by_pattern = {x["pattern"]: x for x in rows}
+    # the worker kept the second HomeBase code: the trip from LGW starts at home
+    assert by_pattern["LGW-JFK-LHR, 1 night"]["startsHome"] is True
+    assert all(x["endsHome"] for x in rows)
     p1 = by_pattern["LHR-JFK-LHR, 1 night"]
     assert (p1["reference"], p1["duties"], p1["days"], p1["nights"]) == ("P1", 2, 3, 1)
     assert p1["maxRisk"] == pytest.approx(max(r[("P1", 1)], r[("P1", 2)]), abs=1e-3)
