@@ -167,6 +167,15 @@ class RosterFacts:
     #: per schedule: its first row of the score matrix and its first duty (chart reads)
     row_offset: list[int] = field(default_factory=list)
     first_duty: list[int] = field(default_factory=list)
+    #: per schedule: every airport its HomeBase cell lists, the home base first (empty in
+    #: summaries stored before it was kept: :meth:`base_lists` falls back to ``home``)
+    bases: list[list[int]] = field(default_factory=list)
+
+    def base_lists(self) -> list[list[int]]:
+        """:attr:`bases`, or ``[home]`` per schedule where it was not stored."""
+        if len(self.bases) == len(self.home):
+            return self.bases
+        return [[h] if h >= 0 else [] for h in self.home]
 
     def to_json(self) -> dict[str, object]:
         names = [f.name for f in fields(self) if f.name != "airports"]
@@ -211,6 +220,7 @@ def with_offsets(stored: StoredScores, routes: RouteFacts) -> RosterFacts:
         _offsets(zones, home, on),
         [0, *accumulate(rows)][:-1],
         [0, *accumulate(counts)][:-1],
+        bases=routes.base_lists(),
     )
 
 

@@ -7,7 +7,7 @@ the roster again (docs/upload.md, "Stored results").
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from vigil.domain import Airport, Duty, Schedule
 from vigil.roster.arrays import DutyColumns
@@ -35,7 +35,8 @@ class RouteFacts:
     """The part of :class:`RosterFacts` only the roster text holds, without local offsets.
 
     One entry per scored schedule (``fleet``, ``rank``, ``home``, ``duties``: its number of
-    stored duties) and per stored duty (``start``, ``end``, ``sectors``; ``-1``/``0`` where
+    stored duties; ``bases``: every airport its HomeBase cell lists, ``home`` first) and per
+    stored duty (``start``, ``end``, ``sectors``; ``-1``/``0`` where
     the roster has no such duty), airports indexing :attr:`airports`. Chunk tasks gather it
     from the schedules they parsed anyway (:mod:`vigil.worker.tasks`), so the roster summary
     at finish needs no second parse of the roster (the worker's memory budget); :meth:`join`
@@ -50,6 +51,13 @@ class RouteFacts:
     start: list[int]
     end: list[int]
     sectors: list[int]
+    bases: list[list[int]] = field(default_factory=list)
+
+    def base_lists(self) -> list[list[int]]:
+        """:attr:`bases`, or ``[home]`` per schedule where it was not gathered."""
+        if len(self.bases) == len(self.home):
+            return self.bases
+        return [[h] if h >= 0 else [] for h in self.home]
 
     @classmethod
     def join(cls, parts: Iterable[RouteFacts]) -> RouteFacts:
@@ -73,6 +81,7 @@ class RouteFacts:
             out.rank.extend(part.rank)
             out.duties.extend(part.duties)
             out.sectors.extend(part.sectors)
+            out.bases.extend([remap[i] for i in b] for b in part.base_lists())
             for ours, theirs in (
                 (out.home, part.home),
                 (out.start, part.start),
@@ -108,15 +117,17 @@ class _RouteBuilder:
         rank: Iterable[str],
         base: Airport | None,
         route: Sequence[tuple[Airport, Airport, int]],
+        others: Sequence[Airport] = (),
     ) -> None:
         """One stored schedule of ``count`` duties: its duties' Fleet and Rank cells (the
-        first non-blank of each is kept), home base, and (start, end, sectors) of its
-        parsed duties in order (those beyond ``count`` are not stored; missing ones are
-        blank)."""
+        first non-blank of each is kept), home base (and the HomeBase cell's ``others``),
+        and (start, end, sectors) of its parsed duties in order (those beyond ``count``
+        are not stored; missing ones are blank)."""
         facts = self.facts
         facts.fleet.append(next((f for f in fleet if f), ""))
         facts.rank.append(next((r for r in rank if r), ""))
         facts.home.append(self.place(base) if base is not None else -1)
+        facts.bases.append([self.place(a) for a in (base, *others)] if base is not None else [])
         facts.duties.append(count)
         for start, end, sectors in route[:count]:
             facts.start.append(self.place(start))
@@ -147,6 +158,7 @@ def route_facts(entries: Iterable[tuple[str, int]], schedules: Sequence[Schedule
             (d.rank for d in duties),
             duties[0].home_base[0] if duties else None,
             [(d.start_airport, d.end_airport, d.sectors) for d in duties],
+            duties[0].home_base[1:] if duties else (),
         )
     return out.facts
 
@@ -169,5 +181,6 @@ def route_facts_of_columns(entries: Iterable[tuple[str, int]], columns: DutyColu
             columns.rank[lo:hi],
             home_bases[home[lo]][0] if hi > lo else None,
             [(airports[start[d]], airports[end[d]], sectors[d]) for d in range(lo, hi)],
+            home_bases[home[lo]][1:] if hi > lo else (),
         )
     return out.facts

@@ -28,6 +28,7 @@ __all__ = [
     "SubjectReview",
     "chart_reviews",
     "pattern_reviews",
+    "subject_reviews",
     "top_duty_reviews",
 ]
 
@@ -94,6 +95,18 @@ def pattern_reviews(console: Console, patterns: dict[str, Any]) -> dict[str, lis
         key: [SubjectReview("pattern", label, found.get(keyed[label])) for label in ls]
         for key, ls in labels.items()
     }
+
+
+def subject_reviews(console: Console, kind: str, labels: list[str]) -> list[SubjectReview]:
+    """Named trips or patterns (``kind``) with their decisions in force, in order (the
+    trips page: a trip named by crew member, pattern and report; a pattern by itself)."""
+    keyed = [hazards.subject_key(kind, label) for label in labels]
+    found = hazards.current_decisions(
+        session=console.db, operator=console.operator, kind=kind, keys=keyed
+    )
+    return [
+        SubjectReview(kind, label, found.get(key)) for label, key in zip(labels, keyed, strict=True)
+    ]
 
 
 def _identity(reference: str, on_s: int, route: str) -> DutyIdentity:

@@ -22,7 +22,9 @@ from vigil.auth.scopes import ALL_KINDS
 from vigil.store import repo
 from vigil.web.console import _session as cookies
 from vigil.web.console import calibration, clients, rosters, settings_page, tryit, whatif
+from vigil.web.console import compare as compare_page
 from vigil.web.console import hazards as hazard_log
+from vigil.web.console import trips as trip_pages
 from vigil.web.console._web import (
     HERE,
     PREFIX,
@@ -206,6 +208,8 @@ router.include_router(whatif.router)
 router.include_router(settings_page.router)
 router.include_router(calibration.router)
 router.include_router(hazard_log.router)
+router.include_router(trip_pages.router)
+router.include_router(compare_page.router)
 
 
 @router.get("", include_in_schema=False)

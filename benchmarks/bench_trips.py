@@ -1,0 +1,208 @@
+"""Trips, hot spots and months compared at airline size: 10,000 crew × 28 days.
+
+Reuses bench_fleet.py's cached month (:func:`bench_fleet.prepare`, scored once and kept
+under ``~/.cache/vigil/bench-fleet``). Prints medians of ``--repeat`` runs:
+
+1. the pure steps on the month's duty table: decoding the KSS scores, the duty table,
+   grouping the trips (:func:`vigil.fleet.trips.group_trips`), the hot spots, the digest
+   and the comparison of two digests;
+2. the console, in process (Starlette's TestClient, a signed-in user, the month stored
+   twice as two rosters in SQLite, each with its summary as the worker stores it): the
+   trips page the first time (the roster's view built: the cold figure) and warm, the
+   trips JSON, the compare page, JSON and CSV once both views are built.
+
+Budgets (issue 31): trips + hot spots page ≤ 0.5 s warm, compare ≤ 1 s. The comparison
+runs on the month against itself (every pairing matched: the largest join). Timings on a
+shared machine vary with load: the load average is printed with them.
+
+    .venv/bin/python benchmarks/bench_trips.py [--crew 10000 --days 28 --repeat 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_fleet as fleet  # noqa: E402
+
+BUDGETS = {"trips_page_warm": 0.5, "trips_json_warm": 0.5, "compare_page_warm": 1.0}
+
+
+def pure_steps(folder: Path, repeat: int) -> dict[str, Any]:
+    from vigil.fleet.compare import compare, digest
+    from vigil.fleet.hot_spots import hot_spots
+    from vigil.fleet.table import duty_table
+    from vigil.fleet.trips import group_trips
+    from vigil.results.compact import unpack
+
+    scores = (folder / "scores.bin").read_bytes()
+    out: dict[str, Any] = {}
+    out["unpack_kss_s"], stored = fleet.timed(lambda: unpack(scores, ("KSS",)), repeat)
+    facts = _facts(folder, stored)
+    out["duty_table_s"], table = fleet.timed(lambda: duty_table(stored, facts, "KSS"), repeat)
+    out["duties"] = len(table)
+    bases = facts.base_lists()
+    out["group_trips_s"], trips = fleet.timed(lambda: group_trips(table, bases), repeat)
+    out["trips"] = len(trips)
+    out["hot_spots_s"], _ = fleet.timed(lambda: hot_spots(table, trips), repeat)
+    out["digest_s"], d = fleet.timed(lambda: digest(table, trips), repeat)
+    out["compare_s"], found = fleet.timed(lambda: compare(d, d), repeat)
+    out["patterns"] = len(trips.patterns)
+    out["pairing_duties"] = found["pairings"]["matched"]
+    return out
+
+
+def _facts(folder: Path, stored: Any) -> Any:
+    """The month's roster facts, from the roster text (what the worker gathers)."""
+    from vigil.domain import DateFormat
+    from vigil.fleet.table import roster_facts
+    from vigil.roster import parse_request
+
+    text = (folder / "roster.csv").read_text(encoding="utf-8")
+    parsed = parse_request(text, DateFormat.DMY, sleep_data=[])
+    return roster_facts(stored, parsed.schedules)
+
+
+def console_steps(folder: Path, repeat: int) -> dict[str, Any]:
+    from fastapi.testclient import TestClient
+
+    from vigil.fleet.stored import record_summary
+    from vigil.store import repo, uploads
+    from vigil.store.db import make_engine, make_session_factory, upgrade
+    from vigil.web.app import create_app
+    from vigil.web.settings import Settings
+    from vigil.worker import jobs
+
+    text = (folder / "roster.csv").read_text(encoding="utf-8")
+    scores = (folder / "scores.bin").read_bytes()
+    sleep = (folder / "sleep.bin").read_bytes() or None
+    model_version = json.loads((folder / "meta.json").read_text())["model_version"]
+    out: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        url = f"sqlite:///{tmp}/vigil.db"
+        engine = make_engine(url)
+        upgrade(engine)
+        sessions = make_session_factory(engine)
+        tokens = []
+        with sessions.begin() as session:
+            repo.create_console_user(
+                session=session, operator="acme", username="officer", password="bench pass 16"
+            )
+        for name in ("february", "march"):
+            with sessions.begin() as session:
+                upload = uploads.create_upload(
+                    session=session, operator="acme", roster_name=name, roster_text=text,
+                    activity_text="", date_format="dmy", preferred_scale="KSS", overwrite=False,
+                )  # fmt: skip
+                tokens.append(upload.token)
+            with sessions.begin() as session:
+                job = jobs.claim(session=session, owner="bench", lease_seconds=600)
+                assert job is not None
+            with sessions.begin() as session:
+                status = jobs.complete(session=session, job=job, errors=[], scores=scores,
+                                       model_version=model_version, sleep=sleep)  # fmt: skip
+                record_summary(session, job, scores, status)
+        del text, scores, sleep
+        settings = Settings.from_mapping(
+            {
+                "database_url": url,
+                "data_dir": tmp,
+                "worker_threads": 0,
+                "warm_start": False,
+                "public_base_url": "http://testserver",
+            }  # fmt: skip
+        )
+        with TestClient(create_app(settings)) as client:
+            login = client.get("/console/login")
+            csrf = re.search(r'name="csrf_token" value="([^"]+)"', login.text)
+            assert csrf is not None
+            signed = client.post(
+                "/console/login",
+                data={
+                    "username": "officer",
+                    "password": "bench pass 16",
+                    "csrf_token": csrf.group(1),
+                },  # fmt: skip
+                follow_redirects=False,
+            )
+            assert signed.status_code == 303, signed.text
+            a, b = tokens
+
+            def get(path: str, **params: str) -> Any:
+                response = client.get(path, params=params)
+                assert response.status_code == 200, (path, response.status_code)
+                return response
+
+            out["trips_page_cold_s"], _ = fleet.timed(lambda: get(f"/console/rosters/{a}/trips"), 1)
+            out["trips_page_warm_s"], _ = fleet.timed(
+                lambda: get(f"/console/rosters/{a}/trips"), repeat
+            )
+            out["trips_page_search_s"], _ = fleet.timed(
+                lambda: get(f"/console/rosters/{a}/trips", q="JFK", page="2"), repeat
+            )
+            out["trips_json_warm_s"], _ = fleet.timed(
+                lambda: get(f"/console/rosters/{a}/trips.json"), repeat
+            )
+            out["second_roster_cold_s"], _ = fleet.timed(
+                lambda: get(f"/console/rosters/{b}/trips"), 1
+            )
+            out["compare_page_warm_s"], page = fleet.timed(
+                lambda: get("/console/compare", a=a, b=b), repeat
+            )
+            out["compare_json_warm_s"], body = fleet.timed(
+                lambda: get("/console/compare.json", a=a, b=b), repeat
+            )
+            out["compare_csv_warm_s"], csv_ = fleet.timed(
+                lambda: get("/console/compare.csv", a=a, b=b), repeat
+            )
+            out["compare_json_mib"] = round(len(body.content) / 2**20, 1)
+            out["compare_csv_mib"] = round(len(csv_.content) / 2**20, 1)
+            del page
+    out["peak_rss_mib"] = round(fleet.peak_rss_mib())
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--crew", type=int, default=10_000)
+    parser.add_argument("--days", type=int, default=28)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    folder = fleet.prepare(args.crew, args.days)
+    started = time.perf_counter()
+    pure = pure_steps(folder, args.repeat)
+    console = console_steps(folder, args.repeat)
+    load = os.getloadavg()
+    print(
+        f"trips, hot spots, months compared: {args.crew} crew × {args.days} d, "
+        f"{pure['duties']:,} duties, {pure['trips']:,} trips, {pure['patterns']:,} patterns "
+        f"(load average {load[0]:.2f}; medians of {args.repeat})"
+    )
+    for key, value in pure.items():
+        if key.endswith("_s"):
+            print(f"  {key:<22} {value:7.3f} s")
+    print(f"  pairing duties matched {pure['pairing_duties']:,}")
+    for key, value in console.items():
+        if key.endswith("_s"):
+            budget = BUDGETS.get(key.removesuffix("_s"))
+            mark = (
+                ""
+                if budget is None
+                else f"  budget {budget:.1f} s {'ok' if value <= budget else 'OVER'}"
+            )
+            print(f"  {key:<22} {value:7.3f} s{mark}")
+    print(f"  compare JSON {console['compare_json_mib']} MiB, CSV {console['compare_csv_mib']} MiB")
+    print(f"  peak RSS {console['peak_rss_mib']} MiB; all in {time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
