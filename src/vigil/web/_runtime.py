@@ -40,6 +40,7 @@ from vigil.store.crypto import SecretBox
 from vigil.store.db import make_engine, make_session_factory, upgrade
 from vigil.store.failures import RedisFailureStore, SqlFailureStore
 from vigil.web._source import SOURCE_ADDRESS
+from vigil.web.runtime_state import RuntimeState
 from vigil.web.settings import Settings
 from vigil.web.wiring import DbKeyStorage, client_lookup
 
@@ -151,8 +152,8 @@ class Runtime:
     #: the identity server's revocation document (``/connect/revocations``)
     revocations: RevocationSource | None = None
     closers: list[Callable[[], None]] = field(default_factory=list)
-    #: documents built once per runtime (discovery), by name
-    cache: dict[str, Any] = field(default_factory=dict)
+    #: what the surface builds once and keeps, one typed field per thing
+    state: RuntimeState = field(default_factory=RuntimeState)
     #: set once the scoring kernels are loaded (warm start); ``/readyz`` is 503
     #: until then. Set at once on surfaces that do not score.
     warm: threading.Event = field(default_factory=threading.Event)

@@ -9,7 +9,6 @@ package's static files (``/console/static/…``: CSS and the plain-SVG chart scr
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
@@ -31,6 +30,7 @@ from vigil.web.console._web import (
     UserConsole,
     safe_next,
 )
+from vigil.web.runtime_state import SignInGuard
 
 pages = APIRouter()
 
@@ -59,23 +59,9 @@ def static_file(name: str) -> Response:
     )
 
 
-@dataclass(frozen=True)
-class SignInGuard:
-    """The console's sign-in limits, one per runtime (docs/hardening.md).
-
-    ``pair`` counts failures per source address and username, ``source`` per source
-    address (any username); both share the runtime's failure store, so every server
-    process sees the same counts. ``gate`` bounds the argon2 checks running at once.
-    """
-
-    pair: FailureLimiter
-    source: FailureLimiter
-    gate: WorkGate
-
-
 def _guard(console: AnyConsole) -> SignInGuard:
     runtime = console.runtime
-    guard = runtime.cache.get("sign_in_guard")
+    guard = runtime.state.sign_in_guard
     if guard is None:
         settings = runtime.settings
         window = settings.console_failure_window
@@ -93,8 +79,7 @@ def _guard(console: AnyConsole) -> SignInGuard:
                 wait=settings.argon2_wait,
             ),
         )
-        runtime.cache["sign_in_guard"] = guard
-    assert isinstance(guard, SignInGuard)
+        runtime.state.sign_in_guard = guard
     return guard
 
 
