@@ -21,7 +21,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "vigil"
 #: of its own layer (so e.g. fleet and the worker never import each other)
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("vigil", "contract", "gc_pause", "datadir", "plot_text"),  # the root, the contract, helpers
-    ("domain",),  # value objects
+    ("domain", "config"),  # value objects; the service's configuration (VIGIL_* variables)
     ("tz", "model", "client"),  # zones and airports; the pure model core; the API client
     ("roster",),  # CSV, SleepData, ActivityData -> domain objects + row errors
     ("settings",),  # an operator's settings as a pure record, and risk bands
@@ -220,6 +220,11 @@ def test_the_planner_route_reads_nothing_stored_itself() -> None:
     assert not [n for n in names if n.startswith(("vigil.store", "vigil.worker"))]
 
 
+def test_web_and_the_worker_take_their_configuration_from_config() -> None:
+    graph = package_graph()
+    assert "config" in graph["web"] and "config" in graph["worker"] and "config" in graph["cli"]
+
+
 def test_no_route_module_imports_another() -> None:
     # API routes and console pages call the application layer (web/operator_context.py,
     # web/stored_results.py, web/calibration_service.py) and shared helpers, never each
@@ -236,5 +241,86 @@ def test_no_route_module_imports_another() -> None:
         f"{source} imports {target}"
         for source in sorted(routes)
         for target in sorted(file_graph()[source] & routes)
+    ]
+    assert offences == []
+
+
+# --- configuration: every VIGIL_ variable is read in vigil.config ---------------------------
+
+#: modules outside vigil.config allowed to touch a VIGIL_ variable, with the reason
+ENVIRONMENT_EXCEPTIONS: dict[str, str] = {}
+
+
+def _names_ours(node: ast.AST) -> bool:
+    """Whether an expression names one of our variables: a ``"VIGIL_…"`` string (also
+    inside an f-string), ``ENV_PREFIX``, ``env_name(…)`` or a launch variable's ``.name``."""
+    for part in ast.walk(node):
+        if isinstance(part, ast.Constant) and isinstance(part.value, str):
+            if part.value.upper().startswith("VIGIL_"):
+                return True
+        elif isinstance(part, ast.Name) and part.id in ("ENV_PREFIX", "env_name"):
+            return True
+        elif isinstance(part, ast.Attribute) and part.attr in ("ENV_PREFIX", "env_name"):
+            return True
+    return False
+
+
+def _is_environ(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Name) and node.id == "environ") or (
+        isinstance(node, ast.Attribute) and node.attr == "environ"
+    )
+
+
+def environment_uses(source: str) -> list[int]:
+    """Lines of ``source`` that read or write one of our variables in the environment:
+    ``os.environ[...]``, ``os.environ.get/pop/setdefault(...)``, ``os.getenv(...)``,
+    ``... in os.environ``, a CLI option's ``envvar=`` or a settings class's ``env_prefix=``."""
+    lines: list[int] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Subscript) and _is_environ(node.value):
+            if _names_ours(node.slice):
+                lines.append(node.lineno)
+        elif isinstance(node, ast.Compare) and any(_is_environ(c) for c in node.comparators):
+            if _names_ours(node.left):
+                lines.append(node.lineno)
+        elif isinstance(node, ast.Call):
+            func = node.func
+            reads = (
+                isinstance(func, ast.Attribute)
+                and (_is_environ(func.value) or func.attr == "getenv")
+                or isinstance(func, ast.Name)
+                and func.id == "getenv"
+            )
+            if reads and any(_names_ours(a) for a in node.args):
+                lines.append(node.lineno)
+            for keyword in node.keywords:
+                if keyword.arg in ("envvar", "env_prefix") and _names_ours(keyword.value):
+                    lines.append(node.lineno)
+    return sorted(lines)
+
+
+def test_the_environment_checker_sees_each_form() -> None:
+    found = environment_uses(
+        "import os\n"
+        "a = os.environ.get('VIGIL_X')\n"
+        "b = os.getenv(f'{ENV_PREFIX}DATA_DIR')\n"
+        "c = os.environ['VIGIL_Y']\n"
+        "d = 'VIGIL_Z' in os.environ\n"
+        "os.environ[env_name('surface')] = 'all'\n"
+        "e = typer.Option('--x', envvar='VIGIL_DATABASE_URL')\n"
+        "f = os.environ.get('NUMBA_CACHE_DIR')\n"
+        "g = 'VIGIL_ONLY_A_WORD'\n"
+    )
+    assert found == [2, 3, 4, 5, 6, 7]
+
+
+def test_every_vigil_variable_is_read_in_config() -> None:
+    # one place for the service's configuration: vigil.config (docs/deployment.md's
+    # reference is rendered from it); everyone else is handed Settings or calls config
+    offences = [
+        f"{name}:{line}"
+        for name, path in sorted(modules().items())
+        if package_of(name) != "config" and name not in ENVIRONMENT_EXCEPTIONS
+        for line in environment_uses(path.read_text(encoding="utf-8"))
     ]
     assert offences == []

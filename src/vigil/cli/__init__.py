@@ -106,7 +106,9 @@ def _root() -> None:
 
 def main() -> None:
     """Console-script entry point."""
+    from vigil.config import default_data_dir
     from vigil.datadir import use_numba_cache
 
-    use_numba_cache()  # before any command imports Numba: never cache into the package
+    # before any command imports Numba: never cache into the package
+    use_numba_cache(default_data_dir())
     create_app()()

@@ -34,6 +34,7 @@ from vigil.auth.revocation import (
 from vigil.auth.scopes import ScopeTable
 from vigil.auth.tokens import AccessTokenClaims, IssuedToken, issue_access_token
 from vigil.auth.verify import TokenVerifier, http_jwks_source
+from vigil.config.settings import Settings
 from vigil.scoring.warm import warm_kernels
 from vigil.store import repo
 from vigil.store.crypto import SecretBox
@@ -41,7 +42,6 @@ from vigil.store.db import make_engine, make_session_factory, upgrade
 from vigil.store.failures import RedisFailureStore, SqlFailureStore
 from vigil.web._source import SOURCE_ADDRESS
 from vigil.web.runtime_state import RuntimeState
-from vigil.web.settings import Settings
 from vigil.web.wiring import DbKeyStorage, client_lookup
 
 logger = logging.getLogger(__name__)

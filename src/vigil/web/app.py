@@ -19,6 +19,7 @@ from typing import Any
 
 from fastapi import APIRouter, FastAPI
 
+from vigil.config.settings import Settings
 from vigil.web import docs_ui
 from vigil.web._compress import CompressMiddleware
 from vigil.web._limits import BodySizeLimitMiddleware
@@ -28,7 +29,6 @@ from vigil.web._runtime import Runtime, start_runtime
 from vigil.web._source import SourceAddressMiddleware
 from vigil.web.problems import install_handlers
 from vigil.web.routes import discovery, health, token
-from vigil.web.settings import Settings
 
 #: routers of the identity surface
 IDENTITY_ROUTERS: tuple[APIRouter, ...] = (token.router, discovery.router)
