@@ -72,11 +72,8 @@ def serve_command(
     ] = None,
 ) -> None:
     """Serve Vigil: identity, scoring and upload surfaces (all on one port by default)."""
-    import uvicorn
-
     from vigil.config.settings import Settings
     from vigil.web.entry import SURFACES
-    from vigil.web.server import uvicorn_options
 
     if only not in SURFACES:
         raise typer.BadParameter(f"one of {', '.join(s for s in SURFACES if s != 'all')}")
@@ -92,25 +89,19 @@ def serve_command(
     settings = Settings.from_env(env_file)
     _use_data_dir(settings)
     if only in ("all", "identity"):
-        from vigil.store.crypto import SecretBoxError
-
-        try:
-            created = _bootstrap(settings, bootstrap_operator)
-        except SecretBoxError as exc:  # e.g. a key file others can read
-            typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(code=1) from None
-        if created is not None:
-            client_id, secret = created
-            typer.echo(
-                f"First start: created an API client of operator {bootstrap_operator!r}"
-                " holding every scope."
-            )
-            typer.echo(f"  client_id:     {client_id}")
-            typer.echo(f"  client_secret: {secret}")
-            typer.echo(f"  token URL:     {settings.public_base_url}/connect/token")
-            typer.echo("Keep the secret safe; `vigil client list` and the console show clients.")
+        _first_start_client(settings, bootstrap_operator)
     typer.echo(f"Data directory: {settings.data_dir}")
     typer.echo(f"Serving {only} on http://{host}:{port} (docs at /docs)")
+    _run_server(settings, host=host, port=port, workers=workers)
+
+
+def _run_server(settings: Settings, *, host: str, port: int, workers: int) -> None:
+    """Run uvicorn; each worker process builds its app from the environment
+    (``vigil.web.entry.app_from_env``)."""
+    import uvicorn
+
+    from vigil.web.server import uvicorn_options
+
     uvicorn.run(
         "vigil.web.entry:app_from_env",
         factory=True,
@@ -124,6 +115,26 @@ def serve_command(
         timeout_graceful_shutdown=30,
         **uvicorn_options(settings),  # header/body timeouts, sizes, keep-alive, concurrency
     )
+
+
+def _first_start_client(settings: Settings, operator: str) -> None:
+    """Create the first API client when the database has none, and print its secret once;
+    exit 1 when the secret box cannot be opened (e.g. a key file others can read)."""
+    from vigil.store.crypto import SecretBoxError
+
+    try:
+        created = _bootstrap(settings, operator)
+    except SecretBoxError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(code=1) from None
+    if created is None:
+        return
+    client_id, secret = created
+    typer.echo(f"First start: created an API client of operator {operator!r} holding every scope.")
+    typer.echo(f"  client_id:     {client_id}")
+    typer.echo(f"  client_secret: {secret}")
+    typer.echo(f"  token URL:     {settings.public_base_url}/connect/token")
+    typer.echo("Keep the secret safe; `vigil client list` and the console show clients.")
 
 
 def trusted_proxies(allow_ips: str | None) -> str | None:

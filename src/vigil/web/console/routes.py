@@ -103,9 +103,8 @@ def login(
     target = safe_next(next)
     if not cookies.csrf_ok(console.session, csrf_token):
         console.replace_session(cookies.new_session())
-        error = "The sign-in form expired. Please try again."
-        return console.render(
-            "login.html", status_code=403, next=target, error=error, username=username
+        return _refused(
+            console, 403, "The sign-in form expired. Please try again.", target, username
         )
     guard = _guard(console)
     request = console.request
@@ -115,19 +114,11 @@ def login(
     wait = max(guard.pair.retry_after([pair_key]) or 0, guard.source.retry_after([source_key]) or 0)
     if wait:
         error = f"Too many failed attempts. Try again in {wait} s."
-        response = console.render(
-            "login.html", status_code=429, next=target, error=error, username=username
-        )
-        response.headers["Retry-After"] = str(wait)
-        return response
+        return _refused(console, 429, error, target, username, retry_after=wait)
     with guard.gate.slot() as admitted:
         if not admitted:
             error = "The server is busy checking passwords. Please try again in a moment."
-            response = console.render(
-                "login.html", status_code=503, next=target, error=error, username=username
-            )
-            response.headers["Retry-After"] = str(BUSY_RETRY_AFTER)
-            return response
+            return _refused(console, 503, error, target, username, retry_after=BUSY_RETRY_AFTER)
         user = repo.authenticate_console_user(
             session=console.db, username=username.strip(), password=password
         )
@@ -136,13 +127,28 @@ def login(
         guard.source.record_failure([source_key])
         # a new CSRF token after every failure: a token seen once buys one attempt
         console.replace_session(cookies.new_session())
-        error = "Unknown user or wrong password."
-        return console.render(
-            "login.html", status_code=401, next=target, error=error, username=username
-        )
+        return _refused(console, 401, "Unknown user or wrong password.", target, username)
     sid = repo.start_console_session(session=console.db, user_id=user.id, lifetime=cookies.MAX_AGE)
     console.replace_session(cookies.new_session(sid))
     return console.finish(RedirectResponse(target, status_code=303))
+
+
+def _refused(
+    console: AnyConsole,
+    status: int,
+    error: str,
+    target: str,
+    username: str,
+    *,
+    retry_after: int | None = None,
+) -> Response:
+    """The sign-in page again with ``error``, answered ``status`` (and ``Retry-After``)."""
+    response = console.render(
+        "login.html", status_code=status, next=target, error=error, username=username
+    )
+    if retry_after is not None:
+        response.headers["Retry-After"] = str(retry_after)
+    return response
 
 
 @pages.post("/logout")
