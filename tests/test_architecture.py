@@ -9,6 +9,7 @@ is still a cycle in the design).
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable, Mapping
 from functools import cache
 from pathlib import Path
@@ -324,3 +325,35 @@ def test_every_vigil_variable_is_read_in_config() -> None:
         for line in environment_uses(path.read_text(encoding="utf-8"))
     ]
     assert offences == []
+
+
+# --- each package says what it may import --------------------------------------------------
+
+_MAY_IMPORT = re.compile(r"Layer (\d+) of docs/architecture\.md\. May import: (.*?);", re.S)
+
+
+@pytest.mark.parametrize(
+    "package", sorted(p for p in LAYER_OF if (SRC / p / "__init__.py").is_file())
+)
+def test_each_package_docstring_names_its_layer_and_what_it_imports(package: str) -> None:
+    # the opening docstring tells a newcomer the package's layer and what it may import;
+    # it may not fall behind what the package really imports
+    doc = ast.get_docstring(ast.parse((SRC / package / "__init__.py").read_text("utf-8"))) or ""
+    found = _MAY_IMPORT.search(doc)
+    assert found is not None, (
+        f"vigil.{package}: say 'Layer N of docs/architecture.md. May import: ...;'"
+    )
+    assert int(found.group(1)) == LAYER_OF[package]
+    named = set(re.findall(r"``(\w+)``", found.group(2)))
+    imported = package_graph().get(package, set()) - {"vigil"}
+    assert imported <= named, f"vigil.{package} imports {sorted(imported - named)} unnamed"
+    assert all(LAYER_OF[n] < LAYER_OF[package] for n in named)
+
+
+def test_the_architecture_document_draws_every_package() -> None:
+    text = (SRC.parents[1] / "docs" / "architecture.md").read_text(encoding="utf-8")
+    block = text[text.index("```\n11 __main__") :]
+    block = block[: block.index("```", 4)]
+    for layer, packages in enumerate(LAYERS):
+        line = next(row for row in block.splitlines() if re.match(rf"\s*{layer} ", row))
+        assert all(re.search(rf"\b{p}\b", line) for p in packages), (layer, line)

@@ -16,9 +16,9 @@ The README's configuration table is rendered from this package
 checked against it by ``tests/test_config.py``; ``tests/test_architecture.py`` fails when
 a ``VIGIL_`` variable is read anywhere else.
 
-May import: :mod:`vigil.datadir` and libraries (pydantic-settings, in
-:mod:`vigil.config.settings` only: this module stays light, the CLI imports it before
-every command).
+Layer 1 of docs/architecture.md. May import: ``datadir``; never a package of its own layer
+or above. Of libraries, only :mod:`vigil.config.settings` imports pydantic-settings: this
+module stays light, the CLI imports it before every command.
 """
 
 from __future__ import annotations
