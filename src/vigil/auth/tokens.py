@@ -131,13 +131,18 @@ def issue_access_token(
         token_id=secrets.token_urlsafe(16),
         client_version=client_version,
     )
-    token = jwt.encode(
+    return IssuedToken(_signed(claims, signing_key), lifetime, scope, claims)
+
+
+def _signed(claims: AccessTokenClaims, signing_key: SigningKey) -> str:
+    """The compact JWT of ``claims``, signed with ``signing_key`` (its ``kid`` in the
+    header)."""
+    return jwt.encode(
         _payload(claims),
         signing_key.private_key,
         algorithm=ALGORITHM,
         headers={"typ": TOKEN_TYPE, "kid": signing_key.kid},
     )
-    return IssuedToken(token, lifetime, scope, claims)
 
 
 def _payload(claims: AccessTokenClaims) -> dict[str, Any]:

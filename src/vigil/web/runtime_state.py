@@ -5,19 +5,20 @@ one owner, the module that reads it, which fills it on first use where it depend
 the surface's settings (a console-less surface never builds the sign-in limits, so a
 setting only the console checks cannot stop it):
 
-================== ============================================ ===========================
-field              what                                         owner
-================== ============================================ ===========================
-discovery          the discovery document as compact JSON       routes/discovery.py
-revocations        the last revocation document and its JSON    routes/discovery.py
-operator_settings  each operator's last read settings version   operator_context.py
-scoring_gate       the per-operator bound on pooled scoring     routes/processor.py
-sign_in_guard      the console's sign-in limits                 console/routes.py
-console_key        the console cookie's signing key             console/_web.py
+=================== =========================================== ======================
+field               what                                        owner
+=================== =========================================== ======================
+discovery           the discovery document as compact JSON      routes/discovery.py
+revocations         the last revocation document and its JSON   routes/discovery.py
+operator_settings   each operator's last read settings version  operator_context.py
+scoring_gate        the per-operator bound on pooled scoring    routes/processor.py
+sign_in_guard       the console's sign-in limits                console/routes.py
+console_key         the console cookie's signing key            console/_web.py
 calibration_reports calibration reports, bounded by ratings     calibration_service.py
-whatif_references  each recent roster's References              console/whatif.py
-upload_pool        the in-process upload worker pool, if any    routes/upload.py
-================== ============================================ ===========================
+whatif_references   each recent roster's References             console/whatif.py
+upload_pool         the in-process upload worker pool, if any   routes/upload.py
+optimise_engines    base-roster engines of the optimisation API routes/optimise.py
+=================== =========================================== ======================
 
 Everything here is per process: the values are rebuilt (or re-read) after a restart, and
 every field that could change elsewhere (settings, revocations) is checked against its
@@ -30,7 +31,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from vigil.auth.gate import WorkGate
 from vigil.auth.ratelimit import FailureLimiter
@@ -39,7 +40,11 @@ from vigil.store.operator_settings import SettingsVersion
 from vigil.web._operator_gate import OperatorGate
 from vigil.web._report_cache import ReportCache
 
+if TYPE_CHECKING:
+    from vigil.optimise import Engine
+
 __all__ = [
+    "KEPT_ENGINES",
     "REFERENCE_CACHE_SIZE",
     "REPORT_CACHE_RATINGS",
     "REPORT_CACHE_RATINGS_PER_OPERATOR",
@@ -60,6 +65,9 @@ REPORT_CACHE_RATINGS = 400_000
 
 #: uploads whose References each server process keeps (ours)
 REFERENCE_CACHE_SIZE = 32
+#: base-roster engines of the optimisation route kept per process (each holds a roster's
+#: cached model state)
+KEPT_ENGINES = 4
 
 #: what tells one stored settings version from another: the current row's
 #: ``(id, version, changed_at)`` as the driver returns them, ``None`` for version 0, or
@@ -150,3 +158,8 @@ class RuntimeState:
     #: the upload worker pool this surface runs (started and stopped by the upload
     #: router's lifespan), ``None`` when it runs none
     upload_pool: PoolHandle | None = None
+    #: base-roster engines of the optimisation route, by operator, settings version, date
+    #: format, roster digest and costs
+    optimise_engines: RecentMap[tuple[object, ...], Engine] = field(
+        default_factory=lambda: RecentMap(KEPT_ENGINES)
+    )

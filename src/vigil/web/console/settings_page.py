@@ -148,21 +148,24 @@ def save_settings(
     }
     current = store.current_settings(session=console.db, operator=console.operator)
     changes.update(_level_changes(current.settings, warnings, riskBands))
-    new = None
-    try:
-        new = merge_settings(current.settings, changes)
-    except SettingsError as exc:
-        errors = [*errors, *exc.errors]
-    if errors or new is None:
-        form = {
-            **changes,
-            "airportsText": airports,
-            "warnings": warnings,
-            "riskBandsText": riskBands,
-            "note": note,
-        }
+    new, errors = _merged(current.settings, changes, errors)
+    if new is None:
+        texts = {"airportsText": airports, "riskBandsText": riskBands, "note": note}
+        form = {**changes, **texts, "warnings": warnings}
         return _page(console, errors=errors, form=form, status_code=400)
     return _record(console, new, note)
+
+
+def _merged(
+    current: OperatorSettings, changes: dict[str, Any], errors: list[dict[str, str]]
+) -> tuple[OperatorSettings | None, list[dict[str, str]]]:
+    """``current`` with ``changes``, or ``None`` and every error (``errors`` found while
+    reading the form, then the settings' own)."""
+    try:
+        new = merge_settings(current, changes)
+    except SettingsError as exc:
+        return None, [*errors, *exc.errors]
+    return (None, errors) if errors else (new, errors)
 
 
 def _record(console: Console, new: OperatorSettings, note: str) -> Response:
