@@ -221,6 +221,26 @@ def test_the_planner_route_reads_nothing_stored_itself() -> None:
     assert not [n for n in names if n.startswith(("vigil.store", "vigil.worker"))]
 
 
+def test_routes_take_the_operators_scoring_context_from_the_application_layer() -> None:
+    # one operator scoring context per request, resolved by web/operator_context.py: a route
+    # or console page that built its own from settings could score under other ones
+    routes = [
+        m
+        for m in modules()
+        if m.startswith(("vigil.web.routes.", "vigil.web.console."))
+        and "APIRouter(" in modules()[m].read_text(encoding="utf-8")
+    ]
+    offences = [
+        f"{m} builds a scoring context"
+        for m in sorted(routes)
+        for built in ("ScoringContext.of_settings(", "score_options(", "ScoringContext(")
+        if built in modules()[m].read_text(encoding="utf-8")
+    ]
+    assert offences == []
+    users = {m for m in routes if "vigil.web.operator_context" in file_graph()[m]}
+    assert {"vigil.web.routes.processor", "vigil.web.routes.planner"} <= users
+
+
 def test_web_and_the_worker_take_their_configuration_from_config() -> None:
     graph = package_graph()
     assert "config" in graph["web"] and "config" in graph["worker"] and "config" in graph["cli"]
