@@ -331,12 +331,14 @@ async def _asgi_call(
 
 async def _asgi_run(workdir: Path, body: bytes, calls: int) -> dict[str, float]:
     """CPU per ProcessFatigue call through the embedded app: real and stored scoring."""
+    from vigil.config import default_data_dir
     from vigil.datadir import use_numba_cache
 
-    use_numba_cache()  # as `vigil` does: $NUMBA_CACHE_DIR, else the default data directory's
+    # as `vigil` does: $NUMBA_CACHE_DIR, else the default data directory's
+    use_numba_cache(default_data_dir())
     from vigil.cli.serve import _bootstrap
+    from vigil.config.settings import Settings
     from vigil.web.app import create_app
-    from vigil.web.settings import Settings
 
     settings = Settings.from_mapping({"data_dir": str(workdir)})  # no VIGIL_* from outside
     settings.ensure_data_dir()

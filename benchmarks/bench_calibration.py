@@ -18,9 +18,9 @@ import time
 
 from vigil.calibration import build_report, parse_observations, simulate_observations
 from vigil.calibration.plots import report_pdf
+from vigil.config.settings import Settings
 from vigil.domain import DateFormat
 from vigil.roster.synthetic import generate_roster
-from vigil.web.settings import Settings
 
 
 def main() -> None:

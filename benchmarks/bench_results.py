@@ -46,11 +46,11 @@ def prepare(crew: int, days: int) -> Path:
 def measure(folder: Path, repeat: int) -> dict[str, Any]:
     from fastapi.testclient import TestClient
 
+    from vigil.config.settings import Settings
     from vigil.results.compact import unpack
     from vigil.store import repo, uploads
     from vigil.store.db import make_engine, make_session_factory, upgrade
     from vigil.web.app import create_app
-    from vigil.web.settings import Settings
     from vigil.worker import jobs
 
     text = (folder / "roster.csv").read_text(encoding="utf-8")

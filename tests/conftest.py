@@ -185,8 +185,8 @@ def live_service(
     **overrides: Any,
 ) -> Iterator[LiveService]:
     """Build settings for a free loopback port, then serve a surface app there."""
+    from vigil.config.settings import Settings
     from vigil.web.app import IDENTITY_ROUTERS, make_surface_app
-    from vigil.web.settings import Settings
 
     sock, base = bind_loopback()
     values: dict[str, Any] = {

@@ -9,6 +9,7 @@ is still a cycle in the design).
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable, Mapping
 from functools import cache
 from pathlib import Path
@@ -21,7 +22,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "vigil"
 #: of its own layer (so e.g. fleet and the worker never import each other)
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("vigil", "contract", "gc_pause", "datadir", "plot_text"),  # the root, the contract, helpers
-    ("domain",),  # value objects
+    ("domain", "config"),  # value objects; the service's configuration (VIGIL_* variables)
     ("tz", "model", "client"),  # zones and airports; the pure model core; the API client
     ("roster",),  # CSV, SleepData, ActivityData -> domain objects + row errors
     ("settings",),  # an operator's settings as a pure record, and risk bands
@@ -220,6 +221,31 @@ def test_the_planner_route_reads_nothing_stored_itself() -> None:
     assert not [n for n in names if n.startswith(("vigil.store", "vigil.worker"))]
 
 
+def test_routes_take_the_operators_scoring_context_from_the_application_layer() -> None:
+    # one operator scoring context per request, resolved by web/operator_context.py: a route
+    # or console page that built its own from settings could score under other ones
+    routes = [
+        m
+        for m in modules()
+        if m.startswith(("vigil.web.routes.", "vigil.web.console."))
+        and "APIRouter(" in modules()[m].read_text(encoding="utf-8")
+    ]
+    offences = [
+        f"{m} builds a scoring context"
+        for m in sorted(routes)
+        for built in ("ScoringContext.of_settings(", "score_options(", "ScoringContext(")
+        if built in modules()[m].read_text(encoding="utf-8")
+    ]
+    assert offences == []
+    users = {m for m in routes if "vigil.web.operator_context" in file_graph()[m]}
+    assert {"vigil.web.routes.processor", "vigil.web.routes.planner"} <= users
+
+
+def test_web_and_the_worker_take_their_configuration_from_config() -> None:
+    graph = package_graph()
+    assert "config" in graph["web"] and "config" in graph["worker"] and "config" in graph["cli"]
+
+
 def test_no_route_module_imports_another() -> None:
     # API routes and console pages call the application layer (web/operator_context.py,
     # web/stored_results.py, web/calibration_service.py) and shared helpers, never each
@@ -238,3 +264,116 @@ def test_no_route_module_imports_another() -> None:
         for target in sorted(file_graph()[source] & routes)
     ]
     assert offences == []
+
+
+# --- configuration: every VIGIL_ variable is read in vigil.config ---------------------------
+
+#: modules outside vigil.config allowed to touch a VIGIL_ variable, with the reason
+ENVIRONMENT_EXCEPTIONS: dict[str, str] = {}
+
+
+def _names_ours(node: ast.AST) -> bool:
+    """Whether an expression names one of our variables: a ``"VIGIL_…"`` string (also
+    inside an f-string), ``ENV_PREFIX``, ``env_name(…)`` or a launch variable's ``.name``."""
+    for part in ast.walk(node):
+        if isinstance(part, ast.Constant) and isinstance(part.value, str):
+            if part.value.upper().startswith("VIGIL_"):
+                return True
+        elif isinstance(part, ast.Name) and part.id in ("ENV_PREFIX", "env_name"):
+            return True
+        elif isinstance(part, ast.Attribute) and part.attr in ("ENV_PREFIX", "env_name"):
+            return True
+    return False
+
+
+def _is_environ(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Name) and node.id == "environ") or (
+        isinstance(node, ast.Attribute) and node.attr == "environ"
+    )
+
+
+def environment_uses(source: str) -> list[int]:
+    """Lines of ``source`` that read or write one of our variables in the environment:
+    ``os.environ[...]``, ``os.environ.get/pop/setdefault(...)``, ``os.getenv(...)``,
+    ``... in os.environ``, a CLI option's ``envvar=`` or a settings class's ``env_prefix=``."""
+    lines: list[int] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Subscript) and _is_environ(node.value):
+            if _names_ours(node.slice):
+                lines.append(node.lineno)
+        elif isinstance(node, ast.Compare) and any(_is_environ(c) for c in node.comparators):
+            if _names_ours(node.left):
+                lines.append(node.lineno)
+        elif isinstance(node, ast.Call):
+            func = node.func
+            reads = (
+                isinstance(func, ast.Attribute)
+                and (_is_environ(func.value) or func.attr == "getenv")
+                or isinstance(func, ast.Name)
+                and func.id == "getenv"
+            )
+            if reads and any(_names_ours(a) for a in node.args):
+                lines.append(node.lineno)
+            for keyword in node.keywords:
+                if keyword.arg in ("envvar", "env_prefix") and _names_ours(keyword.value):
+                    lines.append(node.lineno)
+    return sorted(lines)
+
+
+def test_the_environment_checker_sees_each_form() -> None:
+    found = environment_uses(
+        "import os\n"
+        "a = os.environ.get('VIGIL_X')\n"
+        "b = os.getenv(f'{ENV_PREFIX}DATA_DIR')\n"
+        "c = os.environ['VIGIL_Y']\n"
+        "d = 'VIGIL_Z' in os.environ\n"
+        "os.environ[env_name('surface')] = 'all'\n"
+        "e = typer.Option('--x', envvar='VIGIL_DATABASE_URL')\n"
+        "f = os.environ.get('NUMBA_CACHE_DIR')\n"
+        "g = 'VIGIL_ONLY_A_WORD'\n"
+    )
+    assert found == [2, 3, 4, 5, 6, 7]
+
+
+def test_every_vigil_variable_is_read_in_config() -> None:
+    # one place for the service's configuration: vigil.config (docs/deployment.md's
+    # reference is rendered from it); everyone else is handed Settings or calls config
+    offences = [
+        f"{name}:{line}"
+        for name, path in sorted(modules().items())
+        if package_of(name) != "config" and name not in ENVIRONMENT_EXCEPTIONS
+        for line in environment_uses(path.read_text(encoding="utf-8"))
+    ]
+    assert offences == []
+
+
+# --- each package says what it may import --------------------------------------------------
+
+_MAY_IMPORT = re.compile(r"Layer (\d+) of docs/architecture\.md\. May import: (.*?);", re.S)
+
+
+@pytest.mark.parametrize(
+    "package", sorted(p for p in LAYER_OF if (SRC / p / "__init__.py").is_file())
+)
+def test_each_package_docstring_names_its_layer_and_what_it_imports(package: str) -> None:
+    # the opening docstring tells a newcomer the package's layer and what it may import;
+    # it may not fall behind what the package really imports
+    doc = ast.get_docstring(ast.parse((SRC / package / "__init__.py").read_text("utf-8"))) or ""
+    found = _MAY_IMPORT.search(doc)
+    assert found is not None, (
+        f"vigil.{package}: say 'Layer N of docs/architecture.md. May import: ...;'"
+    )
+    assert int(found.group(1)) == LAYER_OF[package]
+    named = set(re.findall(r"``(\w+)``", found.group(2)))
+    imported = package_graph().get(package, set()) - {"vigil"}
+    assert imported <= named, f"vigil.{package} imports {sorted(imported - named)} unnamed"
+    assert all(LAYER_OF[n] < LAYER_OF[package] for n in named)
+
+
+def test_the_architecture_document_draws_every_package() -> None:
+    text = (SRC.parents[1] / "docs" / "architecture.md").read_text(encoding="utf-8")
+    block = text[text.index("```\n11 __main__") :]
+    block = block[: block.index("```", 4)]
+    for layer, packages in enumerate(LAYERS):
+        line = next(row for row in block.splitlines() if re.match(rf"\s*{layer} ", row))
+        assert all(re.search(rf"\b{p}\b", line) for p in packages), (layer, line)

@@ -20,7 +20,7 @@ from playwright.sync_api import Page, sync_playwright
 
 from vigil.store import repo
 from vigil.web.app import create_app
-from vigil.web.settings import Settings
+from vigil.config.settings import Settings
 
 OUT = Path(__file__).resolve().parents[1] / "img"
 ARGS = [

@@ -22,7 +22,7 @@ from console_screenshots import ARGS, OUT, PASSWORD, ROSTER, serve, upload  # no
 
 from vigil.store import repo  # noqa: E402
 from vigil.web.app import create_app  # noqa: E402
-from vigil.web.settings import Settings  # noqa: E402
+from vigil.config.settings import Settings  # noqa: E402
 
 
 def main() -> None:

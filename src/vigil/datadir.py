@@ -1,8 +1,8 @@
 """The service's data directory: database, secret key and Numba cache.
 
-Local state never lives in the checkout or the installed package: by default it is the
-platform's user data directory (``~/.local/share/vigil`` on Linux, from platformdirs),
-and ``VIGIL_DATA_DIR`` moves it. This module imports nothing heavy, so the CLI entry
+Local state never lives in the checkout or the installed package: where it lives is
+configuration (:func:`vigil.config.default_data_dir`, ``VIGIL_DATA_DIR``); this module
+creates it and keeps Numba's cache in it. It imports nothing heavy, so the CLI entry
 point can set ``NUMBA_CACHE_DIR`` before any command imports Numba.
 """
 
@@ -12,22 +12,6 @@ import hashlib
 import os
 import shutil
 from pathlib import Path
-
-#: prefix of every setting's environment variable
-ENV_PREFIX = "VIGIL_"
-
-
-def default_data_dir() -> Path:
-    """Where local state lives unless ``VIGIL_DATA_DIR`` says otherwise.
-
-    The user data directory of the platform (``~/.local/share/vigil`` on Linux, via
-    platformdirs), never the working directory, so a checkout stays clean.
-    """
-    import platformdirs
-
-    given = os.environ.get(f"{ENV_PREFIX}DATA_DIR")
-    return Path(given).expanduser() if given else Path(platformdirs.user_data_dir("vigil"))
-
 
 #: the packages whose modules hold Numba kernels (``cache=True``)
 KERNEL_PACKAGES = ("model", "scoring")
@@ -88,14 +72,14 @@ def ensure_data_dir(path: Path) -> Path:
     return path
 
 
-def use_numba_cache(data_dir: Path | None = None) -> Path:
+def use_numba_cache(data_dir: Path) -> Path:
     """Point ``NUMBA_CACHE_DIR`` at the data directory unless it is already set.
 
     Numba reads the variable once, when it is first imported: call this before anything
     imports :mod:`vigil.model` (the CLI entry point does).
     """
     if "NUMBA_CACHE_DIR" not in os.environ:
-        cache = numba_cache_dir(ensure_data_dir(data_dir or default_data_dir()))
+        cache = numba_cache_dir(ensure_data_dir(data_dir))
         prune_kernel_caches(cache)
         os.environ["NUMBA_CACHE_DIR"] = str(cache)
     return Path(os.environ["NUMBA_CACHE_DIR"])

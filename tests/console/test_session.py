@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from vigil.config.settings import Settings
 from vigil.web.console import _session as s
-from vigil.web.settings import Settings
 
 KEY = b"k" * 32
 

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from conftest import LiveService
-from vigil.web.settings import Settings
+from vigil.config.settings import Settings
 
 DOC = Path(__file__).parents[2] / "docs" / "deployment.md"
 

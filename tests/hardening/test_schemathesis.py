@@ -56,8 +56,8 @@ def _cases() -> list[tuple[str, str, GenerationMode]]:
     Negative mode needs something to break, so operations without parameters or body
     (health, discovery, JWKS, the v1 tombstone) get positive cases only.
     """
+    from vigil.config.settings import Settings
     from vigil.web.app import create_app
-    from vigil.web.settings import Settings
 
     document = create_app(Settings.from_mapping({"data_dir": "."})).openapi()
     out = []

@@ -21,11 +21,14 @@ from vigil.settings import merge_settings
 from vigil.store import operator_settings as store
 from vigil.store.db import make_engine, make_session_factory, upgrade
 from vigil.web.operator_context import settings_for
+from vigil.web.runtime_state import RuntimeState
 
 
 def _runtime(engine: Engine) -> Any:
     """What ``settings_for`` reads of a :class:`vigil.web._runtime.Runtime`."""
-    return SimpleNamespace(engine=engine, sessions=make_session_factory(engine), cache={})
+    return SimpleNamespace(
+        engine=engine, sessions=make_session_factory(engine), state=RuntimeState()
+    )
 
 
 def _save(engine: Engine, operator: str, changes: dict[str, Any]) -> int:

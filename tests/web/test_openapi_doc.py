@@ -11,10 +11,10 @@ from fastapi import APIRouter, Depends
 from fastapi.openapi.utils import get_openapi
 from pydantic import BaseModel
 
+from vigil.config.settings import Settings
 from vigil.web.app import create_app
 from vigil.web.deps import SECURITY_SCHEMES
 from vigil.web.openapi_doc import add_security, user_text
-from vigil.web.settings import Settings
 
 
 @pytest.fixture(scope="module")

@@ -19,8 +19,8 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
+from vigil.config.settings import Settings
 from vigil.web.server import GuardedHttpToolsProtocol, ServerLimits, uvicorn_options
-from vigil.web.settings import Settings
 
 LIMITS = ServerLimits(
     max_header_bytes=8192, header_timeout=1.5, body_timeout=1.0, body_min_rate=256

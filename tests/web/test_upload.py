@@ -320,8 +320,8 @@ def test_restart_between_upload_and_results_loses_nothing(tmp_path: Path, db_url
 
 
 def test_upload_surface_app_serves_the_routes(tmp_path: Path, sqlite_url: str) -> None:
+    from vigil.config.settings import Settings
     from vigil.web.entry import SURFACES
-    from vigil.web.settings import Settings
 
     app = SURFACES["upload"](Settings.from_mapping({"database_url": sqlite_url}))
     paths = set(app.openapi()["paths"])

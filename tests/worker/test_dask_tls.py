@@ -22,9 +22,9 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from distributed.security import Security
 
+from vigil.config.settings import Settings
 from vigil.domain import DateFormat
 from vigil.scoring.service import ScoreRequest
-from vigil.web.settings import Settings
 from vigil.worker.dask import DaskScorer, tls_security
 from vigil.worker.run import InlineScorer, WorkerPool, score_roster
 

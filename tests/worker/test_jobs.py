@@ -207,7 +207,7 @@ def test_progress_is_reported_per_chunk_and_complete_at_the_end(
 
 def test_retention_default_is_enforced_by_the_worker(sessions: sessionmaker[Session]) -> None:
     """90 days by default (docs/upload.md "Retention"); a worker purges at its first loop."""
-    from vigil.web.settings import Settings
+    from vigil.config.settings import Settings
     from vigil.worker.run import PoolSettings
 
     days = PoolSettings.of(Settings.from_mapping({})).retention_days

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 import vigil.worker
+from vigil.config.settings import Settings
 from vigil.contract import JobStatus
-from vigil.web.settings import Settings
 from vigil.worker import jobs
 from vigil.worker.run import PoolSettings
 

@@ -2,6 +2,9 @@
 
 Storage is reached only through injected callables (``ClientLookup``, ``KeyStorage``);
 ``vigil.web`` wires them to ``vigil.store``.
+
+Layer 6 of docs/architecture.md. May import: nothing of ours; never a package of its own
+layer or above.
 """
 
 from vigil.auth.errors import (

@@ -155,23 +155,8 @@ class ClientCredentialsGrant:
         ids = sorted(credentials.client_ids)
         pair_keys = [f"pair:{source}|{cid}" for cid in ids]
         source_keys = [f"source:{source}"]
-        retry = self.limiter.retry_after(pair_keys)
-        if self.source_limiter is not None:
-            wait = self.source_limiter.retry_after(source_keys)
-            if wait is not None:
-                retry = max(retry or 0, wait)
-        if retry is not None:
-            logger.warning("token request refused: source %s is rate limited", source or "?")
-            raise TooManyFailuresError(retry)
-        matched: ClientRecord | None = None
-        known: ClientRecord | None = None
-        for client_id, secret in credentials.candidates:
-            record = self.query_client(client_id)
-            stored = record.secret if record is not None else _DUMMY_SECRET
-            # always compare, so an unknown ID costs the same time as a known one
-            if secrets_equal(secret, stored) and record is not None and matched is None:
-                matched = record
-            known = known or record
+        self._refuse_if_limited(pair_keys, source_keys, source)
+        matched, known = self._match(credentials)
         if matched is None or matched.disabled:
             self.limiter.record_failure([*pair_keys, *(f"id:{cid}" for cid in ids)])
             if self.source_limiter is not None:
@@ -188,6 +173,34 @@ class ClientCredentialsGrant:
                 raise InvalidClientError("the client is disabled", failures=failures)
             raise InvalidClientError("client authentication failed", failures=failures)
         return matched
+
+    def _refuse_if_limited(self, pair_keys: list[str], source_keys: list[str], source: str) -> None:
+        """Raise :class:`TooManyFailuresError` with the longer wait when this source failed
+        too often for these client IDs, or for any."""
+        retry = self.limiter.retry_after(pair_keys)
+        if self.source_limiter is not None:
+            wait = self.source_limiter.retry_after(source_keys)
+            if wait is not None:
+                retry = max(retry or 0, wait)
+        if retry is not None:
+            logger.warning("token request refused: source %s is rate limited", source or "?")
+            raise TooManyFailuresError(retry)
+
+    def _match(
+        self, credentials: ClientCredentials
+    ) -> tuple[ClientRecord | None, ClientRecord | None]:
+        """The client whose secret matches (first candidate that does), and the first
+        known client among the candidates (for the log line)."""
+        matched: ClientRecord | None = None
+        known: ClientRecord | None = None
+        for client_id, secret in credentials.candidates:
+            record = self.query_client(client_id)
+            stored = record.secret if record is not None else _DUMMY_SECRET
+            # always compare, so an unknown ID costs the same time as a known one
+            if secrets_equal(secret, stored) and record is not None and matched is None:
+                matched = record
+            known = known or record
+        return matched, known
 
     def granted_scopes(self, client: ClientRecord, scope: str | None) -> tuple[str, ...]:
         """The scopes to grant: those asked, in order, or all held when none are asked.

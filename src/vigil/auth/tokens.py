@@ -131,26 +131,35 @@ def issue_access_token(
         token_id=secrets.token_urlsafe(16),
         client_version=client_version,
     )
-    payload = {
-        "iss": issuer,
-        "aud": audience,
-        "sub": client_id,
-        "client_id": client_id,
-        "scope": scope,
-        "operator": operator,
-        "iat": claims.issued_at,
-        "nbf": claims.not_before,
-        "exp": claims.expires_at,
-        "jti": claims.token_id,
-        "cver": client_version,
-    }
-    token = jwt.encode(
-        payload,
+    return IssuedToken(_signed(claims, signing_key), lifetime, scope, claims)
+
+
+def _signed(claims: AccessTokenClaims, signing_key: SigningKey) -> str:
+    """The compact JWT of ``claims``, signed with ``signing_key`` (its ``kid`` in the
+    header)."""
+    return jwt.encode(
+        _payload(claims),
         signing_key.private_key,
         algorithm=ALGORITHM,
         headers={"typ": TOKEN_TYPE, "kid": signing_key.kid},
     )
-    return IssuedToken(token, lifetime, scope, claims)
+
+
+def _payload(claims: AccessTokenClaims) -> dict[str, Any]:
+    """The JWT claims set of ``claims``, by their wire names."""
+    return {
+        "iss": claims.issuer,
+        "aud": claims.audience,
+        "sub": claims.subject,
+        "client_id": claims.client_id,
+        "scope": " ".join(claims.scopes),
+        "operator": claims.operator,
+        "iat": claims.issued_at,
+        "nbf": claims.not_before,
+        "exp": claims.expires_at,
+        "jti": claims.token_id,
+        "cver": claims.client_version,
+    }
 
 
 def unverified_kid(token: str) -> str:
@@ -205,36 +214,11 @@ def verify_access_token(
     InvalidTokenError
         For any defect; the description says which, without echoing the token.
     """
-    kid = unverified_kid(token)
-    key = keys.get(kid)
+    key = keys.get(unverified_kid(token))
     if key is None:
         raise InvalidTokenError("the access token was signed with an unknown key")
-    options: Options = {"require": _REQUIRED, "verify_iat": False}
     try:
-        if now is None:
-            payload = jwt.decode(
-                token,
-                key,
-                algorithms=[ALGORITHM],
-                audience=audience,
-                issuer=issuer,
-                leeway=leeway,
-                options=options,
-            )
-        else:
-            # PyJWT reads the clock itself: verify the signature, then the times here.
-            payload = jwt.decode(
-                token,
-                key,
-                algorithms=[ALGORITHM],
-                audience=audience,
-                issuer=issuer,
-                options={**options, "verify_exp": False, "verify_nbf": False},
-            )
-            if int(payload["exp"]) <= now - leeway:
-                raise jwt.ExpiredSignatureError("expired")
-            if int(payload["nbf"]) > now + leeway:
-                raise jwt.ImmatureSignatureError("not yet valid")
+        payload = _decode(token, key, issuer=issuer, audience=audience, leeway=leeway, now=now)
     except jwt.ExpiredSignatureError:
         raise InvalidTokenError("the access token has expired") from None
     except jwt.ImmatureSignatureError:
@@ -245,6 +229,49 @@ def verify_access_token(
         raise InvalidTokenError("the access token is from another issuer") from None
     except jwt.PyJWTError:
         raise InvalidTokenError("the access token is invalid") from None
+    return _claims(payload, audience)
+
+
+def _decode(
+    token: str,
+    key: rsa.RSAPublicKey,
+    *,
+    issuer: str,
+    audience: str,
+    leeway: int,
+    now: float | None,
+) -> dict[str, Any]:
+    """The verified payload; raises PyJWT's errors. With ``now`` given, the signature is
+    verified by PyJWT (which reads the clock itself) and the times here."""
+    options: Options = {"require": _REQUIRED, "verify_iat": False}
+    if now is None:
+        return jwt.decode(
+            token,
+            key,
+            algorithms=[ALGORITHM],
+            audience=audience,
+            issuer=issuer,
+            leeway=leeway,
+            options=options,
+        )
+    payload = jwt.decode(
+        token,
+        key,
+        algorithms=[ALGORITHM],
+        audience=audience,
+        issuer=issuer,
+        options={**options, "verify_exp": False, "verify_nbf": False},
+    )
+    if int(payload["exp"]) <= now - leeway:
+        raise jwt.ExpiredSignatureError("expired")
+    if int(payload["nbf"]) > now + leeway:
+        raise jwt.ImmatureSignatureError("not yet valid")
+    return payload
+
+
+def _claims(payload: Mapping[str, Any], audience: str) -> AccessTokenClaims:
+    """The claims of a verified payload; refuses a missing scope or operator and a
+    malformed client version."""
     aud = payload["aud"]
     scope = payload["scope"]
     operator = payload.get("operator", "")

@@ -99,6 +99,32 @@ def _round(x: float) -> float | None:
     return round(x, 4) if math.isfinite(x) else None
 
 
+def _line(
+    predicted: npt.NDArray[np.float64], observed: npt.NDArray[np.float64]
+) -> tuple[float, float, float, float, float, float]:
+    """Least squares of observed on predicted: slope, intercept, their standard errors,
+    the residual SD and the t quantile of their 95 % intervals (n - 2 degrees of freedom)."""
+    n = int(predicted.size)
+    line = stats.linregress(predicted, observed)
+    slope, intercept = float(line.slope), float(line.intercept)
+    fitted = intercept + slope * predicted
+    residual_sd = float(np.sqrt(np.sum((observed - fitted) ** 2) / max(n - 2, 1)))
+    t2 = float(stats.t.ppf(0.975, max(n - 2, 1)))
+    return slope, intercept, float(line.stderr), float(line.intercept_stderr), residual_sd, t2
+
+
+def _missing(n: int, crews: int, spread: float) -> list[str]:
+    """What a preset still needs: enough ratings, crew members and spread of predictions."""
+    missing = []
+    if n < MIN_OBSERVATIONS:
+        missing.append(f"{MIN_OBSERVATIONS} KSS ratings (have {n})")
+    if crews < MIN_CREW:
+        missing.append(f"{MIN_CREW} crew members (have {crews})")
+    if not spread >= MIN_PREDICTED_SD:
+        missing.append(f"a predicted-KSS SD of {MIN_PREDICTED_SD} (have {spread:.2f})")
+    return missing
+
+
 def fit_kss(
     predicted: npt.NDArray[np.float64],
     observed: npt.NDArray[np.float64],
@@ -121,30 +147,15 @@ def fit_kss(
     n = int(predicted.size)
     if n < MIN_FOR_STATISTICS:
         return None
-    residual = observed - predicted
     t = float(stats.t.ppf(0.975, n - 1))
-    bias = float(residual.mean())
-    bias_se = float(residual.std(ddof=1)) / math.sqrt(n)
+    residual = observed - predicted
+    bias, bias_se = float(residual.mean()), float(residual.std(ddof=1)) / math.sqrt(n)
     spread = float(predicted.std(ddof=1))
     crews = int(np.unique(crew).size)
-    if spread > 0:
-        line = stats.linregress(predicted, observed)
-        slope, intercept = float(line.slope), float(line.intercept)
-        slope_se, intercept_se = float(line.stderr), float(line.intercept_stderr)
-        fitted = intercept + slope * predicted
-        residual_sd = float(np.sqrt(np.sum((observed - fitted) ** 2) / max(n - 2, 1)))
-        t2 = float(stats.t.ppf(0.975, max(n - 2, 1)))
-    else:
-        slope, intercept, slope_se, intercept_se, residual_sd, t2 = (
-            math.nan, math.nan, math.nan, math.nan, math.nan, t,
-        )  # fmt: skip
-    missing = []
-    if n < MIN_OBSERVATIONS:
-        missing.append(f"{MIN_OBSERVATIONS} KSS ratings (have {n})")
-    if crews < MIN_CREW:
-        missing.append(f"{MIN_CREW} crew members (have {crews})")
-    if not spread >= MIN_PREDICTED_SD:
-        missing.append(f"a predicted-KSS SD of {MIN_PREDICTED_SD} (have {spread:.2f})")
+    slope, intercept, slope_se, intercept_se, residual_sd, t2 = (
+        _line(predicted, observed) if spread > 0 else (math.nan,) * 5 + (t,)
+    )
+    missing = _missing(n, crews, spread)
     enough = not missing and math.isfinite(slope) and slope > 0
     if not missing and not enough:
         missing.append("a positive slope")

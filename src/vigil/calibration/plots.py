@@ -247,57 +247,65 @@ def report_pdf(report: CalibrationReport, title: str) -> bytes:
     data = report.to_dict()
     buffer = io.BytesIO()
     with PdfPages(buffer, metadata={"Title": title, "CreationDate": None}) as pdf:
-        fig = plt.figure(figsize=_A4)
-        y = _text(fig, 0.965, title, size=16, width=60, weight="bold")
-        y = _text(fig, y, data["verdict"], size=12.5, width=72, weight="bold", color="#1a2b4c")
-        adoption = data["adoption"]
-        if adoption:
-            y = _text(fig, y, adoption, size=9, width=112)
-        y = _table(fig, y, _headline(report, data), [0.48, 0.52], header=True)
-        instruments = report.instruments()
-        if instruments and y > 0.3:
-            ax = fig.add_axes((_LEFT + 0.08, 0.05, 0.72, y - 0.09))
-            draw_calibration(ax, report, instruments[0])
-            instruments = instruments[1:]
-        pdf.savefig(fig)
-        plt.close(fig)
-
-        fig = plt.figure(figsize=_A4)
-        y = _text(fig, 0.965, "Agreement by group", size=14, width=60, weight="bold")
-        y = _text(
-            fig, y, "Bias = mean(observed − predicted) on the rating's scale.", size=9, width=110
-        )
-        for heading, rows, widths in _detail_blocks(data):
-            if y - 0.021 * len(rows) - 0.04 < 0.04:
-                pdf.savefig(fig)
-                plt.close(fig)
-                fig = plt.figure(figsize=_A4)
-                y = 0.965
-            y = _text(fig, y, heading, size=10, width=100, weight="bold")
-            y = _table(fig, y, rows, widths, header=True)
-        pdf.savefig(fig)
-        plt.close(fig)
-
-        for instrument in instruments:
+        others = _first_page(pdf, report, data, title)
+        _group_pages(pdf, data)
+        for instrument in others:
             fig = plt.figure(figsize=_A4)
             draw_calibration(fig.add_axes((_LEFT + 0.08, 0.45, 0.72, 0.5)), report, instrument)
-            pdf.savefig(fig)
-            plt.close(fig)
-
+            _save(pdf, fig)
         skipped = data["observationsNotCompared"] + data["inputErrors"]
         if skipped:
-            fig = plt.figure(figsize=_A4)
-            y = _text(
-                fig,
-                0.965,
-                "Ratings not compared and input errors",
-                size=14,
-                width=60,
-                weight="bold",
-            )
-            shown = skipped[:60]
-            more = f"\n… and {len(skipped) - len(shown)} more" if len(skipped) > len(shown) else ""
-            _text(fig, y, "\n".join(shown) + more, size=8, width=120)
-            pdf.savefig(fig)
-            plt.close(fig)
+            _skipped_page(pdf, skipped)
     return buffer.getvalue()
+
+
+def _save(pdf: PdfPages, fig: Figure) -> None:
+    pdf.savefig(fig)  # type: ignore[no-untyped-call]  # matplotlib leaves it untyped
+    plt.close(fig)
+
+
+def _first_page(
+    pdf: PdfPages, report: CalibrationReport, data: dict[str, Any], title: str
+) -> list[str]:
+    """Title, verdict, adoption, headline figures and the first scale's plot; returns the
+    scales left to plot on pages of their own."""
+    fig = plt.figure(figsize=_A4)
+    y = _text(fig, 0.965, title, size=16, width=60, weight="bold")
+    y = _text(fig, y, data["verdict"], size=12.5, width=72, weight="bold", color="#1a2b4c")
+    adoption = data["adoption"]
+    if adoption:
+        y = _text(fig, y, adoption, size=9, width=112)
+    y = _table(fig, y, _headline(report, data), [0.48, 0.52], header=True)
+    instruments = list(report.instruments())
+    if instruments and y > 0.3:
+        ax = fig.add_axes((_LEFT + 0.08, 0.05, 0.72, y - 0.09))
+        draw_calibration(ax, report, instruments[0])
+        instruments = instruments[1:]
+    _save(pdf, fig)
+    return instruments
+
+
+def _group_pages(pdf: PdfPages, data: dict[str, Any]) -> None:
+    """The agreement tables by group and sleep, continued on a new page when full."""
+    fig = plt.figure(figsize=_A4)
+    y = _text(fig, 0.965, "Agreement by group", size=14, width=60, weight="bold")
+    y = _text(fig, y, "Bias = mean(observed − predicted) on the rating's scale.", size=9, width=110)
+    for heading, rows, widths in _detail_blocks(data):
+        if y - 0.021 * len(rows) - 0.04 < 0.04:
+            _save(pdf, fig)
+            fig = plt.figure(figsize=_A4)
+            y = 0.965
+        y = _text(fig, y, heading, size=10, width=100, weight="bold")
+        y = _table(fig, y, rows, widths, header=True)
+    _save(pdf, fig)
+
+
+def _skipped_page(pdf: PdfPages, skipped: list[str]) -> None:
+    """The ratings not compared and the input errors (the first 60, and how many more)."""
+    fig = plt.figure(figsize=_A4)
+    heading = "Ratings not compared and input errors"
+    y = _text(fig, 0.965, heading, size=14, width=60, weight="bold")
+    shown = skipped[:60]
+    more = f"\n… and {len(skipped) - len(shown)} more" if len(skipped) > len(shown) else ""
+    _text(fig, y, "\n".join(shown) + more, size=8, width=120)
+    _save(pdf, fig)

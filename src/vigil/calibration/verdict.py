@@ -202,6 +202,15 @@ def _band_words(where: str, label: str) -> str:
 def verdict(matched: Sequence[Matched], fit: Fit | None) -> Verdict:
     """The one-sentence verdict of the KSS ratings ``matched`` and their ``fit``."""
     kss = [m for m in matched if m.observation.instrument == "KSS"]
+    judged = (kss or not matched) and fit is not None
+    if not judged or fit is None or fit.n < MIN_OBSERVATIONS or fit.crew < MIN_CREW:
+        return _too_few(matched, kss, fit)
+    band = _band_verdict(kss, fit)
+    return band if band is not None else _overall_verdict(kss, fit)
+
+
+def _too_few(matched: Sequence[Matched], kss: Sequence[Matched], fit: Fit | None) -> Verdict:
+    """No verdict yet: no KSS ratings among those compared, or too few ratings or crew."""
     if not kss and matched:
         return Verdict(
             "too-few",
@@ -214,50 +223,60 @@ def verdict(matched: Sequence[Matched], fit: Fit | None) -> Verdict:
             None,
             None,
         )
-    if fit is None or fit.n < MIN_OBSERVATIONS or fit.crew < MIN_CREW:
-        n = len(kss)
-        crew = len({m.observation.reference for m in kss})
-        text = (
-            f"Too few ratings to judge yet: {n} KSS rating{'s' if n != 1 else ''} "
-            f"from {crew} crew member{'s' if crew != 1 else ''} were compared, and a verdict "
-            f"needs at least {MIN_OBSERVATIONS} from {MIN_CREW}"
-        )
-        if fit is not None and math.isfinite(fit.bias) and fit.bias != 0.0:
-            way = "sleepy" if fit.bias < 0 else "alert"
-            text += f"; so far Vigil reads them {_num(fit.bias)} KSS too {way}"
-        return Verdict(
-            "too-few",
-            text + ".",
-            "overall",
-            None,
-            n,
-            fit.bias if fit else None,
-            fit.bias_ci if fit else None,
-            None,
-        )
-    predicted = np.array([m.predicted for m in kss])
-    offered = fit.enough
+    n = len(kss)
+    crew = len({m.observation.reference for m in kss})
+    text = (
+        f"Too few ratings to judge yet: {n} KSS rating{'s' if n != 1 else ''} "
+        f"from {crew} crew member{'s' if crew != 1 else ''} were compared, and a verdict "
+        f"needs at least {MIN_OBSERVATIONS} from {MIN_CREW}"
+    )
+    if fit is not None and math.isfinite(fit.bias) and fit.bias != 0.0:
+        way = "sleepy" if fit.bias < 0 else "alert"
+        text += f"; so far Vigil reads them {_num(fit.bias)} KSS too {way}"
+    return Verdict(
+        "too-few",
+        text + ".",
+        "overall",
+        None,
+        n,
+        fit.bias if fit else None,
+        fit.bias_ci if fit else None,
+        None,
+    )
 
-    def adopt_clause(change: float, those: str) -> str:
-        if not offered:
-            return f"; no preset is offered ({fit.why_not})"
-        if round(abs(change), 1) < 0.1:
-            return f"; adopting leaves {those} almost unchanged"
-        return f"; adopting {'lowers' if change < 0 else 'raises'} {those} by about {_num(change)}"
 
+def _adopt_clause(fit: Fit, change: float, those: str) -> str:
+    """What adopting the fitted preset would do to ``those`` scores (or why none is
+    offered)."""
+    if not fit.enough:
+        return f"; no preset is offered ({fit.why_not})"
+    if round(abs(change), 1) < 0.1:
+        return f"; adopting leaves {those} almost unchanged"
+    return f"; adopting {'lowers' if change < 0 else 'raises'} {those} by about {_num(change)}"
+
+
+def _band_verdict(kss: Sequence[Matched], fit: Fit) -> Verdict | None:
+    """The verdict on one kind of duty or time of day whose ratings Vigil misreads most
+    (:func:`_band`), or ``None`` when none stands out."""
     band = _band(kss, fit.bias)
-    if band is not None:
-        where, label, residual, band_predicted = band
-        mean, lo, hi = _mean_ci(residual)
-        change = adoption_effect(fit, band_predicted) if offered else None
-        way = "sleepy" if mean < 0 else "alert"
-        text = f"Vigil reads your crews {_num(mean)} KSS too {way} {_band_words(where, label)}"
-        text += adopt_clause(change or 0.0, "those scores")
-        if change is not None and abs(change) < 0.5 * abs(mean):
-            text += ", only partly, because the preset shifts every duty alike"
-        text += "."
-        kind = "too-sleepy" if mean < 0 else "too-alert"
-        return Verdict(kind, text, where, label, int(residual.size), mean, (lo, hi), change)
+    if band is None:
+        return None
+    where, label, residual, band_predicted = band
+    mean, lo, hi = _mean_ci(residual)
+    change = adoption_effect(fit, band_predicted) if fit.enough else None
+    way = "sleepy" if mean < 0 else "alert"
+    text = f"Vigil reads your crews {_num(mean)} KSS too {way} {_band_words(where, label)}"
+    text += _adopt_clause(fit, change or 0.0, "those scores")
+    if change is not None and abs(change) < 0.5 * abs(mean):
+        text += ", only partly, because the preset shifts every duty alike"
+    text += "."
+    kind = "too-sleepy" if mean < 0 else "too-alert"
+    return Verdict(kind, text, where, label, int(residual.size), mean, (lo, hi), change)
+
+
+def _overall_verdict(kss: Sequence[Matched], fit: Fit) -> Verdict:
+    """The verdict on all ratings: shifted on average, spread (a slope away from 1), or
+    within noise."""
     lo, hi = fit.bias_ci
     shifted = not lo <= 0.0 <= hi
     slo, shi = fit.slope_ci
@@ -266,10 +285,11 @@ def verdict(matched: Sequence[Matched], fit: Fit | None) -> Verdict:
     # directions: "too sleepy on average" would hide it
     spread = not slo <= 1.0 <= shi and (not shifted or at3 * at7 < 0.0)
     if shifted and not spread:
-        change = adoption_effect(fit, predicted) if offered else None
+        predicted = np.array([m.predicted for m in kss])
+        change = adoption_effect(fit, predicted) if fit.enough else None
         way = "sleepy" if fit.bias < 0 else "alert"
         text = f"Vigil reads your crews {_num(fit.bias)} KSS too {way} on average"
-        text += adopt_clause(change or 0.0, "their scores") + "."
+        text += _adopt_clause(fit, change or 0.0, "their scores") + "."
         kind = "too-sleepy" if fit.bias < 0 else "too-alert"
         return Verdict(kind, text, "overall", None, fit.n, fit.bias, fit.bias_ci, change)
     if shifted:
@@ -280,26 +300,16 @@ def verdict(matched: Sequence[Matched], fit: Fit | None) -> Verdict:
             f"On average Vigil agrees with your crews: the difference, {_signed(fit.bias)} "
             f"KSS (95 % interval {_signed(lo)} to {_signed(hi)}), is within noise"
         )
-    if spread:
-        how = "overstates" if fit.slope < 1.0 else "understates"
-        text = f"{agree}, but it {how} the differences between duties (slope {fit.slope:.2f})"
-        if offered:
-            text += (
-                f"; adopting moves scores of KSS 3 by {_signed(at3)} and of KSS 7 by {_signed(at7)}"
-            )
-        else:
-            text += f"; no preset is offered ({fit.why_not})"
-        return Verdict("spread", text + ".", "overall", None, fit.n, fit.bias, fit.bias_ci, None)
-    return Verdict(
-        "within-noise",
-        f"{agree}, so there is no reason to adopt a correction.",
-        "overall",
-        None,
-        fit.n,
-        fit.bias,
-        fit.bias_ci,
-        None,
-    )
+    if not spread:
+        text = f"{agree}, so there is no reason to adopt a correction."
+        return Verdict("within-noise", text, "overall", None, fit.n, fit.bias, fit.bias_ci, None)
+    how = "overstates" if fit.slope < 1.0 else "understates"
+    text = f"{agree}, but it {how} the differences between duties (slope {fit.slope:.2f})"
+    if fit.enough:
+        text += f"; adopting moves scores of KSS 3 by {_signed(at3)} and of KSS 7 by {_signed(at7)}"
+    else:
+        text += f"; no preset is offered ({fit.why_not})"
+    return Verdict("spread", text + ".", "overall", None, fit.n, fit.bias, fit.bias_ci, None)
 
 
 def adoption_text(

@@ -6,6 +6,11 @@ names them: a module is imported when its command runs (or shows its own help), 
 the database layer or another command's dependencies (``--help`` ≤ 0.3 s).
 The one-line summaries that ``vigil --help`` lists are kept here for that reason;
 ``tests/cli/test_lazy.py`` pins them to each command's own docstring.
+
+Layer 10 of docs/architecture.md. May import: ``auth``, ``config``, ``datadir``, ``domain``,
+``fleet``, ``gc_pause``, ``model``, ``optimise``, ``planner``, ``plot_text``, ``results``,
+``roster``, ``scoring``, ``settings``, ``store``, ``validation``, ``web``, ``worker``; never
+a package of its own layer or above.
 """
 
 from __future__ import annotations
@@ -106,7 +111,9 @@ def _root() -> None:
 
 def main() -> None:
     """Console-script entry point."""
+    from vigil.config import default_data_dir
     from vigil.datadir import use_numba_cache
 
-    use_numba_cache()  # before any command imports Numba: never cache into the package
+    # before any command imports Numba: never cache into the package
+    use_numba_cache(default_data_dir())
     create_app()()

@@ -9,14 +9,14 @@ from dataclasses import dataclass
 import typer
 from sqlalchemy.orm import Session, sessionmaker
 
+from vigil.config.settings import Settings
 from vigil.store.crypto import SecretBox, SecretBoxError
 from vigil.store.db import make_engine, make_session_factory, upgrade
-from vigil.web.settings import Settings
 
 DatabaseUrlOption = typer.Option(
     "--database-url",
-    envvar="VIGIL_DATABASE_URL",
-    help="SQLAlchemy URL (default: vigil.db in the data directory, VIGIL_DATA_DIR).",
+    help="SQLAlchemy URL (default: VIGIL_DATABASE_URL, else vigil.db in the data directory, "
+    "VIGIL_DATA_DIR).",
     show_default=False,
 )
 

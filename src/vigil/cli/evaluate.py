@@ -24,24 +24,32 @@ def _read(path: Path, hint: str) -> str:
         raise typer.BadParameter(f"cannot read {path}: {exc}", param_hint=hint) from exc
 
 
+#: the arguments and options of ``evaluate_command``
+BaseOption = Annotated[Path, typer.Option("--base", help="The base roster CSV (contract §3.1).")]
+CandidatesOption = Annotated[
+    Path,
+    typer.Option(
+        "--candidates",
+        help="Candidate rows: the roster's columns plus Candidate (docs/optimise.md).",
+    ),
+]
+DateFormatOption = Annotated[
+    DateFormat, typer.Option("--date-format", help="Dates in both files: dmy or mdy.")
+]
+PresetOption = Annotated[
+    str, typer.Option("--preset", help="Model parameter preset (docs/model.md).")
+]
+AsJsonOption = Annotated[
+    bool, typer.Option("--json", help="Print columnar JSON (term -> array) instead of CSV.")
+]
+
+
 def evaluate_command(
-    base: Annotated[Path, typer.Option("--base", help="The base roster CSV (contract §3.1).")],
-    candidates: Annotated[
-        Path,
-        typer.Option(
-            "--candidates",
-            help="Candidate rows: the roster's columns plus Candidate (docs/optimise.md).",
-        ),
-    ],
-    date_format: Annotated[
-        DateFormat, typer.Option("--date-format", help="Dates in both files: dmy or mdy.")
-    ] = DateFormat.DMY,
-    preset: Annotated[
-        str, typer.Option("--preset", help="Model parameter preset (docs/model.md).")
-    ] = "ingre2014_5c",
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print columnar JSON (term -> array) instead of CSV.")
-    ] = False,
+    base: BaseOption,
+    candidates: CandidatesOption,
+    date_format: DateFormatOption = DateFormat.DMY,
+    preset: PresetOption = "ingre2014_5c",
+    as_json: AsJsonOption = False,
 ) -> None:
     """Evaluate candidate chains: one row of fatigue cost terms per candidate.
 
@@ -79,16 +87,20 @@ def evaluate_command(
         rows.update({name: [round(v, 6) for v in terms[name]] for name in TERM_NAMES})
     else:
         rows.update({name: [] for name in TERM_NAMES})
-    if as_json:
-        sys.stdout.write(json.dumps(rows) + "\n")
-    else:
-        names = list(rows)
-        sys.stdout.write(",".join(names) + "\n")
-        for k in range(len(rows["candidate"])):
-            cells = [_cell(rows[n][k]) for n in names]
-            sys.stdout.write(",".join(cells) + "\n")
+    _write_rows(rows, as_json=as_json)
     if parsed.errors:
         raise typer.Exit(1)
+
+
+def _write_rows(rows: dict[str, list[object]], *, as_json: bool) -> None:
+    """The terms on stdout: columnar JSON (term -> array), or CSV with a header row."""
+    if as_json:
+        sys.stdout.write(json.dumps(rows) + "\n")
+        return
+    names = list(rows)
+    sys.stdout.write(",".join(names) + "\n")
+    for k in range(len(rows["candidate"])):
+        sys.stdout.write(",".join(_cell(rows[n][k]) for n in names) + "\n")
 
 
 def _cell(value: object) -> str:

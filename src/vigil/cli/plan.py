@@ -6,12 +6,15 @@ import json
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from vigil.cli.score import _load_sleep, _read_text
 from vigil.domain import DateFormat
+
+if TYPE_CHECKING:
+    from vigil.planner import PlanRequest, RestPlan
 
 
 def register(app: typer.Typer) -> None:
@@ -33,46 +36,59 @@ def _refs(text: str) -> tuple[str, ...]:
     return tuple(r.strip() for r in text.split(",") if r.strip())
 
 
+#: the command's arguments and options
+RosterArgument = Annotated[Path, typer.Argument(help="Roster CSV with every crew member's duties.")]
+DutyOption = Annotated[
+    str, typer.Option("--duty", help="An instant inside the duty to plan (UTC ISO).")
+]
+CrewOption = Annotated[
+    str, typer.Option("--crew", help="The 3 or 4 References of the relief crew, a,b,c,d.")
+]
+LandingOption = Annotated[
+    str, typer.Option("--landing", help="The 2 References at the controls for landing.")
+]
+SleepOption = Annotated[
+    Path | None, typer.Option("--sleep", help="SleepData JSON array (contract §3.2).")
+]
+DateFormatOption = Annotated[
+    DateFormat, typer.Option("--date-format", help="Dates in the roster: dmy or mdy.")
+]
+PresetOption = Annotated[
+    str, typer.Option("--preset", help="Model parameter preset (docs/model.md).")
+]
+PlaceholdersOption = Annotated[
+    str,
+    typer.Option(
+        "--placeholders",
+        help="References of --crew not in the roster yet, planned rested, a,b.",
+    ),
+]
+OutOption = Annotated[
+    Path | None,
+    typer.Option("--out", help="Write the roster with the planned rest columns to FILE."),
+]
+AsJsonOption = Annotated[
+    bool, typer.Option("--json", help="Print the API's response body on stdout.")
+]
+
+
 def plan_rest_command(
-    roster: Annotated[Path, typer.Argument(help="Roster CSV with every crew member's duties.")],
-    duty: Annotated[
-        str, typer.Option("--duty", help="An instant inside the duty to plan (UTC ISO).")
-    ],
-    crew: Annotated[
-        str, typer.Option("--crew", help="The 3 or 4 References of the relief crew, a,b,c,d.")
-    ],
-    landing: Annotated[
-        str, typer.Option("--landing", help="The 2 References at the controls for landing.")
-    ],
-    sleep: Annotated[
-        Path | None, typer.Option("--sleep", help="SleepData JSON array (contract §3.2).")
-    ] = None,
-    date_format: Annotated[
-        DateFormat, typer.Option("--date-format", help="Dates in the roster: dmy or mdy.")
-    ] = DateFormat.DMY,
-    preset: Annotated[
-        str, typer.Option("--preset", help="Model parameter preset (docs/model.md).")
-    ] = "ingre2014_5c",
-    placeholders: Annotated[
-        str,
-        typer.Option(
-            "--placeholders",
-            help="References of --crew not in the roster yet, planned rested, a,b.",
-        ),
-    ] = "",
-    out: Annotated[
-        Path | None,
-        typer.Option("--out", help="Write the roster with the planned rest columns to FILE."),
-    ] = None,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print the API's response body on stdout.")
-    ] = False,
+    roster: RosterArgument,
+    duty: DutyOption,
+    crew: CrewOption,
+    landing: LandingOption,
+    sleep: SleepOption = None,
+    date_format: DateFormatOption = DateFormat.DMY,
+    preset: PresetOption = "ingre2014_5c",
+    placeholders: PlaceholdersOption = "",
+    out: OutOption = None,
+    as_json: AsJsonOption = False,
 ) -> None:
     """Plan the in-flight rest of an augmented duty: best split, equal split, alternatives.
 
     Exit status: 0 planned, 2 the request cannot be planned (the message names why).
     """
-    from vigil.planner import PlanError, PlanRequest, plan_rest
+    from vigil.planner import PlanRequest
 
     request = PlanRequest(
         roster_text=_read_text(roster, "ROSTER"),
@@ -84,8 +100,21 @@ def plan_rest_command(
         preset=preset,
         placeholders=_refs(placeholders),
     )
+    plan = _planned(request)
+    if out is not None:
+        out.write_text(plan.roster_text, encoding="utf-8")
+    if as_json:
+        sys.stdout.write(json.dumps(plan.to_dict()) + "\n")
+        return
+    _print_plan(plan)
+
+
+def _planned(request: PlanRequest) -> RestPlan:
+    """The plan, or a usage error naming the option at fault (exit status 2)."""
+    from vigil.planner import PlanError, plan_rest
+
     try:
-        plan = plan_rest(request)
+        return plan_rest(request)
     except PlanError as exc:
         hint = {
             "References": "--crew",
@@ -94,11 +123,11 @@ def plan_rest_command(
             "Placeholders": "--placeholders",
         }
         raise typer.BadParameter(str(exc), param_hint=hint.get(exc.prop, exc.prop)) from exc
-    if out is not None:
-        out.write_text(plan.roster_text, encoding="utf-8")
-    if as_json:
-        sys.stdout.write(json.dumps(plan.to_dict()) + "\n")
-        return
+
+
+def _print_plan(plan: RestPlan) -> None:
+    """The plan for a reader: the summary, each pair's KSS at its critical phase, the
+    proposed and the equal split with their breaks, then the alternatives."""
     typer.echo(plan.summary)
     for pair in plan.pairs():
         typer.echo(

@@ -16,6 +16,7 @@ from vigil.gc_pause import cyclic_gc_paused
 from vigil.scoring import warm
 
 if TYPE_CHECKING:
+    from vigil.model import Parameters
     from vigil.roster import ParsedRoster
     from vigil.scoring.service import ScoreReport
 
@@ -65,68 +66,85 @@ def _read_text(path: Path, hint: str) -> str:
         raise typer.BadParameter(f"cannot read {path}: {exc}", param_hint=hint) from exc
 
 
+#: the arguments and options of ``score_command``
+RosterArgument = Annotated[
+    Path, typer.Argument(help="Roster CSV (seed §2.2 columns, header optional).")
+]
+SleepOption = Annotated[
+    Path | None, typer.Option("--sleep", help="SleepData JSON array (contract §3.2).")
+]
+ActivityOption = Annotated[
+    Path | None, typer.Option("--activity", help="ActivityData CSV (contract §5.1).")
+]
+DateFormatOption = Annotated[
+    DateFormat, typer.Option("--date-format", help="Dates in the roster: dmy or mdy.")
+]
+ScaleOption = Annotated[
+    str,
+    typer.Option(
+        "--scale",
+        help="SP, KSS, KP, VD, CRD or PMR (seed §2.4), or LAPSES (PVT lapses, the "
+        "unified preset's own output; docs/model.md).",
+    ),
+]
+PresetOption = Annotated[
+    str, typer.Option("--preset", help="Model parameter preset (docs/model.md).")
+]
+RiskOption = Annotated[bool, typer.Option("--risk", help="Add one risk score per duty.")]
+ExplainOption = Annotated[
+    bool,
+    typer.Option(
+        "--explain",
+        help="With --risk: each duty's risk components and reasons (JSON envelope; "
+        "reasons column in the per-duty CSV).",
+    ),
+]
+PercentilesOption = Annotated[
+    bool,
+    typer.Option(
+        "--percentiles",
+        help="Add Ingre 2014's population percentiles (KSS limits of 50/75/90 % of crew, "
+        "P(KSS >= 7), P(KSS >= 8)) to the JSON envelope.",
+    ),
+]
+ShowSleepOption = Annotated[
+    bool, typer.Option("--show-sleep", help="Include the sleep the scores rest on.")
+]
+OutOption = Annotated[
+    Path | None,
+    typer.Option("--out", help="Write FILE.json (contract §4 envelope) or FILE.csv."),
+]
+PerOption = Annotated[
+    str | None,
+    typer.Option(
+        "--per",
+        help="Rows of --out: interval, duty or schedule. Default: duty for CSV (route, "
+        "local times, peak, mean, time above warning, risk); the §4 envelope for JSON.",
+    ),
+]
+PlotOption = Annotated[
+    Path | None, typer.Option("--plot", help="Draw scores over time to FILE.png.")
+]
+AsJsonOption = Annotated[
+    bool, typer.Option("--json", help="Print the contract §4 envelope on stdout.")
+]
+
+
 def score_command(
-    roster: Annotated[
-        Path, typer.Argument(help="Roster CSV (seed §2.2 columns, header optional).")
-    ],
-    sleep: Annotated[
-        Path | None, typer.Option("--sleep", help="SleepData JSON array (contract §3.2).")
-    ] = None,
-    activity: Annotated[
-        Path | None, typer.Option("--activity", help="ActivityData CSV (contract §5.1).")
-    ] = None,
-    date_format: Annotated[
-        DateFormat, typer.Option("--date-format", help="Dates in the roster: dmy or mdy.")
-    ] = DateFormat.DMY,
-    scale: Annotated[
-        str,
-        typer.Option(
-            "--scale",
-            help="SP, KSS, KP, VD, CRD or PMR (seed §2.4), or LAPSES (PVT lapses, the "
-            "unified preset's own output; docs/model.md).",
-        ),
-    ] = "KSS",
-    preset: Annotated[
-        str, typer.Option("--preset", help="Model parameter preset (docs/model.md).")
-    ] = "ingre2014_5c",
-    risk: Annotated[bool, typer.Option("--risk", help="Add one risk score per duty.")] = False,
-    explain: Annotated[
-        bool,
-        typer.Option(
-            "--explain",
-            help="With --risk: each duty's risk components and reasons (JSON envelope; "
-            "reasons column in the per-duty CSV).",
-        ),
-    ] = False,
-    percentiles: Annotated[
-        bool,
-        typer.Option(
-            "--percentiles",
-            help="Add Ingre 2014's population percentiles (KSS limits of 50/75/90 % of crew, "
-            "P(KSS >= 7), P(KSS >= 8)) to the JSON envelope.",
-        ),
-    ] = False,
-    show_sleep: Annotated[
-        bool, typer.Option("--show-sleep", help="Include the sleep the scores rest on.")
-    ] = False,
-    out: Annotated[
-        Path | None,
-        typer.Option("--out", help="Write FILE.json (contract §4 envelope) or FILE.csv."),
-    ] = None,
-    per: Annotated[
-        str | None,
-        typer.Option(
-            "--per",
-            help="Rows of --out: interval, duty or schedule. Default: duty for CSV (route, "
-            "local times, peak, mean, time above warning, risk); the §4 envelope for JSON.",
-        ),
-    ] = None,
-    plot: Annotated[
-        Path | None, typer.Option("--plot", help="Draw scores over time to FILE.png.")
-    ] = None,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print the contract §4 envelope on stdout.")
-    ] = False,
+    roster: RosterArgument,
+    sleep: SleepOption = None,
+    activity: ActivityOption = None,
+    date_format: DateFormatOption = DateFormat.DMY,
+    scale: ScaleOption = "KSS",
+    preset: PresetOption = "ingre2014_5c",
+    risk: RiskOption = False,
+    explain: ExplainOption = False,
+    percentiles: PercentilesOption = False,
+    show_sleep: ShowSleepOption = False,
+    out: OutOption = None,
+    per: PerOption = None,
+    plot: PlotOption = None,
+    as_json: AsJsonOption = False,
 ) -> None:
     """Score ROSTER offline: per-15-minute fatigue scores (and risk) for every schedule.
 
@@ -150,26 +168,42 @@ def score_command(
         )  # fmt: skip
         if (explain and risk) or percentiles:
             report = dataclasses.replace(report, explain=explain and risk, percentiles=percentiles)
-        from vigil.cli import _output
+        _write(report, parsed, out=out, per=per, plot=plot, as_json=as_json)
+    from vigil.cli import _output
 
-        if out is not None:
-            per_rows = per.lower() if per else None
-            _output.write_report(report, out, per_rows, lambda: parsed.schedules)
-        if plot is not None:
-            from vigil.cli import _plot
-
-            _plot.plot_report(report, plot)
-        if as_json:
-            sys.stdout.buffer.write(report.to_json() + b"\n")
-            sys.stdout.flush()
-        else:
-            _output.print_summary(report)
     for error in report.errors:
         typer.echo(error, err=True)
     hint = _output.date_format_hint(report.errors, text, date_format)
     if hint:
         typer.echo(hint, err=True)
     raise typer.Exit(1 if report.errors else 0)
+
+
+def _write(
+    report: ScoreReport,
+    parsed: ParsedRoster,
+    *,
+    out: Path | None,
+    per: str | None,
+    plot: Path | None,
+    as_json: bool,
+) -> None:
+    """Write ``--out`` (``--per`` rows) and ``--plot``, then the envelope (``--json``) or
+    the summary on stdout."""
+    from vigil.cli import _output
+
+    if out is not None:
+        per_rows = per.lower() if per else None
+        _output.write_report(report, out, per_rows, lambda: parsed.schedules)
+    if plot is not None:
+        from vigil.cli import _plot
+
+        _plot.plot_report(report, plot)
+    if as_json:
+        sys.stdout.buffer.write(report.to_json() + b"\n")
+        sys.stdout.flush()
+    else:
+        _output.print_summary(report)
 
 
 def _score(
@@ -196,20 +230,9 @@ def _score(
     parsed = parse_request(text, date_format, sleep_data=sleep_data, activity_text=activity_text)
     warming.join()
     from vigil.cli import _output
-    from vigil.scoring.service import (
-        ScoreReport,
-        ScoringError,
-        plan_parsed,
-        resolve_preset,
-        resolve_scale,
-        score_plan,
-    )
+    from vigil.scoring.service import ScoreReport, plan_parsed, score_plan
 
-    try:
-        chosen = resolve_scale(scale, extra=True)
-        params = resolve_preset(preset)
-    except ScoringError as exc:  # unknown scale or preset
-        raise typer.BadParameter(str(exc)) from exc
+    chosen, params = _resolved(scale, preset)
     with _output.progress_bar("Scoring crew") as progress:
         scales = tuple(dict.fromkeys((chosen, "KSS"))) if with_kss else (chosen,)
         results = score_plan(
@@ -224,3 +247,13 @@ def _score(
         include_sleep=show_sleep,
     )
     return report, parsed
+
+
+def _resolved(scale: str, preset: str) -> tuple[str, Parameters]:
+    """The scale's code and the preset's parameters; a usage error for an unknown name."""
+    from vigil.scoring.service import ScoringError, resolve_preset, resolve_scale
+
+    try:
+        return resolve_scale(scale, extra=True), resolve_preset(preset)
+    except ScoringError as exc:
+        raise typer.BadParameter(str(exc)) from exc

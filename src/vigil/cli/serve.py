@@ -10,9 +10,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+from vigil.config import pass_to_server_processes
+
+if TYPE_CHECKING:
+    from vigil.config.settings import Settings
 
 
 def register(app: typer.Typer) -> None:
@@ -20,14 +25,12 @@ def register(app: typer.Typer) -> None:
     app.command("serve")(serve_command)
 
 
-def _bootstrap(settings: object, operator: str) -> tuple[str, str] | None:
+def _bootstrap(settings: Settings, operator: str) -> tuple[str, str] | None:
     """Create the first API client if the database has none; returns (id, secret)."""
     from vigil.store import repo
     from vigil.store.crypto import SecretBox
     from vigil.store.db import make_engine, make_session_factory, upgrade
-    from vigil.web.settings import Settings
 
-    assert isinstance(settings, Settings)
     engine = make_engine(settings.database_url)
     try:
         upgrade(engine)
@@ -69,44 +72,36 @@ def serve_command(
     ] = None,
 ) -> None:
     """Serve Vigil: identity, scoring and upload surfaces (all on one port by default)."""
-    import uvicorn
-
+    from vigil.config.settings import Settings
     from vigil.web.entry import SURFACES
-    from vigil.web.server import uvicorn_options
-    from vigil.web.settings import Settings
 
     if only not in SURFACES:
         raise typer.BadParameter(f"one of {', '.join(s for s in SURFACES if s != 'all')}")
-    os.environ["VIGIL_SURFACE"] = only
-    if env_file is not None:
-        if not env_file.is_file():
-            raise typer.BadParameter(f"{env_file} does not exist", param_hint="--env-file")
-        os.environ["VIGIL_ENV_FILE"] = str(env_file)
-    os.environ.setdefault("VIGIL_PUBLIC_BASE_URL", f"http://{host}:{port}")
-    if forwarded_allow_ips is not None:
-        os.environ["VIGIL_FORWARDED_ALLOW_IPS"] = forwarded_allow_ips
+    if env_file is not None and not env_file.is_file():
+        raise typer.BadParameter(f"{env_file} does not exist", param_hint="--env-file")
+    pass_to_server_processes(
+        os.environ,
+        surface=only,
+        env_file=env_file,
+        public_base_url=f"http://{host}:{port}",
+        forwarded_allow_ips=forwarded_allow_ips,
+    )
     settings = Settings.from_env(env_file)
     _use_data_dir(settings)
     if only in ("all", "identity"):
-        from vigil.store.crypto import SecretBoxError
-
-        try:
-            created = _bootstrap(settings, bootstrap_operator)
-        except SecretBoxError as exc:  # e.g. a key file others can read
-            typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(code=1) from None
-        if created is not None:
-            client_id, secret = created
-            typer.echo(
-                f"First start: created an API client of operator {bootstrap_operator!r}"
-                " holding every scope."
-            )
-            typer.echo(f"  client_id:     {client_id}")
-            typer.echo(f"  client_secret: {secret}")
-            typer.echo(f"  token URL:     {settings.public_base_url}/connect/token")
-            typer.echo("Keep the secret safe; `vigil client list` and the console show clients.")
+        _first_start_client(settings, bootstrap_operator)
     typer.echo(f"Data directory: {settings.data_dir}")
     typer.echo(f"Serving {only} on http://{host}:{port} (docs at /docs)")
+    _run_server(settings, host=host, port=port, workers=workers)
+
+
+def _run_server(settings: Settings, *, host: str, port: int, workers: int) -> None:
+    """Run uvicorn; each worker process builds its app from the environment
+    (``vigil.web.entry.app_from_env``)."""
+    import uvicorn
+
+    from vigil.web.server import uvicorn_options
+
     uvicorn.run(
         "vigil.web.entry:app_from_env",
         factory=True,
@@ -122,6 +117,26 @@ def serve_command(
     )
 
 
+def _first_start_client(settings: Settings, operator: str) -> None:
+    """Create the first API client when the database has none, and print its secret once;
+    exit 1 when the secret box cannot be opened (e.g. a key file others can read)."""
+    from vigil.store.crypto import SecretBoxError
+
+    try:
+        created = _bootstrap(settings, operator)
+    except SecretBoxError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(code=1) from None
+    if created is None:
+        return
+    client_id, secret = created
+    typer.echo(f"First start: created an API client of operator {operator!r} holding every scope.")
+    typer.echo(f"  client_id:     {client_id}")
+    typer.echo(f"  client_secret: {secret}")
+    typer.echo(f"  token URL:     {settings.public_base_url}/connect/token")
+    typer.echo("Keep the secret safe; `vigil client list` and the console show clients.")
+
+
 def trusted_proxies(allow_ips: str | None) -> str | None:
     """uvicorn's ``forwarded_allow_ips``, or ``None`` for no proxy (``proxy_headers`` off).
 
@@ -134,17 +149,16 @@ def trusted_proxies(allow_ips: str | None) -> str | None:
     return allow_ips.strip()
 
 
-def _use_data_dir(settings: object) -> None:
+def _use_data_dir(settings: Settings) -> None:
     """Create the data directory (0700) and keep Numba's cache in it.
 
     ``vigil``'s entry point already pointed ``NUMBA_CACHE_DIR`` at the default data
     directory; an env file may have moved the data directory since, so follow it unless
     the variable was set by the user.
     """
-    from vigil.datadir import default_data_dir, numba_cache_dir, prune_kernel_caches
-    from vigil.web.settings import Settings
+    from vigil.config import default_data_dir
+    from vigil.datadir import numba_cache_dir, prune_kernel_caches
 
-    assert isinstance(settings, Settings)
     settings.ensure_data_dir()
     current = os.environ.get("NUMBA_CACHE_DIR")
     if current is None or current == str(numba_cache_dir(default_data_dir())):

@@ -29,9 +29,9 @@ def worker_command(
     ] = False,
 ) -> None:
     """Process uploaded rosters: claim with a lease, score, store the results."""
+    from vigil.config.settings import Settings
     from vigil.fleet.stored import record_summary
     from vigil.store.db import make_engine, make_session_factory, upgrade
-    from vigil.web.settings import Settings
     from vigil.worker.run import WorkerPool
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")

@@ -12,6 +12,9 @@
 Tokens are cached and reused until shortly before they expire; responses are compressed
 (zstd, br or gzip) on the wire and decoded by httpx. Errors raise :class:`VigilError`
 with the server's problem document.
+
+Layer 2 of docs/architecture.md. May import: ``contract``; never a package of its own layer
+or above.
 """
 
 from vigil.client._client import RosterStatus, Upload, VigilClient, VigilError

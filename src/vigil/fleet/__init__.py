@@ -5,4 +5,8 @@ parsed once: the per-duty table (:mod:`.table`), the dashboard summary (:mod:`.s
 evidence-based risk bands (:mod:`.bands`), the stored summary (:mod:`.stored`) and the
 CSV / XLSX / PDF reports (:mod:`.export_csv`, :mod:`.export_xlsx`, :mod:`.export_pdf`).
 Nothing here imports the web layer.
+
+Layer 8 of docs/architecture.md. May import: ``contract``, ``domain``, ``model``,
+``plot_text``, ``results``, ``roster``, ``scoring``, ``settings``, ``store``, ``tz``; never
+a package of its own layer or above.
 """

@@ -3,6 +3,9 @@
 Three-Process Model of alertness (Åkerstedt & Folkard) with an airline KSS calibration
 (Ingre et al. 2014), body-clock re-entrainment, workload, six output scales and per-duty
 risk. Time is float64 epoch hours (UTC); see docs/model.md and docs/architecture.md.
+
+Layer 2 of docs/architecture.md. May import: ``contract``; never a package of its own layer
+or above.
 """
 
 from .alertness import alertness, final_kss, kss_exceedance_probability, kss_from_alertness

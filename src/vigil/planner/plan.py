@@ -223,34 +223,7 @@ def _crew_duties(
     Reference without a valid duty at the planned instant is an error naming it.
     """
     by_ref = {s.reference: s for s in schedules}
-    found: list[tuple[Schedule, int] | None] = []
-    for ref in request.references:
-        schedule = by_ref.get(ref)
-        mine = [e for e in errors if e.split("|")[1:2] == [ref]]
-        if ref in request.placeholders:
-            if schedule is not None or mine:
-                raise PlanError(
-                    "Placeholders", f"placeholder {ref!r} has rows in RosterData: plan it as crew"
-                )
-            found.append(None)
-            continue
-        if schedule is None:
-            detail = f"; its roster errors: {'; '.join(mine[:5])}" if mine else ""
-            raise PlanError(
-                "References",
-                f"reference {ref!r} has no valid duty in RosterData{detail} (a crew member "
-                "not rostered yet can be named in Placeholders)",
-            )
-        index = next(
-            (i for i, d in enumerate(schedule.duties) if d.on_duty <= request.duty < d.off_duty),
-            None,
-        )
-        if index is None:
-            raise PlanError(
-                "Duty",
-                f"duty not found: reference {ref!r} has no duty at {request.duty:%Y-%m-%dT%H:%MZ}",
-            )
-        found.append((schedule, index))
+    found = [_planned_duty(ref, by_ref.get(ref), errors, request) for ref in request.references]
     template = next((f for f in found if f is not None), None)
     if template is None:
         raise PlanError(
@@ -265,6 +238,37 @@ def _crew_duties(
             f = (Schedule(reference=ref, duties=(stand_in,)), 0)
         crew.append(f)
     return crew, tuple(f is None for f in found)
+
+
+def _planned_duty(
+    ref: str, schedule: Schedule | None, errors: Sequence[str], request: PlanRequest
+) -> tuple[Schedule, int] | None:
+    """``ref``'s schedule and the index of its duty at the planned instant, or ``None`` for
+    a placeholder; a :class:`PlanError` naming what is missing otherwise."""
+    mine = [e for e in errors if e.split("|")[1:2] == [ref]]
+    if ref in request.placeholders:
+        if schedule is not None or mine:
+            raise PlanError(
+                "Placeholders", f"placeholder {ref!r} has rows in RosterData: plan it as crew"
+            )
+        return None
+    if schedule is None:
+        detail = f"; its roster errors: {'; '.join(mine[:5])}" if mine else ""
+        raise PlanError(
+            "References",
+            f"reference {ref!r} has no valid duty in RosterData{detail} (a crew member "
+            "not rostered yet can be named in Placeholders)",
+        )
+    index = next(
+        (i for i, d in enumerate(schedule.duties) if d.on_duty <= request.duty < d.off_duty),
+        None,
+    )
+    if index is None:
+        raise PlanError(
+            "Duty",
+            f"duty not found: reference {ref!r} has no duty at {request.duty:%Y-%m-%dT%H:%MZ}",
+        )
+    return schedule, index
 
 
 def _check_crew(request: PlanRequest) -> None:
@@ -312,99 +316,29 @@ def plan_rest(request: PlanRequest) -> RestPlan:
         A request property that cannot be planned (its name in ``prop``).
     """
     _check_crew(request)
-    context = request.context
-    if request.preset is not None:
-        try:
-            context = context.with_preset(request.preset)
-        except ScoringError as exc:
-            raise PlanError("Preset", str(exc)) from None
+    context = _context(request)
     params = context.parameters
     parsed = context.parse(request.roster_text, request.date_format, sleep_data=request.sleep_data)
     errors = [format_error(e) for e in parsed.errors]
     crew, placeholders = _crew_duties(parsed.schedules, request, errors)
     duties = [s.duties[i] for s, i in crew]
-    n = len(duties)
-    _check_augmented(duties, n)
+    _check_augmented(duties, len(duties))
     z0_t, z1_t = _common_cruise(duties, params)
-    landing = np.asarray([r in request.landing for r in request.references])
+    pilots = _Pilots.of(request, duties, placeholders)
     order = np.asarray([(d.sleep_order - 1) for d in duties], dtype=np.int64)
     z0, z1 = _hours(z0_t), _hours(z1_t)
-    span = (
-        max(_hours(d.on_duty) for d in duties),
-        min(_hours(d.off_duty) for d in duties),
-    )
-    candidates = search.candidate_splits(z0, z1, landing, order, duty=span)
+    span = (max(_hours(d.on_duty) for d in duties), min(_hours(d.off_duty) for d in duties))
+    candidates = search.candidate_splits(z0, z1, pilots.landing, order, duty=span)
     if len(candidates) == 0:
-        need = 2 * search.MIN_LANDING_HOURS + (n - 2) * search.MIN_OTHER_HOURS
-        if n == 4:
-            need = search.MIN_LANDING_HOURS + search.MIN_OTHER_HOURS
-        if z1 - z0 >= need:
-            raise PlanError(
-                "Duty",
-                f"no split of the cruise {z0_t:%H:%M}-{z1_t:%H:%M}Z keeps every pilot's "
-                f"stretch at the controls within {search.MAX_STRETCH_HOURS:g} h "
-                "(ORO.FTL.205(b)) while meeting the rest minimums (CS FTL.1.205(c))",
-            )
-        raise PlanError(
-            "Duty",
-            f"the cruise {z0_t:%H:%M}-{z1_t:%H:%M}Z lasts {z1 - z0:.2f} h; the EASA minimums "
-            f"(CS FTL.1.205(c)) need {need:.1f} h for {n} pilots",
-        )
-    starts, ends = search.windows(candidates)
-    assign = candidates.assign
-    # screen every split on the last SCREEN_DAYS of history, then score the best few and the
-    # equal split on the whole roster: the reported figures are the service's own
-    cut = _screen_cut(crew)
-    stats = _score(crew, starts, ends, params, cut)
-    best = search.rank(*search.objective(*stats, landing))
-    if cut is not None:
-        keep = np.unique(np.concatenate([best[:SCREEN_KEEP], [0] if candidates.equal else []]))
-        keep = keep.astype(np.int64)
-        starts, ends, assign = starts[keep], ends[keep], assign[keep]
-        stats = _score(crew, starts, ends, params, None)
-        best = search.rank(*search.objective(*stats, landing))
-
-    def split(c: int, s: FloatArray, e: FloatArray, assign: IntArray, stats: _Stats) -> Split:
-        last_hour, stretch, mean = stats
-        worst, landing_kss, crew_mean = search.objective(*stats, landing)
-        breaks = tuple(
-            PilotBreak(
-                reference=ref,
-                landing=bool(landing[p]),
-                number=int(assign[c, p]) + 1,
-                start=_instant(float(s[c, p])),
-                end=_instant(float(e[c, p])),
-                row=duties[p].row,
-                columns=rest_cells(
-                    duties[p],
-                    _instant(float(s[c, p])),
-                    _instant(float(e[c, p])),
-                    request.date_format,
-                ),
-                last_hour_kss=round(float(last_hour[c, p]), 3),
-                mean_kss=round(float(mean[c, p]), 3),
-                stretch_kss=round(float(stretch[c, p]), 3),
-                placeholder=placeholders[p],
-            )
-            for p, ref in enumerate(request.references)
-        )
-        return Split(
-            breaks,
-            round(float(worst[c]), 3),
-            round(float(landing_kss[c]), 3),
-            round(float(crew_mean[c]), 3),
-        )
-
-    proposal = split(int(best[0]), starts, ends, assign, stats)
+        raise _no_split(z0_t, z1_t, len(duties))
+    starts, ends, assign, stats, best = _screened(crew, candidates, pilots.landing, params)
+    proposal = pilots.split(int(best[0]), starts, ends, assign, stats)
     if candidates.equal:  # candidate 0, kept first by the screen
-        equal = split(0, starts, ends, assign, stats)
-    else:  # below the minimums: scored on its own, reported, never proposed
-        bounds, one_assign = search.equal_split(z0, z1, landing, order)
-        one = search.Candidates(bounds[None, :], one_assign[None, :], False)
-        s1, e1 = search.windows(one)
-        equal = split(0, s1, e1, one.assign, _score(crew, s1, e1, params, None))
+        equal = pilots.split(0, starts, ends, assign, stats)
+    else:
+        equal = _equal_below_minimums(crew, pilots, (z0, z1), order, params)
     alternatives = tuple(
-        split(int(c), starts, ends, assign, stats) for c in best[1 : 1 + ALTERNATIVES]
+        pilots.split(int(c), starts, ends, assign, stats) for c in best[1 : 1 + ALTERNATIVES]
     )
     cells = {b.row: b.columns for b in proposal.breaks if not b.placeholder}
     return RestPlan(
@@ -419,6 +353,127 @@ def plan_rest(request: PlanRequest) -> RestPlan:
         model_version=params.model_version,
         settings_version=context.settings_version,
     )
+
+
+def _equal_below_minimums(
+    crew: Sequence[tuple[Schedule, int]],
+    pilots: _Pilots,
+    cruise: tuple[float, float],
+    order: IntArray,
+    params: Parameters,
+) -> Split:
+    """The equal split when it breaks the minimums: scored on its own, reported, never
+    proposed."""
+    bounds, one_assign = search.equal_split(*cruise, pilots.landing, order)
+    one = search.Candidates(bounds[None, :], one_assign[None, :], False)
+    s1, e1 = search.windows(one)
+    return pilots.split(0, s1, e1, one.assign, _score(crew, s1, e1, params, None))
+
+
+def _context(request: PlanRequest) -> ScoringContext:
+    """The request's scoring context, with its preset when it names one."""
+    if request.preset is None:
+        return request.context
+    try:
+        return request.context.with_preset(request.preset)
+    except ScoringError as exc:
+        raise PlanError("Preset", str(exc)) from None
+
+
+def _no_split(z0_t: datetime, z1_t: datetime, n: int) -> PlanError:
+    """Why no split of the cruise ``z0_t``-``z1_t`` was found for ``n`` pilots: too short
+    for the rest minimums, or no split keeps every stretch at the controls short enough."""
+    z0, z1 = _hours(z0_t), _hours(z1_t)
+    need = 2 * search.MIN_LANDING_HOURS + (n - 2) * search.MIN_OTHER_HOURS
+    if n == 4:
+        need = search.MIN_LANDING_HOURS + search.MIN_OTHER_HOURS
+    if z1 - z0 >= need:
+        return PlanError(
+            "Duty",
+            f"no split of the cruise {z0_t:%H:%M}-{z1_t:%H:%M}Z keeps every pilot's "
+            f"stretch at the controls within {search.MAX_STRETCH_HOURS:g} h "
+            "(ORO.FTL.205(b)) while meeting the rest minimums (CS FTL.1.205(c))",
+        )
+    return PlanError(
+        "Duty",
+        f"the cruise {z0_t:%H:%M}-{z1_t:%H:%M}Z lasts {z1 - z0:.2f} h; the EASA minimums "
+        f"(CS FTL.1.205(c)) need {need:.1f} h for {n} pilots",
+    )
+
+
+def _screened(
+    crew: Sequence[tuple[Schedule, int]],
+    candidates: search.Candidates,
+    landing: npt.NDArray[np.bool_],
+    params: Parameters,
+) -> tuple[FloatArray, FloatArray, IntArray, _Stats, IntArray]:
+    """The splits kept, their windows, assignments, KSS statistics and rank (best first).
+
+    Every split is screened on the last ``SCREEN_DAYS`` of history, then the best few and
+    the equal split are scored on the whole roster: the reported figures are the
+    service's own."""
+    starts, ends = search.windows(candidates)
+    assign = candidates.assign
+    cut = _screen_cut(crew)
+    stats = _score(crew, starts, ends, params, cut)
+    best = search.rank(*search.objective(*stats, landing))
+    if cut is not None:
+        keep = np.unique(np.concatenate([best[:SCREEN_KEEP], [0] if candidates.equal else []]))
+        keep = keep.astype(np.int64)
+        starts, ends, assign = starts[keep], ends[keep], assign[keep]
+        stats = _score(crew, starts, ends, params, None)
+        best = search.rank(*search.objective(*stats, landing))
+    return starts, ends, assign, stats, best
+
+
+@dataclass(frozen=True)
+class _Pilots:
+    """The pilots of the planned duty, in the request's order of References."""
+
+    references: tuple[str, ...]
+    landing: npt.NDArray[np.bool_]
+    duties: list[Duty]
+    placeholders: tuple[bool, ...]
+    date_format: DateFormat
+
+    @classmethod
+    def of(
+        cls, request: PlanRequest, duties: list[Duty], placeholders: tuple[bool, ...]
+    ) -> _Pilots:
+        landing = np.asarray([r in request.landing for r in request.references])
+        return cls(tuple(request.references), landing, duties, placeholders, request.date_format)
+
+    def split(self, c: int, s: FloatArray, e: FloatArray, assign: IntArray, stats: _Stats) -> Split:
+        """Candidate ``c`` as a :class:`Split`: each pilot's break and KSS figures."""
+        last_hour, stretch, mean = stats
+        worst, landing_kss, crew_mean = search.objective(*stats, self.landing)
+        breaks = tuple(
+            PilotBreak(
+                reference=ref,
+                landing=bool(self.landing[p]),
+                number=int(assign[c, p]) + 1,
+                start=_instant(float(s[c, p])),
+                end=_instant(float(e[c, p])),
+                row=self.duties[p].row,
+                columns=rest_cells(
+                    self.duties[p],
+                    _instant(float(s[c, p])),
+                    _instant(float(e[c, p])),
+                    self.date_format,
+                ),
+                last_hour_kss=round(float(last_hour[c, p]), 3),
+                mean_kss=round(float(mean[c, p]), 3),
+                stretch_kss=round(float(stretch[c, p]), 3),
+                placeholder=self.placeholders[p],
+            )
+            for p, ref in enumerate(self.references)
+        )
+        return Split(
+            breaks,
+            round(float(worst[c]), 3),
+            round(float(landing_kss[c]), 3),
+            round(float(crew_mean[c]), 3),
+        )
 
 
 def _screen_cut(crew: Sequence[tuple[Schedule, int]]) -> datetime | None:

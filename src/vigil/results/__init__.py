@@ -7,7 +7,6 @@ the chunk tasks' compressed frames joined without decoding), the sleep segment
 The upload worker writes them and fleet, the routes and the console read them; neither
 the worker nor fleet imports the other.
 
-It may import :mod:`vigil.contract`, :mod:`vigil.domain`, :mod:`vigil.roster` and
-:mod:`vigil.scoring` (the scored results it encodes); nothing above (store, fleet,
-worker, web, cli).
+Layer 6 of docs/architecture.md. May import: ``contract``, ``domain``, ``model``,
+``roster``, ``scoring``; never a package of its own layer or above.
 """

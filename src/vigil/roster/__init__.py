@@ -2,6 +2,9 @@
 
 Contract §3.1, §3.2, §5.1 and §8. The entry point is :func:`parse_request`; bad data
 never raises, it ends as :class:`RowError` values formatted by :func:`format_error`.
+
+Layer 3 of docs/architecture.md. May import: ``domain``, ``gc_pause``, ``tz``; never a
+package of its own layer or above.
 """
 
 from vigil.roster.errors import TEMPLATES, RowError, Source, format_error

@@ -146,7 +146,71 @@ def record_decision(
         The entry in force the reviewer saw (``None``: none). If the subject's current
         entry is another one, :class:`StaleDecisionError`: nothing is replaced unseen.
     """
-    label = " ".join(label.split())
+    reason, mitigation = _checked_texts(decision, reason, mitigation)
+    key, label = _subject(kind, " ".join(label.split()), duty)
+    entry = HazardEntry(
+        operator=operator,
+        subject_kind=kind,
+        subject_key=key,
+        subject_label=label,
+        **_duty_columns(duty),
+        roster_name=roster_name[:200],
+        risk=risk,
+        decision=decision,
+        reason=reason,
+        mitigation=mitigation,
+        recorded_by=recorded_by[:200],
+        recorded_at=now or utcnow(),
+        supersedes_id=_entry_seen(session, operator, kind, key, seen),
+    )
+    _add(session, entry)
+    return entry
+
+
+def _entry_seen(
+    session: Session, operator: str, kind: str, key: str, seen: int | None
+) -> int | None:
+    """The subject's entry in force, which must be the one the reviewer saw
+    (:class:`StaleDecisionError` otherwise: nothing is replaced unseen)."""
+    current = _current_id(session, operator, kind, key)
+    if current != seen:
+        raise StaleDecisionError(
+            "this subject's decision changed since the page was loaded "
+            f"(entry #{current} is in force now); reload and review again"
+            if current is not None
+            else "the entry this decision would replace is not in force"
+        )
+    return current
+
+
+def _duty_columns(duty: DutyIdentity | None) -> dict[str, Any]:
+    """The duty's own columns of an entry (blank for a trip or a pattern)."""
+    if duty is None:
+        return {"reference": "", "report_at": None, "start_airport": "", "end_airport": ""}
+    return {
+        "reference": duty.reference[:200],
+        "report_at": duty.report_at,
+        "start_airport": duty.start.strip().upper()[:16],
+        "end_airport": duty.end.strip().upper()[:16],
+    }
+
+
+def _add(session: Session, entry: HazardEntry) -> None:
+    """Insert the entry now; :class:`StaleDecisionError` when another reviewer's decision
+    on the same subject landed first (one first entry and one successor per entry)."""
+    session.add(entry)
+    try:
+        session.flush()
+    except IntegrityError as exc:
+        raise StaleDecisionError(
+            "another decision on this subject was recorded at the same moment; "
+            "reload and review again (roll back this transaction)"
+        ) from exc
+
+
+def _checked_texts(decision: str, reason: str, mitigation: str) -> tuple[str, str]:
+    """The reason and mitigation, stripped; a :class:`HazardError` naming what is wrong
+    with the decision or its texts."""
     reason, mitigation = reason.strip(), mitigation.strip()
     if decision not in DECISIONS:
         raise HazardError(f"unknown decision {decision!r}; one of {', '.join(DECISIONS)}")
@@ -156,6 +220,12 @@ def record_decision(
         raise HazardError("a 'mitigate' decision needs the mitigation")
     if len(reason) > MAX_TEXT or len(mitigation) > MAX_TEXT:
         raise HazardError(f"reason and mitigation are at most {MAX_TEXT} characters")
+    return reason, mitigation
+
+
+def _subject(kind: str, label: str, duty: DutyIdentity | None) -> tuple[str, str]:
+    """The subject's key and label (a duty's label defaults to its Reference and route);
+    a :class:`HazardError` when the subject is unnamed or too long."""
     if kind == "duty":
         if duty is None or not duty.reference:
             raise HazardError("a duty decision needs the duty's Reference and report time")
@@ -167,41 +237,7 @@ def record_decision(
             raise HazardError(f"name the {kind} the decision is about")
     if len(key) > 400 or len(label) > 400:
         raise HazardError("the subject is longer than 400 characters")
-    current = _current_id(session, operator, kind, key)
-    if current != seen:
-        raise StaleDecisionError(
-            "this subject's decision changed since the page was loaded "
-            f"(entry #{current} is in force now); reload and review again"
-            if current is not None
-            else "the entry this decision would replace is not in force"
-        )
-    entry = HazardEntry(
-        operator=operator,
-        subject_kind=kind,
-        subject_key=key,
-        subject_label=label,
-        reference=duty.reference[:200] if duty is not None else "",
-        report_at=duty.report_at if duty is not None else None,
-        start_airport=duty.start.strip().upper()[:16] if duty is not None else "",
-        end_airport=duty.end.strip().upper()[:16] if duty is not None else "",
-        roster_name=roster_name[:200],
-        risk=risk,
-        decision=decision,
-        reason=reason,
-        mitigation=mitigation,
-        recorded_by=recorded_by[:200],
-        recorded_at=now or utcnow(),
-        supersedes_id=current,
-    )
-    session.add(entry)
-    try:
-        session.flush()
-    except IntegrityError as exc:  # another reviewer's decision landed first
-        raise StaleDecisionError(
-            "another decision on this subject was recorded at the same moment; "
-            "reload and review again (roll back this transaction)"
-        ) from exc
-    return entry
+    return key, label
 
 
 def current_decisions(

@@ -101,15 +101,7 @@ def create_upload(
     """
     if max_unfinished and count_unfinished(session=session, operator=operator) >= max_unfinished:
         raise QueueFullError(max_unfinished)
-    existing = session.scalar(
-        select(RosterUpload.id).where(
-            RosterUpload.operator == operator, RosterUpload.roster_name == roster_name
-        )
-    )
-    if existing is not None:
-        if not overwrite:
-            raise AlreadyExistsError(f"a roster named {roster_name!r} exists")
-        _delete(session, [existing])
+    _free_name(session, operator, roster_name, overwrite=overwrite)
     at = now or utcnow()
     upload = RosterUpload(
         token=new_roster_token(),
@@ -128,6 +120,20 @@ def create_upload(
     session.add(upload)
     session.flush()
     return upload
+
+
+def _free_name(session: Session, operator: str, roster_name: str, *, overwrite: bool) -> None:
+    """Make ``roster_name`` free for a new roster: delete the operator's roster of that
+    name (with its results) when ``overwrite``, else :class:`AlreadyExistsError`."""
+    existing = session.scalar(
+        select(RosterUpload.id).where(
+            RosterUpload.operator == operator, RosterUpload.roster_name == roster_name
+        )
+    )
+    if existing is not None:
+        if not overwrite:
+            raise AlreadyExistsError(f"a roster named {roster_name!r} exists")
+        _delete(session, [existing])
 
 
 def get_upload(*, session: Session, operator: str, token: str) -> RosterUpload | None:

@@ -5,6 +5,9 @@
 :mod:`~vigil.validation.scenarios` (one scoring run of them all),
 :mod:`~vigil.validation.cases` (the rows and :data:`KNOWN_FAILURES`),
 :mod:`~vigil.validation.plots` and :mod:`~vigil.validation.report` (the writer).
+
+Layer 6 of docs/architecture.md. May import: ``domain``, ``model``, ``plot_text``,
+``roster``, ``scoring``; never a package of its own layer or above.
 """
 
 from vigil.validation.cases import CASES, KNOWN_FAILURES, Case, Row, evaluate

@@ -34,13 +34,14 @@ from vigil.auth.revocation import (
 from vigil.auth.scopes import ScopeTable
 from vigil.auth.tokens import AccessTokenClaims, IssuedToken, issue_access_token
 from vigil.auth.verify import TokenVerifier, http_jwks_source
+from vigil.config.settings import Settings
 from vigil.scoring.warm import warm_kernels
 from vigil.store import repo
 from vigil.store.crypto import SecretBox
 from vigil.store.db import make_engine, make_session_factory, upgrade
 from vigil.store.failures import RedisFailureStore, SqlFailureStore
 from vigil.web._source import SOURCE_ADDRESS
-from vigil.web.settings import Settings
+from vigil.web.runtime_state import RuntimeState
 from vigil.web.wiring import DbKeyStorage, client_lookup
 
 logger = logging.getLogger(__name__)
@@ -151,8 +152,8 @@ class Runtime:
     #: the identity server's revocation document (``/connect/revocations``)
     revocations: RevocationSource | None = None
     closers: list[Callable[[], None]] = field(default_factory=list)
-    #: documents built once per runtime (discovery), by name
-    cache: dict[str, Any] = field(default_factory=dict)
+    #: what the surface builds once and keeps, one typed field per thing
+    state: RuntimeState = field(default_factory=RuntimeState)
     #: set once the scoring kernels are loaded (warm start); ``/readyz`` is 503
     #: until then. Set at once on surfaces that do not score.
     warm: threading.Event = field(default_factory=threading.Event)
@@ -272,80 +273,119 @@ def start_runtime(settings: Settings, *, identity: bool, needs_db: bool | None =
         Open the database even without ``identity`` (the upload surface); default
         ``identity``.
     """
-    scopes = ScopeTable(settings.scope_prefix)
     use_db = identity if needs_db is None else (needs_db or identity)
-    engine = sessions = box = None
     closers: list[Callable[[], None]] = []
+    engine = sessions = None
     if use_db:
-        engine = make_engine(settings.database_url)
-        closers.append(engine.dispose)
-        if settings.migrate_on_start:
-            upgrade(engine)
-        sessions = make_session_factory(engine)
+        engine, sessions = _open_database(settings, closers)
     if identity:
-        assert sessions is not None
-        secret = settings.secret_key.get_secret_value() if settings.secret_key else None
-        box = SecretBox.from_config(secret, settings.effective_secret_key_file)
-        keyring = KeyRing(DbKeyStorage(sessions, box), token_lifetime=settings.token_lifetime)
-        keyring.key_set()
-        failures = failure_store(settings, sessions)
-        limiter = FailureLimiter(
-            max_failures=settings.auth_max_failures,
-            window=settings.auth_failure_window,
-            store=failures,
-        )
-        source_limiter = FailureLimiter(
-            max_failures=settings.auth_source_max_failures,
-            window=settings.auth_failure_window,
-            store=failures,
-        )
-        issuer = settings.effective_issuer
+        assert engine is not None and sessions is not None
+        return _identity_runtime(settings, engine, sessions, closers)
+    return _resource_runtime(settings, engine, sessions, closers)
 
-        def issue(client: ClientRecord, granted: tuple[str, ...]) -> IssuedToken:
-            return issue_access_token(
-                signing_key=keyring.key_set().current,
-                issuer=issuer,
-                audience=settings.audience,
-                client_id=client.client_id,
-                operator=client.operator,
-                scopes=granted,
-                lifetime=settings.token_lifetime,
-                client_version=client.version,
-            )
 
-        grant = ClientCredentialsGrant(
-            query_client=client_lookup(sessions, box),
-            scope_table=scopes,
-            limiter=limiter,
-            issue=issue,
-            source_limiter=source_limiter,
-        )
-        revocations = revocations_from_db(sessions, keyring)
-        checker = RevocationChecker(revocations, ttl=settings.revocation_ttl)
-        checker.current()  # loaded now: scoring goes on if the database goes away
-        verifier = TokenVerifier(
-            lambda: keyring.key_set(force=True).jwks(),
+def _open_database(
+    settings: Settings, closers: list[Callable[[], None]]
+) -> tuple[Engine, sessionmaker[Session]]:
+    """The engine (disposed by a closer) and its sessions, migrated first if configured."""
+    engine = make_engine(settings.database_url)
+    closers.append(engine.dispose)
+    if settings.migrate_on_start:
+        upgrade(engine)
+    return engine, make_session_factory(engine)
+
+
+def _token_issuer(
+    settings: Settings, keyring: KeyRing
+) -> Callable[[ClientRecord, tuple[str, ...]], IssuedToken]:
+    """Issue a client's access token with the key ring's current key."""
+    issuer = settings.effective_issuer
+
+    def issue(client: ClientRecord, granted: tuple[str, ...]) -> IssuedToken:
+        return issue_access_token(
+            signing_key=keyring.key_set().current,
             issuer=issuer,
             audience=settings.audience,
-            cache_ttl=30.0,
-            min_refresh_interval=1.0,
-            revocations=checker,
+            client_id=client.client_id,
+            operator=client.operator,
+            scopes=granted,
+            lifetime=settings.token_lifetime,
+            client_version=client.version,
         )
-        return Runtime(
-            settings=settings,
-            scopes=scopes,
-            verifier=verifier,
-            basic=_in_process_basic(grant),
-            engine=engine,
-            sessions=sessions,
-            box=box,
-            keyring=keyring,
-            grant=grant,
-            limiter=limiter,
-            failures=failures,
-            revocations=cached_document(revocations, DOCUMENT_MAX_AGE),
-            closers=closers,
-        )
+
+    return issue
+
+
+def _identity_runtime(
+    settings: Settings,
+    engine: Engine,
+    sessions: sessionmaker[Session],
+    closers: list[Callable[[], None]],
+) -> Runtime:
+    """The runtime of a surface that issues tokens: secret box, key ring, failure limits,
+    the client-credentials grant, and a verifier that checks tokens against the same keys
+    and the revocation document built from the database."""
+    scopes = ScopeTable(settings.scope_prefix)
+    secret = settings.secret_key.get_secret_value() if settings.secret_key else None
+    box = SecretBox.from_config(secret, settings.effective_secret_key_file)
+    keyring = KeyRing(DbKeyStorage(sessions, box), token_lifetime=settings.token_lifetime)
+    keyring.key_set()
+    failures = failure_store(settings, sessions)
+    limiter, source_limiter = (
+        FailureLimiter(max_failures=most, window=settings.auth_failure_window, store=failures)
+        for most in (settings.auth_max_failures, settings.auth_source_max_failures)
+    )
+    grant = ClientCredentialsGrant(
+        query_client=client_lookup(sessions, box),
+        scope_table=scopes,
+        limiter=limiter,
+        issue=_token_issuer(settings, keyring),
+        source_limiter=source_limiter,
+    )
+    revocations = revocations_from_db(sessions, keyring)
+    return Runtime(
+        settings=settings,
+        scopes=scopes,
+        verifier=_in_process_verifier(settings, keyring, revocations),
+        basic=_in_process_basic(grant),
+        engine=engine,
+        sessions=sessions,
+        box=box,
+        keyring=keyring,
+        grant=grant,
+        limiter=limiter,
+        failures=failures,
+        revocations=cached_document(revocations, DOCUMENT_MAX_AGE),
+        closers=closers,
+    )
+
+
+def _in_process_verifier(
+    settings: Settings, keyring: KeyRing, revocations: RevocationSource
+) -> TokenVerifier:
+    """Verify tokens against the key ring itself and the database's revocation document,
+    loaded now: scoring goes on if the database goes away."""
+    checker = RevocationChecker(revocations, ttl=settings.revocation_ttl)
+    checker.current()
+    return TokenVerifier(
+        lambda: keyring.key_set(force=True).jwks(),
+        issuer=settings.effective_issuer,
+        audience=settings.audience,
+        cache_ttl=30.0,
+        min_refresh_interval=1.0,
+        revocations=checker,
+    )
+
+
+def _resource_runtime(
+    settings: Settings,
+    engine: Engine | None,
+    sessions: sessionmaker[Session] | None,
+    closers: list[Callable[[], None]],
+) -> Runtime:
+    """The runtime of a standalone scoring or upload surface: tokens verified with the
+    identity server's JWKS and revocation list over HTTP, Basic credentials exchanged
+    there."""
     http = httpx.Client(timeout=10.0, follow_redirects=False)
     closers.append(http.close)
     identity_base = settings.identity_url or settings.public_base_url
@@ -365,12 +405,11 @@ def start_runtime(settings: Settings, *, identity: bool, needs_db: bool | None =
             ttl=settings.revocation_ttl,
         ),
     )
-    basic = _remote_basic(settings, verifier, http)
     return Runtime(
         settings=settings,
-        scopes=scopes,
+        scopes=ScopeTable(settings.scope_prefix),
         verifier=verifier,
-        basic=basic,
+        basic=_remote_basic(settings, verifier, http),
         engine=engine,
         sessions=sessions,
         closers=closers,

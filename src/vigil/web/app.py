@@ -13,22 +13,19 @@ it as ``app.state.vigil``; nothing is built at import time (STYLE §3.10).
 from __future__ import annotations
 
 import importlib
-from collections.abc import AsyncIterator, Collection, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Collection, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 from fastapi import APIRouter, FastAPI
 
+from vigil.config.settings import Settings
 from vigil.web import docs_ui
-from vigil.web._compress import CompressMiddleware
-from vigil.web._limits import BodySizeLimitMiddleware
-from vigil.web._observability import RequestContextMiddleware
-from vigil.web._preauth import PreAuthMiddleware, protected_routes
+from vigil.web._preauth import protected_routes
 from vigil.web._runtime import Runtime, start_runtime
-from vigil.web._source import SourceAddressMiddleware
+from vigil.web.middleware import add_middleware
 from vigil.web.problems import install_handlers
 from vigil.web.routes import discovery, health, token
-from vigil.web.settings import Settings
 
 #: routers of the identity surface
 IDENTITY_ROUTERS: tuple[APIRouter, ...] = (token.router, discovery.router)
@@ -80,20 +77,9 @@ def make_surface_app(
     needs_db : bool, optional
         Open the database although not an identity surface (the upload surface).
     """
-
-    @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        runtime: Runtime = start_runtime(settings, identity=identity, needs_db=needs_db)
-        app.state.vigil = runtime
-        if settings.warm_start and scores:
-            runtime.start_warm_up()  # /readyz is 503 until the kernels are loaded
-        else:
-            runtime.warm.set()
-        try:
-            yield
-        finally:
-            runtime.close()
-
+    routes = [route for router in routers for route in router.routes]
+    scores = any(getattr(route, "path", "").startswith(SCORING_PATHS) for route in routes)
+    lifespan = _lifespan(settings, identity=identity, needs_db=needs_db, scores=scores)
     # /docs from the package (vigil.web.docs_ui), never a CDN; no ReDoc, no OAuth2 redirect
     app = FastAPI(
         title=title,
@@ -106,46 +92,9 @@ def make_surface_app(
         # generators name their functions after
         generate_unique_id_function=lambda route: route.name,
     )
-    scores = any(
-        getattr(route, "path", "").startswith(SCORING_PATHS)
-        for router in routers
-        for route in router.routes
-    )
     install_handlers(app)
-    # innermost: 401/403 from the headers before a protected body is read
-    routes = [route for router in routers for route in router.routes]
-    app.add_middleware(
-        PreAuthMiddleware,
-        routes=routes,
-        spool_paths=("/api/UploadRoster",),
-    )
-    if any(router.prefix == "/console" for router in routers):
-        from vigil.web.console._preauth import ConsoleSignInGuard
-
-        # console posts without a live session: 303 before the body is read
-        app.add_middleware(ConsoleSignInGuard)
-    app.add_middleware(
-        BodySizeLimitMiddleware,
-        max_bytes=settings.max_body_bytes,
-        path_limits={
-            "/api/UploadRoster": settings.max_upload_bytes,
-            # the console's upload form takes what UploadRoster takes, plus its
-            # multipart framing and small fields
-            "/console/rosters": settings.max_upload_bytes + 1024 * 1024,
-        },
-    )
-    app.add_middleware(SourceAddressMiddleware)  # throttling keys failures by source
-    # zstd, then br, then gzip, as the request's Accept-Encoding allows; streamed
-    # bodies (GetResults scores) are compressed chunk by chunk, never buffered whole; one
-    # Zstandard context per thread instead of one per response
-    app.add_middleware(
-        CompressMiddleware,
-        minimum_size=settings.compress_min_bytes,
-        zstd_level=3,
-        brotli_quality=4,
-        gzip_level=6,
-    )
-    app.add_middleware(RequestContextMiddleware)  # outermost: every answer gets an ID
+    console = any(router.prefix == "/console" for router in routers)
+    add_middleware(app, settings, routes=routes, console=console)
     app.include_router(health.router)
     app.include_router(docs_ui.router)
     app.add_api_route("/docs", lambda: docs_ui.docs_page(title), include_in_schema=False)
@@ -153,6 +102,29 @@ def make_surface_app(
         app.include_router(router)
     _finish_openapi(app, settings, secured=protected_routes(routes))
     return app
+
+
+def _lifespan(
+    settings: Settings, *, identity: bool, needs_db: bool | None, scores: bool
+) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
+    """The surface's lifespan: build the runtime (``app.state.vigil``), warm the scoring
+    kernels up on a surface that ``scores`` (``/readyz`` is 503 until they are loaded),
+    close the runtime at shutdown."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        runtime: Runtime = start_runtime(settings, identity=identity, needs_db=needs_db)
+        app.state.vigil = runtime
+        if settings.warm_start and scores:
+            runtime.start_warm_up()
+        else:
+            runtime.warm.set()
+        try:
+            yield
+        finally:
+            runtime.close()
+
+    return lifespan
 
 
 def _finish_openapi(

@@ -24,29 +24,16 @@ from vigil.web._runtime import Runtime
 from vigil.web.problems import problem
 
 __all__ = [
-    "REPORT_CACHE_RATINGS",
-    "REPORT_CACHE_RATINGS_PER_OPERATOR",
     "check_files",
     "report_cache",
     "report_for",
     "roster_text_of",
 ]
 
-#: ratings (matched or not) of the reports kept in memory, per operator and in all, per
-#: process (observation sets and rosters never change): vigil.web._report_cache
-REPORT_CACHE_RATINGS_PER_OPERATOR = 100_000
-REPORT_CACHE_RATINGS = 400_000
-
 
 def report_cache(runtime: Runtime) -> ReportCache[CalibrationReport]:
-    """The runtime's calibration report cache."""
-    cache = runtime.cache.get("calibration_reports")
-    if not isinstance(cache, ReportCache):
-        cache = ReportCache(
-            per_operator=REPORT_CACHE_RATINGS_PER_OPERATOR, total=REPORT_CACHE_RATINGS
-        )
-        runtime.cache["calibration_reports"] = cache
-    return cache
+    """The runtime's calibration report cache (bounded by ratings: vigil.web.runtime_state)."""
+    return runtime.state.calibration_reports
 
 
 def roster_text_of(session: Session, upload_id: int) -> RosterUpload:

@@ -7,14 +7,14 @@ named by ``VIGIL_ENV_FILE``, and ``VIGIL_SURFACE`` choosing the surface).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 
 from fastapi import FastAPI
 
+from vigil import config
+from vigil.config.settings import Settings
 from vigil.datadir import use_numba_cache
 from vigil.web.app import create_app, create_identity_app, make_surface_app
-from vigil.web.settings import Settings
 
 
 def create_scoring_app(settings: Settings) -> FastAPI:
@@ -53,10 +53,12 @@ SURFACES: dict[str, Callable[[Settings], FastAPI]] = {
 
 def app_from_env() -> FastAPI:
     """Build the surface named by ``VIGIL_SURFACE`` (default ``all``) from the environment."""
-    surface = os.environ.get("VIGIL_SURFACE", "all")
+    surface = config.surface()
     if surface not in SURFACES:
-        raise ValueError(f"VIGIL_SURFACE must be one of {', '.join(SURFACES)}, not {surface!r}")
-    settings = Settings.from_env(os.environ.get("VIGIL_ENV_FILE") or None)
+        raise ValueError(
+            f"{config.SURFACE.name} must be one of {', '.join(SURFACES)}, not {surface!r}"
+        )
+    settings = Settings.from_env(config.env_file())
     # another ASGI server than `vigil serve`: still never cache kernels into the package
     # (a no-op when NUMBA_CACHE_DIR is set, as `vigil` does before Numba is imported)
     use_numba_cache(settings.data_dir)

@@ -10,7 +10,6 @@ A surface without a database scores with the built-in defaults, ``settingsVersio
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
@@ -19,6 +18,7 @@ from vigil.scoring.context import ScoringContext
 from vigil.store import operator_settings as store
 from vigil.store.operator_settings import SettingsVersion
 from vigil.web._runtime import Runtime
+from vigil.web.runtime_state import SettingsMarker
 
 __all__ = ["MAX_CACHED_OPERATORS", "context_for", "context_of_upload", "settings_for"]
 
@@ -52,13 +52,11 @@ def settings_for(runtime: Runtime, operator: str) -> SettingsVersion:
     """
     if runtime.sessions is None or runtime.engine is None:
         return store.BUILT_IN
-    known: dict[str, tuple[Any, SettingsVersion]] = runtime.cache.setdefault(
-        "operator_settings", {}
-    )
+    known = runtime.state.operator_settings
     engine = runtime.engine
     try:
         head = store.current_head(engine, operator)
-        marker = head
+        marker: SettingsMarker = head
         cached = known.get(operator)
         if cached is not None and cached[0] == marker:
             return cached[1]

@@ -20,21 +20,21 @@ httptools protocol, passed as ``http=``:
   which uvicorn itself paused reading (the application is not consuming the body yet) is
   not counted against the client.
 
-The values come from :class:`vigil.web.settings.Settings` (``VIGIL_HEADER_TIMEOUT`` and
+The values come from :class:`vigil.config.settings.Settings` (``VIGIL_HEADER_TIMEOUT`` and
 friends); every worker process reads them from the same environment as its app.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from vigil.web.settings import Settings
+from vigil import config
+from vigil.config.settings import Settings
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +70,7 @@ class ServerLimits:
 
 @lru_cache(maxsize=1)
 def _limits_from_env() -> ServerLimits:
-    return ServerLimits.from_settings(Settings.from_env(os.environ.get("VIGIL_ENV_FILE") or None))
+    return ServerLimits.from_settings(Settings.from_env(config.env_file()))
 
 
 def uvicorn_options(settings: Settings) -> dict[str, Any]:

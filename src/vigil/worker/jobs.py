@@ -26,7 +26,7 @@ import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import ColumnElement, case, func, select, update
+from sqlalchemy import ColumnElement, Row, Select, case, func, select, update
 from sqlalchemy.orm import Session, aliased
 
 from vigil.contract import JobStatus
@@ -80,40 +80,9 @@ def claim(
     The caller commits right after, so the claim is visible to other workers.
     """
     now = now or utcnow()
-    if (
-        session.scalar(
-            select(RosterUpload.id).where(RosterUpload.status == JobStatus.QUEUED).limit(1)
-        )
-        is None
-    ):
+    if not queued(session=session):
         return None  # the common idle poll: no per-operator aggregate
-    seen = aliased(RosterUpload, name="seen")
-    served = (
-        select(
-            seen.operator.label("operator"),
-            func.sum(case((seen.status == JobStatus.PROCESSING, 1), else_=0)).label("busy"),
-            func.max(seen.updated_at).label("last"),
-        )
-        .where(seen.status != JobStatus.QUEUED)
-        .group_by(seen.operator)
-        .subquery("served")
-    )
-    queued = aliased(RosterUpload, name="queued")
-    candidate = (
-        select(queued.id)
-        .outerjoin(served, served.c.operator == queued.operator)
-        .where(queued.status == JobStatus.QUEUED)
-        .order_by(
-            func.coalesce(served.c.busy, 0),
-            served.c.last.is_not(None),  # never served first
-            served.c.last,
-            queued.submitted_at,
-            queued.id,
-        )
-        .limit(1)
-    )
-    if session.get_bind().dialect.name == "postgresql":
-        candidate = candidate.with_for_update(skip_locked=True, of=queued)
+    candidate = _fairest_queued(skip_locked=session.get_bind().dialect.name == "postgresql")
     claimed = session.execute(
         update(RosterUpload)
         .where(
@@ -140,6 +109,43 @@ def claim(
     ).first()
     if claimed is None:
         return None
+    return _with_texts(session, claimed, owner)
+
+
+def _fairest_queued(*, skip_locked: bool) -> Select[int]:
+    """The ID of the queued roster to claim next: the oldest of the operator with the
+    fewest rosters processing, then served least recently (never served first).
+    ``skip_locked`` (PostgreSQL): passes over a row another worker is claiming."""
+    seen = aliased(RosterUpload, name="seen")
+    served = (
+        select(
+            seen.operator.label("operator"),
+            func.sum(case((seen.status == JobStatus.PROCESSING, 1), else_=0)).label("busy"),
+            func.max(seen.updated_at).label("last"),
+        )
+        .where(seen.status != JobStatus.QUEUED)
+        .group_by(seen.operator)
+        .subquery("served")
+    )
+    waiting = aliased(RosterUpload, name="queued")
+    candidate = (
+        select(waiting.id)
+        .outerjoin(served, served.c.operator == waiting.operator)
+        .where(waiting.status == JobStatus.QUEUED)
+        .order_by(
+            func.coalesce(served.c.busy, 0),
+            served.c.last.is_not(None),  # never served first
+            served.c.last,
+            waiting.submitted_at,
+            waiting.id,
+        )
+        .limit(1)
+    )
+    return candidate.with_for_update(skip_locked=True, of=waiting) if skip_locked else candidate
+
+
+def _with_texts(session: Session, claimed: Row[int, str, int, str, str], owner: str) -> ClaimedJob:
+    """The claimed roster's job, with its texts (read once, from ``roster_input``)."""
     texts = session.execute(
         select(RosterInput.roster_text, RosterInput.activity_text, RosterInput.sleep_json).where(
             RosterInput.upload_id == claimed.id

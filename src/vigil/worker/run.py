@@ -51,6 +51,7 @@ RecordSummary = Callable[
 ]
 
 if TYPE_CHECKING:
+    from vigil.config.settings import Settings
     from vigil.worker.dask import DaskScorer
 
 __all__ = [
@@ -461,12 +462,12 @@ class WorkerPool:
     def from_settings(
         cls,
         sessions: sessionmaker[Session],
-        settings: object,
+        settings: Settings,
         *,
         threads: int | None = None,
         record_summary: RecordSummary | None = None,
     ) -> WorkerPool:
-        """A pool configured by :class:`vigil.web.settings.Settings` (read once, typed).
+        """A pool configured by :class:`vigil.config.settings.Settings` (read once, typed).
 
         ``threads`` overrides ``worker_threads`` (``vigil worker --threads``);
         ``record_summary`` is :class:`Worker`'s.
@@ -502,8 +503,8 @@ class PoolSettings:
     dask_tls_key: Path | None
 
     @classmethod
-    def of(cls, settings: object) -> PoolSettings:
-        """The pool fields of ``settings`` (:class:`vigil.web.settings.Settings`, which owns
+    def of(cls, settings: Settings) -> PoolSettings:
+        """The pool fields of ``settings`` (:class:`vigil.config.settings.Settings`, which owns
         the defaults and the validation; none are repeated here)."""
         return cls(**{f.name: getattr(settings, f.name) for f in dataclasses.fields(cls)})
 

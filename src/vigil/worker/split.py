@@ -83,33 +83,56 @@ def split_roster(text: str, date_format: DateFormat | str, size: int) -> RosterS
     first = next((i for i, line in enumerate(lines) if not _blank(line)), None)
     if first is None:
         return None
-    probe = parse_request(lines[first], date_format)
-    if probe.rows == 0:  # the first line is a header
-        if probe.errors:
-            return None  # header errors: nothing else can be read; parse whole
-        names = [f.strip().casefold() for f in _header_fields(lines[first])]
-        if "reference" not in names:
-            return None
-        position, header = names.index("reference"), first
-    elif probe.rows == 1:
-        position, header = 0, -1  # no header: the columns in contract order
-    else:
+    found = _reference_column(lines[first], date_format)
+    if found is None:
         return None
-    owner: dict[str, int] = {}  # Reference key -> part
-    rows: list[list[int]] = [[]]
+    position, header = found[0], first if found[1] else -1
+    owner, rows = _rows_by_part(_reference_keys(text, lines, position), lines, header, size)
+    if not owner:
+        return None
+    parts = [_text(lines, sorted(r) if p == 0 else r, header) for p, r in enumerate(rows)]
+    counts = [min(size, len(owner) - p * size) for p in range(len(parts))]
+    return RosterSplit(parts, header + 1, counts)
+
+
+def _reference_column(line: str, date_format: DateFormat | str) -> tuple[int, bool] | None:
+    """The Reference's column and whether ``line`` (the first non-blank one) is a header;
+    ``None`` when the roster must be parsed whole (a header with errors or without
+    Reference, or a first line that is neither a header nor one row)."""
+    probe = parse_request(line, date_format)
+    if probe.rows == 1:
+        return 0, False  # no header: the columns in contract order
+    if probe.rows != 0 or probe.errors:
+        return None  # header errors: nothing else can be read; parse whole
+    names = [f.strip().casefold() for f in _header_fields(line)]
+    if "reference" not in names:
+        return None
+    return names.index("reference"), True
+
+
+def _reference_keys(text: str, lines: list[str], position: int) -> list[str]:
+    """Each line's Reference, folded (``""`` for a blank line or an unreadable field)."""
     if position == 0:  # the common case: first fields found in C, quoted ones by csv
-        keys = [
-            _field(line, 0) or "" if first.lstrip().startswith('"') else first.strip().casefold()
-            for first, line in zip(_FIRST_FIELD.findall(text), lines, strict=True)
+        return [
+            _field(line, 0) or "" if field.lstrip().startswith('"') else field.strip().casefold()
+            for field, line in zip(_FIRST_FIELD.findall(text), lines, strict=True)
         ]
-    else:
-        keys = [_field(line, position) or "" if not _blank(line) else "" for line in lines]
+    return [_field(line, position) or "" if not _blank(line) else "" for line in lines]
+
+
+def _rows_by_part(
+    keys: list[str], lines: list[str], header: int, size: int
+) -> tuple[dict[str, int], list[list[int]]]:
+    """Each Reference's part (``size`` References a part, in order of first appearance)
+    and each part's line numbers; rows without a readable Reference go to part 0."""
+    owner: dict[str, int] = {}
+    rows: list[list[int]] = [[]]
     for i, key in enumerate(keys):
         if i == header:
             continue
         if not key:
             if not _blank(lines[i]):
-                rows[0].append(i)  # a row without a readable Reference
+                rows[0].append(i)
             continue
         part = owner.get(key)
         if part is None:
@@ -117,11 +140,7 @@ def split_roster(text: str, date_format: DateFormat | str, size: int) -> RosterS
             if part == len(rows):
                 rows.append([])
         rows[part].append(i)
-    if not owner:
-        return None
-    parts = [_text(lines, sorted(r) if p == 0 else r, header) for p, r in enumerate(rows)]
-    counts = [min(size, len(owner) - p * size) for p in range(len(parts))]
-    return RosterSplit(parts, header + 1, counts)
+    return owner, rows
 
 
 def _header_fields(line: str) -> list[str]:

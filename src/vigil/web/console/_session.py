@@ -30,8 +30,8 @@ import secrets
 import time
 from dataclasses import dataclass, field, replace
 
+from vigil.config.settings import Settings
 from vigil.store.crypto import load_or_create_key_file
-from vigil.web.settings import Settings
 
 COOKIE_NAME = "vigil_console"
 COOKIE_PATH = "/console"

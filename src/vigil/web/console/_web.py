@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 from vigil.contract import ACTIVE, statuses_json
 from vigil.store import operator_settings, repo
 from vigil.store.tables import ConsoleUser
+from vigil.web._runtime import Runtime
 from vigil.web.console import _session as cookies
 from vigil.web.console._session import ConsoleSession
 from vigil.web.deps import RuntimeDep, SessionDep
@@ -54,7 +55,7 @@ class Console:
     """One console request: the browser session, the database session and the user."""
 
     request: Request
-    runtime: Any
+    runtime: Runtime
     db: Session
     session: ConsoleSession
     user: ConsoleUser | None
@@ -110,13 +111,13 @@ class Console:
         return self.render("not_found.html", status_code=404, what=what)
 
 
-def signing_key(runtime: Any) -> bytes:
+def signing_key(runtime: Runtime) -> bytes:
     """The cookie key, derived once per runtime."""
-    key = getattr(runtime, "_console_session_key", None)
+    key = runtime.state.console_key
     if key is None:
         key = cookies.session_key(runtime.settings)
-        runtime._console_session_key = key
-    return bytes(key)
+        runtime.state.console_key = key
+    return key
 
 
 def load_console(request: Request, runtime: RuntimeDep, db: SessionDep) -> Console:

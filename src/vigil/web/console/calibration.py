@@ -13,7 +13,7 @@ from fastapi import APIRouter, Form, HTTPException, UploadFile
 from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from vigil.settings import SettingsError
+from vigil.settings import CalibratedPreset, OperatorSettings, SettingsError
 from vigil.store import operator_settings as store
 from vigil.store import uploads
 from vigil.store.tables import ObservationSet
@@ -171,6 +171,29 @@ def pdf(console: UserConsole, token: str) -> Response:
     return Response(body, media_type="application/pdf", headers=headers)
 
 
+def _adopting(current: OperatorSettings, preset: CalibratedPreset) -> OperatorSettings:
+    """``current`` with ``preset`` added to its calibrated presets and made the preset."""
+    from vigil.settings import parse_settings
+
+    data = current.to_dict()
+    data["calibratedPresets"] = [
+        *data["calibratedPresets"],
+        {
+            "name": preset.name,
+            "base": preset.base,
+            "intercept": preset.intercept,
+            "slope": preset.slope,
+            "n": preset.n,
+            "source": preset.source,
+        },
+    ]
+    data["preset"] = preset.name
+    try:
+        return parse_settings(data)
+    except SettingsError as exc:  # pragma: no cover - built from validated parts
+        raise HTTPException(409, str(exc)) from None
+
+
 @router.post("/{token}/adopt")
 def adopt(console: PostConsole, token: str) -> Response:
     """Add the fitted coefficients as a new preset and make it the operator's preset.
@@ -195,30 +218,11 @@ def adopt(console: PostConsole, token: str) -> Response:
     preset = (scored_under or store.BUILT_IN).settings.calibrated_from(
         fit.intercept, fit.slope, name=name, n=fit.n, source=fit.source
     )
-    data = current.settings.to_dict()
-    from vigil.settings import parse_settings
-
-    data["calibratedPresets"] = [
-        *data["calibratedPresets"],
-        {
-            "name": preset.name,
-            "base": preset.base,
-            "intercept": preset.intercept,
-            "slope": preset.slope,
-            "n": preset.n,
-            "source": preset.source,
-        },
-    ]
-    data["preset"] = preset.name
-    try:
-        new = parse_settings(data)
-    except SettingsError as exc:  # pragma: no cover - built from validated parts
-        raise HTTPException(409, str(exc)) from None
     assert console.user is not None
     store.save_settings(
         session=console.db,
         operator=console.operator,
-        settings=new,
+        settings=_adopting(current.settings, preset),
         changed_by=console.user.username,
         note=f"adopted calibrated preset {preset.name} from observations {found.token}",
     )

@@ -15,6 +15,7 @@ from fastapi.responses import RedirectResponse, Response
 from vigil.auth.revocation import DOCUMENT_MAX_AGE
 from vigil.auth.scopes import ALL_KINDS, ScopeKind, format_kinds
 from vigil.store import repo
+from vigil.store.crypto import SecretBox
 from vigil.store.tables import ApiClient
 from vigil.web.console._web import PREFIX, Console, PostConsole, UserConsole
 from vigil.web.wiring import kinds_of
@@ -26,6 +27,13 @@ SCOPE_HELP = {
     ScopeKind.RISK: "ProcessFatigueRisk",
     ScopeKind.UPLOAD: "UploadRoster, GetResults, DeleteRoster, ListRosters",
 }
+
+
+def _box(console: Console) -> SecretBox:
+    """The secrets' box: the console runs on the identity surface, which always has one."""
+    box = console.runtime.box
+    assert box is not None, "the console runs only on a surface with the identity tables"
+    return box
 
 
 def own_client(console: Console, client_id: str) -> ApiClient | None:
@@ -84,7 +92,7 @@ def create_client(
         return _page(console, error="Choose at least one scope.", status_code=400)
     client, secret = repo.create_api_client(
         session=console.db,
-        box=console.runtime.box,
+        box=_box(console),
         operator=console.operator,
         scopes=format_kinds(kinds),
         name=name.strip(),
@@ -99,7 +107,7 @@ def reveal_secret(console: PostConsole, client_id: str) -> Response:
     client = own_client(console, client_id)
     if client is None:
         return console.not_found("client")
-    secret = repo.reveal_client_secret(box=console.runtime.box, client=client)
+    secret = repo.reveal_client_secret(box=_box(console), client=client)
     return _page(console, shown=(client.client_id, secret))
 
 
@@ -108,9 +116,7 @@ def rotate_secret(console: PostConsole, client_id: str) -> Response:
     """Give the client a new secret; the old one stops working at once."""
     if own_client(console, client_id) is None:
         return console.not_found("client")
-    secret = repo.rotate_client_secret(
-        session=console.db, box=console.runtime.box, client_id=client_id
-    )
+    secret = repo.rotate_client_secret(session=console.db, box=_box(console), client_id=client_id)
     console.db.commit()
     bound = round(console.runtime.settings.revocation_ttl + DOCUMENT_MAX_AGE)
     notice = (

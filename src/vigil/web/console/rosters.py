@@ -97,7 +97,7 @@ def own_upload(console: Console, token: str) -> RosterUpload | None:
 
 def _wake_workers(console: Console) -> None:
     """Nudge the in-process worker pool (``vigil.web.routes.upload``'s) to claim at once."""
-    pool = getattr(console.request.app.state, "upload_pool", None)
+    pool = console.runtime.state.upload_pool
     if pool is not None:
         pool.wake()
 

@@ -9,7 +9,6 @@ package's static files (``/console/static/…``: CSS and the plain-SVG chart scr
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
@@ -33,6 +32,7 @@ from vigil.web.console._web import (
     UserConsole,
     safe_next,
 )
+from vigil.web.runtime_state import SignInGuard
 
 pages = APIRouter()
 
@@ -61,23 +61,9 @@ def static_file(name: str) -> Response:
     )
 
 
-@dataclass(frozen=True)
-class SignInGuard:
-    """The console's sign-in limits, one per runtime (docs/hardening.md).
-
-    ``pair`` counts failures per source address and username, ``source`` per source
-    address (any username); both share the runtime's failure store, so every server
-    process sees the same counts. ``gate`` bounds the argon2 checks running at once.
-    """
-
-    pair: FailureLimiter
-    source: FailureLimiter
-    gate: WorkGate
-
-
 def _guard(console: AnyConsole) -> SignInGuard:
     runtime = console.runtime
-    guard = runtime.cache.get("sign_in_guard")
+    guard = runtime.state.sign_in_guard
     if guard is None:
         settings = runtime.settings
         window = settings.console_failure_window
@@ -95,8 +81,7 @@ def _guard(console: AnyConsole) -> SignInGuard:
                 wait=settings.argon2_wait,
             ),
         )
-        runtime.cache["sign_in_guard"] = guard
-    assert isinstance(guard, SignInGuard)
+        runtime.state.sign_in_guard = guard
     return guard
 
 
@@ -120,9 +105,8 @@ def login(
     target = safe_next(next)
     if not cookies.csrf_ok(console.session, csrf_token):
         console.replace_session(cookies.new_session())
-        error = "The sign-in form expired. Please try again."
-        return console.render(
-            "login.html", status_code=403, next=target, error=error, username=username
+        return _refused(
+            console, 403, "The sign-in form expired. Please try again.", target, username
         )
     guard = _guard(console)
     request = console.request
@@ -132,19 +116,11 @@ def login(
     wait = max(guard.pair.retry_after([pair_key]) or 0, guard.source.retry_after([source_key]) or 0)
     if wait:
         error = f"Too many failed attempts. Try again in {wait} s."
-        response = console.render(
-            "login.html", status_code=429, next=target, error=error, username=username
-        )
-        response.headers["Retry-After"] = str(wait)
-        return response
+        return _refused(console, 429, error, target, username, retry_after=wait)
     with guard.gate.slot() as admitted:
         if not admitted:
             error = "The server is busy checking passwords. Please try again in a moment."
-            response = console.render(
-                "login.html", status_code=503, next=target, error=error, username=username
-            )
-            response.headers["Retry-After"] = str(BUSY_RETRY_AFTER)
-            return response
+            return _refused(console, 503, error, target, username, retry_after=BUSY_RETRY_AFTER)
         user = repo.authenticate_console_user(
             session=console.db, username=username.strip(), password=password
         )
@@ -153,13 +129,28 @@ def login(
         guard.source.record_failure([source_key])
         # a new CSRF token after every failure: a token seen once buys one attempt
         console.replace_session(cookies.new_session())
-        error = "Unknown user or wrong password."
-        return console.render(
-            "login.html", status_code=401, next=target, error=error, username=username
-        )
+        return _refused(console, 401, "Unknown user or wrong password.", target, username)
     sid = repo.start_console_session(session=console.db, user_id=user.id, lifetime=cookies.MAX_AGE)
     console.replace_session(cookies.new_session(sid))
     return console.finish(RedirectResponse(target, status_code=303))
+
+
+def _refused(
+    console: AnyConsole,
+    status: int,
+    error: str,
+    target: str,
+    username: str,
+    *,
+    retry_after: int | None = None,
+) -> Response:
+    """The sign-in page again with ``error``, answered ``status`` (and ``Retry-After``)."""
+    response = console.render(
+        "login.html", status_code=status, next=target, error=error, username=username
+    )
+    if retry_after is not None:
+        response.headers["Retry-After"] = str(retry_after)
+    return response
 
 
 @pages.post("/logout")

@@ -15,7 +15,7 @@ from fastapi.responses import RedirectResponse, Response
 
 from vigil import model
 from vigil.scoring.request import SCALE_CODES
-from vigil.settings import SettingsError, merge_settings
+from vigil.settings import OperatorSettings, SettingsError, merge_settings
 from vigil.store import operator_settings as store
 from vigil.web.console._web import PREFIX, Console, PostConsole, UserConsole, is_admin
 
@@ -93,6 +93,21 @@ def show_settings(console: UserConsole, saved: int | None = None) -> Response:
     return _page(console, notice=notice)
 
 
+def _level_changes(
+    current: OperatorSettings, warnings: dict[str, str], risk_bands: str
+) -> dict[str, Any]:
+    """The warning levels (a blank field keeps that scale's current levels) and the risk
+    bands (blank keeps the current bounds) of the form, as changes to ``current``."""
+    levels: dict[str, Any] = {k: list(v) for k, v in current.warning_levels.items()}
+    for code, text in warnings.items():
+        if text.strip():
+            levels[code] = [v for v in text.split(",") if v.strip()]
+    changes: dict[str, Any] = {"warningLevels": levels}
+    if risk_bands.strip():
+        changes["riskBands"] = risk_bands.replace(",", " ").split()
+    return changes
+
+
 @router.post("")
 def save_settings(
     console: PostConsole,
@@ -132,28 +147,29 @@ def save_settings(
         "airports": rows,
     }
     current = store.current_settings(session=console.db, operator=console.operator)
-    # a blank warning field keeps that scale's current levels
-    levels: dict[str, Any] = {k: list(v) for k, v in current.settings.warning_levels.items()}
-    for code, text in warnings.items():
-        if text.strip():
-            levels[code] = [v for v in text.split(",") if v.strip()]
-    changes["warningLevels"] = levels
-    if riskBands.strip():  # blank keeps the current bounds
-        changes["riskBands"] = riskBands.replace(",", " ").split()
-    new = None
-    try:
-        new = merge_settings(current.settings, changes)
-    except SettingsError as exc:
-        errors = [*errors, *exc.errors]
-    if errors or new is None:
-        form = {
-            **changes,
-            "airportsText": airports,
-            "warnings": warnings,
-            "riskBandsText": riskBands,
-            "note": note,
-        }
+    changes.update(_level_changes(current.settings, warnings, riskBands))
+    new, errors = _merged(current.settings, changes, errors)
+    if new is None:
+        texts = {"airportsText": airports, "riskBandsText": riskBands, "note": note}
+        form = {**changes, **texts, "warnings": warnings}
         return _page(console, errors=errors, form=form, status_code=400)
+    return _record(console, new, note)
+
+
+def _merged(
+    current: OperatorSettings, changes: dict[str, Any], errors: list[dict[str, str]]
+) -> tuple[OperatorSettings | None, list[dict[str, str]]]:
+    """``current`` with ``changes``, or ``None`` and every error (``errors`` found while
+    reading the form, then the settings' own)."""
+    try:
+        new = merge_settings(current, changes)
+    except SettingsError as exc:
+        return None, [*errors, *exc.errors]
+    return (None, errors) if errors else (new, errors)
+
+
+def _record(console: Console, new: OperatorSettings, note: str) -> Response:
+    """Save ``new`` as the operator's next settings version, then back to the page."""
     assert console.user is not None
     saved = store.save_settings(
         session=console.db,

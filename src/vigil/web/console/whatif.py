@@ -22,9 +22,7 @@ take the session's CSRF token in ``X-CSRF-Token`` and only ``application/json`` 
 from __future__ import annotations
 
 import json
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -103,41 +101,14 @@ def _stored_sleep(upload: RosterUpload, references: Sequence[str]) -> list[dict[
     ]
 
 
-class _References:
-    """Each recent upload's References, by roster token (a token's rows never change: a
-    replaced roster gets a new token). Read only after the operator-scoped look-up of the
-    upload, so it answers nothing across operators."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.lock = threading.Lock()
-        self.known: OrderedDict[str, frozenset[str]] = OrderedDict()
-
-    def of(self, upload: RosterUpload) -> frozenset[str]:
-        with self.lock:
-            found = self.known.get(upload.token)
-            if found is not None:
-                self.known.move_to_end(upload.token)
-                return found
-        found = references_of(upload.roster_text)
-        with self.lock:
-            self.known[upload.token] = found
-            while len(self.known) > self.size:
-                self.known.popitem(last=False)
-        return found
-
-
-#: uploads whose References each server process keeps (ours)
-REFERENCE_CACHE_SIZE = 32
-
-
 def _has_schedule(console: Console, upload: RosterUpload, reference: str) -> bool:
     """Whether the upload's roster has rows of ``reference`` (cached per roster token)."""
-    cache = console.runtime.cache.get("whatif_references")
-    if not isinstance(cache, _References):
-        cache = _References(REFERENCE_CACHE_SIZE)
-        console.runtime.cache["whatif_references"] = cache
-    return reference in cache.of(upload)
+    known = console.runtime.state.whatif_references
+    found = known.get(upload.token)
+    if found is None:
+        found = references_of(upload.roster_text)
+        known.put(upload.token, found)
+    return reference in found
 
 
 def score_draft(

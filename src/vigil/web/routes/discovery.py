@@ -28,8 +28,8 @@ MAX_AGE = 300
 
 def _discovery_body(runtime: Runtime) -> bytes:
     """The discovery document, serialised once per runtime (it changes only on restart)."""
-    cached = runtime.cache.get("discovery")
-    if isinstance(cached, bytes):
+    cached = runtime.state.discovery
+    if cached is not None:
         return cached
     settings = runtime.settings
     base = settings.public_base_url
@@ -47,7 +47,7 @@ def _discovery_body(runtime: Runtime) -> bytes:
         "access_token_signing_alg_values_supported": ["RS256"],
     }  # fmt: skip
     encoded = json.dumps(body, separators=(",", ":")).encode()
-    runtime.cache["discovery"] = encoded
+    runtime.state.discovery = encoded
     return encoded
 
 
@@ -94,10 +94,10 @@ def revocations(request: Request) -> Response:
             headers={"WWW-Authenticate": "Bearer"},
         )
     document = runtime.revocations()
-    cached = runtime.cache.get("revocations")
+    cached = runtime.state.revocations
     if cached is None or cached[0] is not document:  # serialise once per rebuilt document
         cached = (document, json.dumps(document, separators=(",", ":")).encode())
-        runtime.cache["revocations"] = cached
+        runtime.state.revocations = cached
     return Response(
         cached[1],
         headers={"Cache-Control": f"private, max-age={DOCUMENT_MAX_AGE}"},

@@ -15,8 +15,6 @@ once. Plain ``def``: evaluation runs in the thread pool.
 from __future__ import annotations
 
 import hashlib
-import threading
-from collections import OrderedDict
 from typing import Any, Literal
 
 import orjson
@@ -28,18 +26,12 @@ from vigil.contract import row_count
 from vigil.optimise import CostSettings, Engine, EngineError
 from vigil.optimise.candidates import parse_candidates, rows_to_csv
 from vigil.optimise.costs import COST_TERMS, DEFAULT_CATEGORY_WEIGHTS, TERM_NAMES, with_weights
-from vigil.scoring.context import ScoringContext
 from vigil.web._runtime import Runtime
 from vigil.web.deps import RiskPrincipal, RuntimeDep
 from vigil.web.operator_context import settings_for
 from vigil.web.problems import problem
 
 router = APIRouter(prefix="/api/Optimise", tags=["optimisation"])
-
-#: base-roster engines kept per process (each holds a roster's cached model state)
-KEPT_ENGINES = 4
-_engines: OrderedDict[tuple[object, ...], Engine] = OrderedDict()
-_lock = threading.Lock()
 
 
 class EvaluateIn(BaseModel):
@@ -95,14 +87,13 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
 
 def _engine(runtime: Runtime, operator: str, body: EvaluateIn, costs: CostSettings) -> Engine:
     found = settings_for(runtime, operator)
-    context = ScoringContext.of_settings(found.settings, found.version)
+    context = found.context()
     digest = hashlib.sha256(body.BaseRosterData.encode("utf-8", "surrogatepass")).hexdigest()
     key = (operator, found.version, body.DateFormat, digest, repr(costs))
-    with _lock:
-        engine = _engines.get(key)
-        if engine is not None:
-            _engines.move_to_end(key)
-            return engine
+    kept = runtime.state.optimise_engines
+    engine = kept.get(key)
+    if engine is not None:
+        return engine
     engine = Engine.from_roster(
         body.BaseRosterData,
         body.DateFormat,
@@ -112,10 +103,7 @@ def _engine(runtime: Runtime, operator: str, body: EvaluateIn, costs: CostSettin
         blank_defaults=context.blank_defaults,
     )
     engine.settings_version = found.version
-    with _lock:
-        _engines[key] = engine
-        while len(_engines) > KEPT_ENGINES:
-            _engines.popitem(last=False)
+    kept.put(key, engine)
     return engine
 
 

@@ -126,13 +126,13 @@ async def _answer(call: _Call) -> Response:
 
 def scoring_gate(runtime: Runtime) -> OperatorGate:
     """The surface's per-operator gate for pooled scoring (one per runtime)."""
-    gate = runtime.cache.get("scoring_gate")
-    if not isinstance(gate, OperatorGate):
+    gate = runtime.state.scoring_gate
+    if gate is None:
         settings = runtime.settings
         gate = OperatorGate(
             settings.scoring_concurrency_per_operator, settings.scoring_queue_per_operator
         )
-        runtime.cache["scoring_gate"] = gate
+        runtime.state.scoring_gate = gate
     return gate
 
 

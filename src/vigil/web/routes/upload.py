@@ -15,7 +15,7 @@ import logging
 import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI, Query, Request
 from fastapi.responses import JSONResponse, Response
@@ -29,7 +29,7 @@ from vigil.store import results as results_store
 from vigil.store import uploads
 from vigil.store.repo import AlreadyExistsError
 from vigil.store.tables import RosterUpload, utcnow
-from vigil.web.deps import SessionDep, UploadPrincipal
+from vigil.web.deps import SessionDep, UploadPrincipal, get_runtime
 from vigil.web.problems import only_query, problem
 from vigil.web.schemas import (
     GetResultsOut,
@@ -40,9 +40,6 @@ from vigil.web.schemas import (
     _Wire,
 )
 from vigil.web.stored_results import Selection, read_selection, scores_response, sleep_response
-
-if TYPE_CHECKING:
-    pass
 
 logger = logging.getLogger(__name__)
 
@@ -61,11 +58,13 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             pool = WorkerPool.from_settings(
                 runtime.sessions, settings, record_summary=record_summary
             ).start()
-    app.state.upload_pool = pool
+    if runtime is not None:
+        runtime.state.upload_pool = pool
     try:
         yield
     finally:
-        app.state.upload_pool = None
+        if runtime is not None:
+            runtime.state.upload_pool = None
         if pool is not None:
             pool.stop(timeout=10.0)
 
@@ -201,7 +200,7 @@ def upload_roster(
     )
     token = upload.token
     session.commit()  # durable before the token is returned (contract §5)
-    pool = getattr(request.app.state, "upload_pool", None)
+    pool = get_runtime(request).state.upload_pool
     if pool is not None:
         pool.wake()
     return JSONResponse({"rosterToken": token, "rosterName": name})
