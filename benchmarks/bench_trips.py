@@ -75,11 +75,11 @@ def _facts(folder: Path, stored: Any) -> Any:
 def console_steps(folder: Path, repeat: int) -> dict[str, Any]:
     from fastapi.testclient import TestClient
 
+    from vigil.config.settings import Settings
     from vigil.fleet.stored import record_summary
     from vigil.store import repo, uploads
     from vigil.store.db import make_engine, make_session_factory, upgrade
     from vigil.web.app import create_app
-    from vigil.web.settings import Settings
     from vigil.worker import jobs
 
     text = (folder / "roster.csv").read_text(encoding="utf-8")

@@ -163,3 +163,6 @@ class RuntimeState:
     optimise_engines: RecentMap[tuple[object, ...], Engine] = field(
         default_factory=lambda: RecentMap(KEPT_ENGINES)
     )
+    #: the console's per-roster views (duty table, trips, hot spots), weighed in duties
+    #: (vigil.web.console.roster_views, which sits above this module and narrows the type)
+    roster_views: ReportCache[Any] | None = None

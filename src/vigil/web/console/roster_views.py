@@ -17,7 +17,7 @@ served stale.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from vigil.contract import JobStatus
 from vigil.fleet import stored as fleet_stored
@@ -31,10 +31,8 @@ from vigil.store.tables import RosterUpload
 from vigil.web._report_cache import ReportCache
 from vigil.web.console._web import Console
 
-__all__ = ["CACHE_KEY", "RosterView", "ViewError", "load_view", "scored_rosters"]
+__all__ = ["RosterView", "ViewError", "load_view", "scored_rosters"]
 
-#: the runtime cache entry holding the views
-CACHE_KEY = "roster_views"
 #: duties kept per operator and in all: a 10,000-crew month is about 135,000 duties and
 #: 45 MB of view, so an operator keeps two such months (a comparison) and the process
 #: four, about 180 MB
@@ -69,12 +67,12 @@ class RosterView:
 
 
 def _cache(console: Console) -> ReportCache[RosterView]:
-    found = console.runtime.cache.get(CACHE_KEY)
-    if found is None:
-        found = ReportCache[RosterView](per_operator=PER_OPERATOR_DUTIES, total=TOTAL_DUTIES)
-        console.runtime.cache[CACHE_KEY] = found
-    assert isinstance(found, ReportCache)
-    return found
+    state = console.runtime.state
+    if state.roster_views is None:
+        state.roster_views = ReportCache[RosterView](
+            per_operator=PER_OPERATOR_DUTIES, total=TOTAL_DUTIES
+        )
+    return cast("ReportCache[RosterView]", state.roster_views)
 
 
 def scored_rosters(console: Console) -> list[RosterUpload]:
