@@ -344,9 +344,11 @@ def _schedules(draw: st.DrawFn) -> Schedule:
         end = draw(st.sampled_from(_AIRPORTS))
         crew = draw(st.sampled_from(list(CrewComposition)))
         rest: dict[str, object] = {}
-        if draw(st.booleans()):
-            r0 = t + length * draw(st.floats(0.0, 0.6))
-            rest["first_rest"] = Period(r0, r0 + length * draw(st.floats(0.05, 0.35)))
+        if draw(st.booleans()):  # RosterData times are whole minutes (contract §3.1)
+            minutes = length // timedelta(minutes=1)
+            r0 = t + timedelta(minutes=round(minutes * draw(st.floats(0.0, 0.6))))
+            rest_length = round(minutes * draw(st.floats(0.05, 0.35)))
+            rest["first_rest"] = Period(r0, r0 + timedelta(minutes=rest_length))
         duties.append(
             _duty(
                 t,

@@ -114,6 +114,61 @@ class DutyColumns:
                 picked[f.name] = value[..., duty]
         return replace(self, **picked)  # type: ignore[arg-type]
 
+    @classmethod
+    def from_schedules(cls, schedules: Sequence[Schedule]) -> DutyColumns:
+        """The columns of domain-object schedules: the inverse of :meth:`schedules`.
+
+        The row reader's rosters and schedules built in code (the planner's candidates)
+        reach the one planning path (:func:`vigil.scoring.plan.plan_columns`) through
+        this view. Every instant must be a whole minute (contract §3.1 times are).
+
+        Raises
+        ------
+        ValueError
+            For an instant with seconds, or a schedule without duties.
+        """
+        duties = [d for s in schedules for d in s.duties]
+        for schedule in schedules:
+            if not schedule.duties:
+                raise ValueError(f"schedule {schedule.reference!r} has no duties")
+        airports: dict[Airport, int] = {}
+        home_bases: dict[tuple[Airport, ...], int] = {}
+        periods = [[_minutes(getattr(d, name)) for d in duties] for name in PERIODS]
+        ints = {
+            name: np.array([int(getattr(d, name)) for d in duties], dtype=np.int64)
+            for name in _INT_FIELDS
+        }
+        return cls(
+            references=tuple(s.reference for s in schedules),
+            offsets=np.concatenate([[0], np.cumsum([len(s.duties) for s in schedules])]).astype(
+                np.int64
+            ),
+            on_duty=np.array([_minute(d.on_duty) for d in duties], dtype=np.int64),
+            off_duty=np.array([_minute(d.off_duty) for d in duties], dtype=np.int64),
+            start_airport=np.array(
+                [airports.setdefault(d.start_airport, len(airports)) for d in duties], np.int64
+            ),
+            end_airport=np.array(
+                [airports.setdefault(d.end_airport, len(airports)) for d in duties], np.int64
+            ),
+            home_base=np.array(
+                [home_bases.setdefault(d.home_base, len(home_bases)) for d in duties], np.int64
+            ),
+            period_start=np.array(
+                [[p[0] for p in column] for column in periods], dtype=np.int64
+            ).reshape(3, len(duties)),
+            period_end=np.array(
+                [[p[1] for p in column] for column in periods], dtype=np.int64
+            ).reshape(3, len(duties)),
+            split_shift=np.array([0 if d.split_shift else 1 for d in duties], dtype=np.int64),
+            workload=np.array([d.workload for d in duties], dtype=np.float64),
+            fleet=tuple(d.fleet for d in duties),
+            rank=tuple(d.rank for d in duties),
+            airports=tuple(airports),
+            home_bases=tuple(home_bases),
+            **ints,
+        )
+
     def schedules(
         self,
         sleep: Mapping[str, Sequence[SleepRecord]] | None = None,
@@ -196,6 +251,37 @@ class DutyColumns:
             self.cabin_crew_sleep_pattern.tolist(),
         )
         return [Duty(*fields) for fields in zip(*columns, strict=True)]
+
+
+#: whole-number fields of :class:`~vigil.domain.Duty` stored as they are (enums as codes)
+_INT_FIELDS = (
+    "row",
+    "time_reference",
+    "sectors",
+    "crew_composition",
+    "sleep_count",
+    "sleep_order",
+    "sleep_class",
+    "duty_type",
+    "crew_prep_minutes",
+    "commute_minutes",
+    "cabin_crew_sleep_pattern",
+)
+
+
+def _minute(instant: datetime) -> int:
+    """An aware instant → whole minutes since 1970-01-01 UTC."""
+    minutes, rest = divmod(instant - _EPOCH, timedelta(minutes=1))
+    if rest:
+        raise ValueError(f"{instant.isoformat()} is not a whole minute")
+    return int(minutes)
+
+
+def _minutes(period: Period | None) -> tuple[int, int]:
+    """A period's ends in whole minutes; :data:`NO_TIME` at both ends when absent."""
+    if period is None:
+        return NO_TIME, NO_TIME
+    return _minute(period.start), _minute(period.end)
 
 
 def _objects(values: Sequence[object]) -> npt.NDArray[np.object_]:

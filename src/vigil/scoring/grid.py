@@ -27,7 +27,7 @@ from vigil.contract import INTERVAL_HOURS, INTERVAL_MINUTES
 from vigil.domain import Duty, Schedule
 from vigil.model import homeostatic
 from vigil.model.parameters import DEFAULT, Parameters
-from vigil.scoring.rest import inflight_quality
+from vigil.scoring.rest import duty_inflight_quality
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -303,7 +303,7 @@ def given_sleep_episodes(
         if duty is None:
             quality, kind = 1.0, "main"
         else:
-            quality, kind = inflight_quality(duty, params), "inflight"
+            quality, kind = duty_inflight_quality(duty, params), "inflight"
         episodes.append(
             SleepEpisode(epoch_hours(record.start), epoch_hours(record.end), quality, "given", kind)
         )

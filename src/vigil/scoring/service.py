@@ -160,11 +160,8 @@ def score(
 
 
 def plan_parsed(parsed: ParsedRoster, params: model.Parameters) -> CrewPlan:
-    """The plan of a parsed roster: from its duty columns when the columnar reader read
-    it (no ``Duty`` objects), from its schedules otherwise."""
-    if parsed.columns is not None:
-        return plan_columns(parsed.columns, params, DEFAULT_SLEEP, parsed.sleep, parsed.activities)
-    return plan_schedules(parsed.schedules, params, DEFAULT_SLEEP)
+    """The plan of a parsed roster, from its duty columns (no ``Duty`` objects)."""
+    return plan_columns(parsed.columns, params, DEFAULT_SLEEP, parsed.sleep, parsed.activities)
 
 
 def sleep_for(
