@@ -15,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime, timedelta
 from enum import IntEnum
+from itertools import accumulate
+from operator import attrgetter
 
 import numpy as np
 import numpy.typing as npt
@@ -127,46 +129,53 @@ class DutyColumns:
         ValueError
             For an instant with seconds, or a schedule without duties.
         """
-        duties = [d for s in schedules for d in s.duties]
         for schedule in schedules:
             if not schedule.duties:
                 raise ValueError(f"schedule {schedule.reference!r} has no duties")
+        duties = [d for s in schedules for d in s.duties]
+        n = len(duties)
         airports: dict[Airport, int] = {}
         home_bases: dict[tuple[Airport, ...], int] = {}
-        periods = [[_minutes(getattr(d, name)) for d in duties] for name in PERIODS]
-        ints = {
-            name: np.array([int(getattr(d, name)) for d in duties], dtype=np.int64)
-            for name in _INT_FIELDS
-        }
+        ints = np.array([_INT_CELLS(d) for d in duties], dtype=np.int64).reshape(
+            n, len(_INT_FIELDS)
+        )
+        minutes = np.array(
+            [[_minute(t) for t in (d.on_duty, d.off_duty)] for d in duties], dtype=np.int64
+        ).reshape(n, 2)
+        periods = np.full((2, 3, n), NO_TIME, dtype=np.int64)
+        for k, duty in enumerate(duties):
+            for p, period in enumerate(_PERIODS_OF(duty)):
+                if period is not None:
+                    periods[0, p, k] = _minute(period.start)
+                    periods[1, p, k] = _minute(period.end)
+        places = np.array(
+            [
+                (
+                    airports.setdefault(d.start_airport, len(airports)),
+                    airports.setdefault(d.end_airport, len(airports)),
+                    home_bases.setdefault(d.home_base, len(home_bases)),
+                )
+                for d in duties
+            ],
+            dtype=np.int64,
+        ).reshape(n, 3)
         return cls(
             references=tuple(s.reference for s in schedules),
-            offsets=np.concatenate([[0], np.cumsum([len(s.duties) for s in schedules])]).astype(
-                np.int64
-            ),
-            on_duty=np.array([_minute(d.on_duty) for d in duties], dtype=np.int64),
-            off_duty=np.array([_minute(d.off_duty) for d in duties], dtype=np.int64),
-            start_airport=np.array(
-                [airports.setdefault(d.start_airport, len(airports)) for d in duties], np.int64
-            ),
-            end_airport=np.array(
-                [airports.setdefault(d.end_airport, len(airports)) for d in duties], np.int64
-            ),
-            home_base=np.array(
-                [home_bases.setdefault(d.home_base, len(home_bases)) for d in duties], np.int64
-            ),
-            period_start=np.array(
-                [[p[0] for p in column] for column in periods], dtype=np.int64
-            ).reshape(3, len(duties)),
-            period_end=np.array(
-                [[p[1] for p in column] for column in periods], dtype=np.int64
-            ).reshape(3, len(duties)),
+            offsets=np.array([0, *accumulate(len(s.duties) for s in schedules)], dtype=np.int64),
+            on_duty=minutes[:, 0].copy(),
+            off_duty=minutes[:, 1].copy(),
+            start_airport=places[:, 0].copy(),
+            end_airport=places[:, 1].copy(),
+            home_base=places[:, 2].copy(),
+            period_start=periods[0].copy(),
+            period_end=periods[1].copy(),
             split_shift=np.array([0 if d.split_shift else 1 for d in duties], dtype=np.int64),
             workload=np.array([d.workload for d in duties], dtype=np.float64),
             fleet=tuple(d.fleet for d in duties),
             rank=tuple(d.rank for d in duties),
             airports=tuple(airports),
             home_bases=tuple(home_bases),
-            **ints,
+            **{name: ints[:, k].copy() for k, name in enumerate(_INT_FIELDS)},
         )
 
     def schedules(
@@ -267,21 +276,16 @@ _INT_FIELDS = (
     "commute_minutes",
     "cabin_crew_sleep_pattern",
 )
+_INT_CELLS = attrgetter(*_INT_FIELDS)
+_PERIODS_OF = attrgetter(*PERIODS)
 
 
 def _minute(instant: datetime) -> int:
     """An aware instant → whole minutes since 1970-01-01 UTC."""
-    minutes, rest = divmod(instant - _EPOCH, timedelta(minutes=1))
-    if rest:
+    since = instant - _EPOCH
+    if since.microseconds or since.seconds % 60:
         raise ValueError(f"{instant.isoformat()} is not a whole minute")
-    return int(minutes)
-
-
-def _minutes(period: Period | None) -> tuple[int, int]:
-    """A period's ends in whole minutes; :data:`NO_TIME` at both ends when absent."""
-    if period is None:
-        return NO_TIME, NO_TIME
-    return _minute(period.start), _minute(period.end)
+    return since.days * 1440 + since.seconds // 60
 
 
 def _objects(values: Sequence[object]) -> npt.NDArray[np.object_]:

@@ -28,7 +28,7 @@ import numpy.typing as npt
 from vigil.domain import Activity, Airport, CrewComposition, DutyType, Schedule, SleepRecord
 from vigil.model.parameters import Parameters
 from vigil.model.sleep import SleepParameters
-from vigil.roster.arrays import DutyColumns
+from vigil.roster.arrays import NO_TIME, DutyColumns
 from vigil.roster.sleep_columns import first_start, last_end
 from vigil.scoring import grid
 from vigil.scoring.grid import FloatArray, IntArray
@@ -295,30 +295,52 @@ def _column_rest(
         out: FloatArray = us / 1e6 / 3600.0  # µs -> epoch h, as timestamp()/3600
         return out
 
-    inflight = inflight_rest(columns, params)
-    duty, slot = np.nonzero(inflight.present)  # duty order, then window order
-    start, end = hours(inflight.start[duty, slot]), hours(inflight.end[duty, slot])
-    quality = inflight_quality(columns, params)[duty]
-    rows: list[tuple[npt.NDArray[Any], ...]] = [
-        (duty, start, end, start, end, quality, np.ones(duty.size, dtype=bool))
-    ]
-    split = np.flatnonzero(split_duties(columns) & (columns.duty_type != DutyType.STANDBY))
-    breaks = split_breaks(columns, split, sleep_params)
-    has = breaks.present
-    rows.append(
-        (
-            split[has],
-            hours(breaks.start[has]),
-            hours(breaks.end[has]),
-            hours(breaks.sleep_start[has]),
-            hours(breaks.sleep_end[has]),
-            breaks.quality[has],
-            np.zeros(int(has.sum()), dtype=bool),
+    rows: list[tuple[npt.NDArray[Any], ...]] = [_NO_WINDOWS]
+    may_rest = _may_rest(columns)  # the common short-haul roster: none, both passes skipped
+    split = split_duties(columns)
+    if (may_rest & ~split).any():
+        inflight = inflight_rest(columns, params)
+        duty, slot = np.nonzero(inflight.present)  # duty order, then window order
+        start, end = hours(inflight.start[duty, slot]), hours(inflight.end[duty, slot])
+        quality = inflight_quality(columns, params)[duty]
+        rows.append((duty, start, end, start, end, quality, np.ones(duty.size, dtype=bool)))
+    if (may_rest & split).any():
+        index = np.flatnonzero(may_rest & split)
+        breaks = split_breaks(columns, index, sleep_params)
+        has = breaks.present
+        rows.append(
+            (
+                index[has],
+                hours(breaks.start[has]),
+                hours(breaks.end[has]),
+                hours(breaks.sleep_start[has]),
+                hours(breaks.sleep_end[has]),
+                breaks.quality[has],
+                np.zeros(int(has.sum()), dtype=bool),
+            )
         )
-    )
     return _rest_csr(
         columns.n_duties, *(np.concatenate(parts) for parts in zip(*rows, strict=True))
     )
+
+
+#: no rest windows, as the ``_rest_csr`` arguments
+_NO_WINDOWS: tuple[npt.NDArray[Any], ...] = (
+    np.zeros(0, dtype=np.int64),
+    *(np.zeros(0) for _ in range(5)),
+    np.zeros(0, dtype=bool),
+)
+
+
+def _may_rest(columns: DutyColumns) -> BoolArray:
+    """Duties that can have rest of their own: given FirstRest or SecondRest, a split
+    duty, or a relief crew with sleep to share out (reference §5.1, §7); never standby."""
+    given = (columns.period_start[1] != NO_TIME) | (columns.period_start[2] != NO_TIME)
+    relief = (columns.sleep_count > 0) & (columns.crew_composition != CrewComposition.TWO_PILOTS)
+    out: BoolArray = (columns.duty_type != DutyType.STANDBY) & (
+        given | relief | split_duties(columns)
+    )
+    return out
 
 
 class _RestFields(TypedDict):
@@ -358,9 +380,14 @@ def _hours(minutes: IntArray) -> FloatArray:
 
 def _instants(minutes: IntArray) -> list[datetime]:
     """Whole minutes since the epoch → aware UTC datetimes (one object per distinct value)."""
-    unique, inverse = np.unique(minutes, return_inverse=True)
-    table = [_EPOCH + timedelta(minutes=m) for m in unique.tolist()]
-    return [table[k] for k in inverse.reshape(-1).tolist()]
+    table: dict[int, datetime] = {}
+    out = []
+    for m in minutes.tolist():
+        found = table.get(m)
+        if found is None:
+            found = table[m] = _EPOCH + timedelta(minutes=m)
+        out.append(found)
+    return out
 
 
 def _warmups(

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -130,6 +131,7 @@ def _instant(us: int) -> datetime:
     return _EPOCH + timedelta(microseconds=us)
 
 
+@lru_cache(maxsize=256)
 def _us(hours: float) -> int:
     """``hours * timedelta(hours=1)`` in whole microseconds, rounded as timedelta rounds."""
     return (hours * _HOUR) // timedelta(microseconds=1)
