@@ -27,10 +27,10 @@ from vigil.domain import (
     SleepClass,
 )
 from vigil.model import DEFAULT, CrewTimeline, simulate
-from vigil.model.sleep import body_clock_offset
+from vigil.model.sleep import DEFAULT_SLEEP, body_clock_offset
 from vigil.scoring import grid
 from vigil.scoring.grid import SleepEpisode, epoch_hours
-from vigil.scoring.predict import predict_sleep, prediction_horizon
+from vigil.scoring.predict import predict_sleep
 from vigil.scoring.rest import rest_windows
 
 LHR, SIN, LAX, CDG = (tz.airport(c) for c in ("LHR", "SIN", "LAX", "CDG"))
@@ -60,6 +60,11 @@ def _predict(*duties: Duty, activities: tuple[Activity, ...] = ()) -> list[Sleep
 
 def _between(episodes: list[SleepEpisode], a: float, b: float) -> list[SleepEpisode]:
     return [e for e in episodes if e.start >= a and e.end <= b]
+
+
+def prediction_horizon(schedule: Schedule) -> float:
+    """End of prediction [epoch h]: the last off duty + 24 h (covers the last duty fully)."""
+    return epoch_hours(max(d.off_duty for d in schedule.duties)) + DEFAULT_SLEEP.horizon_after_last
 
 
 def _check_invariants(schedule: Schedule, episodes: list[SleepEpisode]) -> None:

@@ -52,19 +52,12 @@ __all__ = [
     "pack_schedules",
     "predict_sleep",
     "predict_sleep_arrays",
-    "prediction_horizon",
 ]
 
 #: Rows of a table: indices, or every row as it stands.
 Rows = IntArray | slice
 
 _KIND_NAMES = {KIND_MAIN: "main", KIND_NAP: "nap", KIND_INFLIGHT: "inflight"}
-
-
-def prediction_horizon(schedule: Schedule, sleep_params: SleepParameters = DEFAULT_SLEEP) -> float:
-    """End of prediction [epoch h]: the last off-duty + 24 h (covers the last duty fully)."""
-    last_off = max(d.off_duty for d in schedule.duties)
-    return epoch_hours(last_off) + sleep_params.horizon_after_last
 
 
 def predict_sleep(
