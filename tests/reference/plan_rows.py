@@ -14,6 +14,7 @@ from itertools import accumulate
 
 import numpy as np
 
+from reference import grid_rows
 from reference.rest_rows import RestWindow, rest_windows
 from reference.rest_rows import inflight_quality as duty_quality
 from vigil.domain import Airport, CrewComposition, Duty, Schedule
@@ -55,7 +56,7 @@ def plan_schedules(
     )
     sleep = tuple(s.sleep for s in schedules)
     acts = tuple(s.activities for s in schedules)
-    home_zone = np.array([zones.id(grid.home_zone(s)) for s in schedules], dtype=np.int64)
+    home_zone = np.array([zones.id(grid_rows.home_zone(s)) for s in schedules], dtype=np.int64)
     return CrewPlan(
         references=tuple(s.reference for s in schedules),
         offsets=offsets,
@@ -80,7 +81,7 @@ def plan_schedules(
         zones=tuple(zones.names),
         home_zone=home_zone,
         home_base=tuple(s.duties[0].home_base for s in schedules),
-        warmup=tuple(grid.warmup_start(s) for s in schedules),
+        warmup=tuple(grid_rows.warmup_start(s) for s in schedules),
         activities=acts,
         sleep=sleep,
         schedules=lambda crew: [schedules[i] for i in crew.tolist()],

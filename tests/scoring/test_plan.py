@@ -3,7 +3,7 @@
 :func:`vigil.scoring.plan.plan_columns` computes rest windows, lead/lag, warm-up and
 zone timelines by array passes; the reference builder (``tests/reference/plan_rows.py``)
 by per-duty functions (``tests/reference/rest_rows.py``,
-:func:`vigil.scoring.grid.zone_timeline`, :func:`vigil.scoring.grid.warmup_start`).
+:func:`vigil.scoring.grid_rows.zone_timeline`, :func:`vigil.scoring.grid_rows.warmup_start`).
 Both must agree exactly, on a realistic month and on rosters drawn to hit every in-flight
 rest rule (odd minutes, every crew complement, cabin pattern, augmentation and given rest).
 """
@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from tests.roster.helpers import HEADER_34, row34
 
+from reference import grid_rows
 from reference.plan_rows import plan_schedules as plan_rows
 from reference.rest_rows import rest_windows as reference_rest_windows
 from vigil.domain import DutyType
@@ -111,8 +112,8 @@ def _assert_same(a: CrewPlan, b: CrewPlan) -> None:
         end = horizons(plan)
         ptr, time, offset = crew_zone_timelines(plan, start, end)
         for i, schedule in enumerate(plan.schedules(np.arange(plan.n_crew))):
-            spans = grid.location_spans(schedule, plan.warmup[i])
-            expected = grid.zone_timeline(spans, float(end[i]))
+            spans = grid_rows.location_spans(schedule, plan.warmup[i])
+            expected = grid_rows.zone_timeline(spans, float(end[i]))
             got = list(zip(time[ptr[i] : ptr[i + 1]], offset[ptr[i] : ptr[i + 1]], strict=True))
             assert got == expected
 
@@ -158,7 +159,7 @@ def test_zone_timelines_of_a_request_match_the_reference(
     start: datetime, years: int, dst: bool
 ) -> None:
     """Below :data:`VECTOR_MIN_CREW` (a request's path) each crew member's timeline equals
-    :func:`grid.zone_timeline` of its location spans, across DST changes and a New Year."""
+    :func:`grid_rows.zone_timeline` of its location spans, across DST changes and a New Year."""
     parsed = parse_request_columnar(_drawn_roster(seed=5, crew=12, start=start), "dmy")
     plan = plan_schedules(parsed.schedules, PRESETS["ingre2014_5c"], DEFAULT_SLEEP)
     assert 0 < plan.n_crew < VECTOR_MIN_CREW
@@ -167,8 +168,8 @@ def test_zone_timelines_of_a_request_match_the_reference(
     ptr, time, offset = crew_zone_timelines(plan, begin, end)
     dst_changes = 0
     for i, schedule in enumerate(parsed.schedules):
-        spans = grid.location_spans(schedule, plan.warmup[i])
-        expected = grid.zone_timeline(spans, float(end[i]))
+        spans = grid_rows.location_spans(schedule, plan.warmup[i])
+        expected = grid_rows.zone_timeline(spans, float(end[i]))
         rows = slice(ptr[i], ptr[i + 1])
         got = list(zip(time[rows].tolist(), offset[rows].tolist(), strict=True))
         assert got == expected
@@ -211,7 +212,8 @@ def test_given_sleep_from_the_plan_matches_duty_objects() -> None:
     crew = np.arange(plan.n_crew)
     got = given_sleep(plan, crew, params).episodes()
     expected = [
-        grid.given_sleep_episodes(s, plan.warmup[i], params) for i, s in enumerate(given.schedules)
+        grid_rows.given_sleep_episodes(s, plan.warmup[i], params)
+        for i, s in enumerate(given.schedules)
     ]
     assert got == expected
     assert any(e.kind == "inflight" for episodes in got for e in episodes)

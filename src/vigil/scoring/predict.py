@@ -4,16 +4,15 @@ The batch entry point :func:`predict_sleep` packs every schedule's sleep opportu
 CSR arrays once (:func:`pack_schedules`) and runs one Numba kernel over all crew members
 (:func:`vigil.model.sleep.predict_packed`). Per schedule the packed inputs are:
 
-* the warm-up start (:func:`vigil.scoring.grid.warmup_start`, reference §9.4: 07:00 home
+* the warm-up start (reference §9.4: 07:00 home
   time at least 72 h before the first event, awake with S = 13.82, φ = home offset) and the
   horizon, the last off-duty + 24 h;
-* the body-clock target θ(t) from :func:`~vigil.scoring.grid.location_spans` and
-  :func:`~vigil.scoring.grid.zone_timeline` (reference §3): the same timeline the scorer
+* the body-clock target θ(t) of :mod:`vigil.scoring.zones` (reference §3): the same timeline the scorer
   gives the simulator, so the gates see the same body clock as the scores;
 * busy intervals: duties, and GROUND/SIMULATOR/TRAINING/POSITIONING activities (contract
   §5.1), each with its lead (latest wake = start - commute or 30-min hotel transfer - prep)
   and lag (earliest sleep = end + commute or transfer + 30-min wind-down), reference §4.1;
-* in-duty sleep windows from :func:`vigil.scoring.rest.rest_windows` (in-flight rest §5,
+* in-duty sleep windows of :mod:`vigil.scoring.rest` (in-flight rest §5,
   split-duty breaks §7);
 * home standby activities (q = 0.9 for sleep windows overlapping them, §4.3.6).
 
