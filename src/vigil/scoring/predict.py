@@ -7,8 +7,9 @@ CSR arrays once (:func:`pack_schedules`) and runs one Numba kernel over all crew
 * the warm-up start (reference §9.4: 07:00 home
   time at least 72 h before the first event, awake with S = 13.82, φ = home offset) and the
   horizon, the last off-duty + 24 h;
-* the body-clock target θ(t) of :mod:`vigil.scoring.zones` (reference §3): the same timeline the scorer
-  gives the simulator, so the gates see the same body clock as the scores;
+* the body-clock target θ(t) of :mod:`vigil.scoring.zones` (reference §3): the same
+  timeline the scorer gives the simulator, so the gates see the same body clock as the
+  scores;
 * busy intervals: duties, and GROUND/SIMULATOR/TRAINING/POSITIONING activities (contract
   §5.1), each with its lead (latest wake = start - commute or 30-min hotel transfer - prep)
   and lag (earliest sleep = end + commute or transfer + 30-min wind-down), reference §4.1;
