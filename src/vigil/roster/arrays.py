@@ -134,31 +134,13 @@ class DutyColumns:
                 raise ValueError(f"schedule {schedule.reference!r} has no duties")
         duties = [d for s in schedules for d in s.duties]
         n = len(duties)
-        airports: dict[Airport, int] = {}
-        home_bases: dict[tuple[Airport, ...], int] = {}
         ints = np.array([_INT_CELLS(d) for d in duties], dtype=np.int64).reshape(
             n, len(_INT_FIELDS)
         )
-        minutes = np.array(
-            [[_minute(t) for t in (d.on_duty, d.off_duty)] for d in duties], dtype=np.int64
-        ).reshape(n, 2)
-        periods = np.full((2, 3, n), NO_TIME, dtype=np.int64)
-        for k, duty in enumerate(duties):
-            for p, period in enumerate(_PERIODS_OF(duty)):
-                if period is not None:
-                    periods[0, p, k] = _minute(period.start)
-                    periods[1, p, k] = _minute(period.end)
-        places = np.array(
-            [
-                (
-                    airports.setdefault(d.start_airport, len(airports)),
-                    airports.setdefault(d.end_airport, len(airports)),
-                    home_bases.setdefault(d.home_base, len(home_bases)),
-                )
-                for d in duties
-            ],
-            dtype=np.int64,
-        ).reshape(n, 3)
+        minutes, periods = _instants_of(duties)
+        airports: dict[Airport, int] = {}
+        home_bases: dict[tuple[Airport, ...], int] = {}
+        places = _places_of(duties, airports, home_bases)
         return cls(
             references=tuple(s.reference for s in schedules),
             offsets=np.array([0, *accumulate(len(s.duties) for s in schedules)], dtype=np.int64),
@@ -278,6 +260,39 @@ _INT_FIELDS = (
 )
 _INT_CELLS = attrgetter(*_INT_FIELDS)
 _PERIODS_OF = attrgetter(*PERIODS)
+
+
+def _instants_of(duties: Sequence[Duty]) -> tuple[IntArray, IntArray]:
+    """On/off duty ``(n, 2)`` and period start/end ``(2, 3, n)`` [min since epoch]."""
+    n = len(duties)
+    minutes = np.array(
+        [[_minute(t) for t in (d.on_duty, d.off_duty)] for d in duties], dtype=np.int64
+    ).reshape(n, 2)
+    periods = np.full((2, 3, n), NO_TIME, dtype=np.int64)
+    for k, duty in enumerate(duties):
+        for p, period in enumerate(_PERIODS_OF(duty)):
+            if period is not None:
+                periods[0, p, k] = _minute(period.start)
+                periods[1, p, k] = _minute(period.end)
+    return minutes, periods
+
+
+def _places_of(
+    duties: Sequence[Duty],
+    airports: dict[Airport, int],
+    home_bases: dict[tuple[Airport, ...], int],
+) -> IntArray:
+    """Start airport, end airport and HomeBase list of each duty ``(n, 3)``, as indices
+    into ``airports``/``home_bases`` (filled in order of first use)."""
+    rows = [
+        (
+            airports.setdefault(d.start_airport, len(airports)),
+            airports.setdefault(d.end_airport, len(airports)),
+            home_bases.setdefault(d.home_base, len(home_bases)),
+        )
+        for d in duties
+    ]
+    return np.array(rows, dtype=np.int64).reshape(len(duties), 3)
 
 
 def _minute(instant: datetime) -> int:
