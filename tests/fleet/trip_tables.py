@@ -82,6 +82,9 @@ def table(
         working_minutes=(off - on) / 60.0,
         tod=np.asarray(col[6], dtype=np.float64),
         rest_before_h=np.full(n, math.nan),
+        intervals=(off - on) // 900,
+        rest_intervals=zeros,
+        peak_at_s=on,
     )
 
 

@@ -1,6 +1,7 @@
 """``interval_kss`` is the array statement it fuses, bit for bit: X from
-``simulate_alertness_flat``, the workload term from ``workload_kss_fast``, ``final_kss``,
-and each interval's mean over its samples inside the duty (NumPy's row sums)."""
+``simulate_alertness`` (each crew member's samples as a NaN-padded row), the workload
+term from ``workload_kss_fast``, ``final_kss``, and each interval's mean over its samples
+inside the duty (NumPy's row sums)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 
 from vigil.model import DEFAULT, PRESETS, TPM_DEFAULT, CrewTimeline, final_kss, workload_kss_fast
 from vigil.model.interval_kss import DutyRows, interval_kss
-from vigil.model.simulate import simulate_alertness_flat
+from vigil.model.simulate import simulate_alertness
 
 from ._timelines import two_crew
 
@@ -50,6 +51,19 @@ def _grid(duties: DutyRows) -> tuple[np.ndarray, np.ndarray]:
     return np.vstack(rows), np.array(owner)
 
 
+def _alertness_flat(
+    timeline: CrewTimeline, flat: np.ndarray, ptr: np.ndarray, params: object
+) -> np.ndarray:
+    """X at samples stored flat (crew ``i`` owns ``flat[ptr[i]:ptr[i + 1]]``), through the
+    row kernel: one NaN-padded row per crew member, then the rows' own samples again."""
+    counts = np.diff(ptr)
+    rows = np.full((counts.size, int(counts.max())), np.nan)
+    for i, (a, b) in enumerate(zip(ptr[:-1], ptr[1:], strict=True)):
+        rows[i, : b - a] = flat[a:b]
+    x = simulate_alertness(timeline, rows, params)  # type: ignore[arg-type]
+    return np.concatenate([x[i, :n] for i, n in enumerate(counts)])
+
+
 def _by_arrays(
     timeline: CrewTimeline,
     samples: np.ndarray,
@@ -58,7 +72,7 @@ def _by_arrays(
     duties: DutyRows,
     params: object,
 ) -> tuple[np.ndarray, np.ndarray]:
-    x = simulate_alertness_flat(timeline, samples, SPI * ptr, params).reshape(-1, SPI)  # type: ignore[arg-type]
+    x = _alertness_flat(timeline, samples.reshape(-1), SPI * ptr, params).reshape(-1, SPI)
     wl = workload_kss_fast(
         samples,
         duties.report[duty],

@@ -194,14 +194,20 @@ def test_dst_gap_and_fold_as_the_row_reader() -> None:
 
 
 def test_small_rosters_take_the_row_reader_and_large_ones_the_columnar_reader() -> None:
-    """Polars' fixed cost only pays off from about 1,000 rows (parse.COLUMNAR_MIN_LINES)."""
+    """Polars' fixed cost only pays off from about 1,000 rows (parse.COLUMNAR_MIN_LINES);
+    either way the roster has duty columns, and they hold the same duties."""
     small = render_roster(generate_airline_duties(2, 28, 5))
     assert small.count("\n") < COLUMNAR_MIN_LINES
     parsed = parse_request(small, "dmy")
-    assert (
-        parsed.columns is None
-        and parsed.schedules == parse_request_columnar(small, "dmy").schedules
-    )
+    by_columns = parse_request_columnar(small, "dmy")
+    assert parsed.row_schedules is not None and by_columns.row_schedules is None
+    assert parsed.schedules == by_columns.schedules
+    assert parsed.columns.schedules() == by_columns.columns.schedules() == parsed.schedules
+    assert parsed.columns.references == by_columns.columns.references
+    for name in ("offsets", "row", "on_duty", "off_duty", "period_start", "period_end"):
+        np.testing.assert_array_equal(
+            getattr(parsed.columns, name), getattr(by_columns.columns, name)
+        )
     large = render_roster(generate_airline_duties(120, 28, 5))
     assert large.count("\n") >= COLUMNAR_MIN_LINES
-    assert parse_request(large, "dmy").columns is not None
+    assert parse_request(large, "dmy").row_schedules is None

@@ -73,7 +73,7 @@ def _by_name(report: ScoreReport) -> dict[str, dict[str, Any]]:
 
 def _cli_row(report: ScoreReport, name: str) -> dict[str, Any]:
     """``vigil score --per duty``'s row of schedule ``name``'s (only) duty."""
-    table = _tables.duty_table(report, parse_request(ROSTER, DateFormat.DMY).schedules)
+    table = _tables.duty_table(report, parse_request(ROSTER, DateFormat.DMY).columns)
     return table.row(table["schedule"].to_list().index(name), named=True)
 
 
@@ -133,8 +133,9 @@ def test_top_of_descent_is_unchanged_without_rest(report: ScoreReport) -> None:
 def test_fleet_cli_and_api_agree(report: ScoreReport) -> None:
     """The stored-result table (dashboard, exports) and ``vigil score``'s table give the
     figures computed here from the API response alone."""
-    schedules = parse_request(ROSTER, DateFormat.DMY).schedules
-    cli = _tables.duty_table(report, schedules)
+    parsed = parse_request(ROSTER, DateFormat.DMY)
+    schedules = parsed.schedules
+    cli = _tables.duty_table(report, parsed.columns)
     stored = unpack(pack([compact_chunk(report.schedules, SCALE_CODES)], SCALE_CODES))
     fleet = duty_table(stored, roster_facts(stored, schedules), "KSS")
     for i, entry in enumerate(_by_name(report).values()):

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
+from reference import grid_rows
 from vigil import tz
 from vigil.domain import Airport, CrewComposition, Duty, Schedule, SleepClass, SleepRecord
 from vigil.scoring import grid
@@ -81,7 +82,7 @@ def test_warmup_starts_at_seven_local_at_least_72_hours_before_first_event() -> 
     # reference §9.4: 72 h before the earliest roster event, at 07:00 home-base local time
     on = datetime(2026, 7, 10, 9, 0, tzinfo=UTC)  # 10:00 BST
     schedule = Schedule("P1", (duty(on, on + timedelta(hours=8)),))
-    start = grid.warmup_start(schedule)
+    start = grid_rows.warmup_start(schedule)
     assert on - start >= timedelta(hours=72)
     assert on - start < timedelta(hours=96)
     assert tz.utc_to_local(start, "Europe/London").hour == 7
@@ -99,9 +100,9 @@ def test_zone_timeline_follows_the_person_and_daylight_saving() -> None:
     on = datetime(2026, 3, 27, 10, 0, tzinfo=UTC)
     d = duty(on, on + timedelta(hours=8), start="LHR", end="JFK")
     schedule = Schedule("P1", (d,))
-    start = grid.warmup_start(schedule)
+    start = grid_rows.warmup_start(schedule)
     end = grid.epoch_hours(on + timedelta(days=3))
-    points = grid.zone_timeline(grid.location_spans(schedule, start), end)
+    points = grid_rows.zone_timeline(grid_rows.location_spans(schedule, start), end)
     offsets = [off for _, off in points]
     # London GMT (0) until off-duty at JFK (EDT -4); London's 29 March change is not reached
     # because the person is in New York by then.
@@ -112,8 +113,10 @@ def test_zone_timeline_follows_the_person_and_daylight_saving() -> None:
 def test_zone_timeline_includes_a_dst_change_while_at_home() -> None:
     on = datetime(2026, 3, 30, 10, 0, tzinfo=UTC)  # London moves to BST on 29 March 01:00Z
     schedule = Schedule("P1", (duty(on, on + timedelta(hours=8)),))
-    start = grid.warmup_start(schedule)
-    points = grid.zone_timeline(grid.location_spans(schedule, start), grid.epoch_hours(on))
+    start = grid_rows.warmup_start(schedule)
+    points = grid_rows.zone_timeline(
+        grid_rows.location_spans(schedule, start), grid.epoch_hours(on)
+    )
     change = datetime(2026, 3, 29, 1, 0, tzinfo=UTC)
     assert points == [
         (pytest.approx(grid.epoch_hours(start)), 0.0),
@@ -137,7 +140,7 @@ def test_given_sleep_in_flight_takes_the_quality_of_its_sleep_class() -> None:
         SleepRecord("P1", on + timedelta(hours=4), on + timedelta(hours=7), 1),
     )
     schedule = Schedule("P1", (d,), sleep=sleeps)
-    episodes = grid.given_sleep_episodes(schedule, grid.warmup_start(schedule))
+    episodes = grid_rows.given_sleep_episodes(schedule, grid_rows.warmup_start(schedule))
     given = [e for e in episodes if e.source == "given"]
     assert [(e.kind, e.quality) for e in given] == [
         ("main", 1.0),
@@ -153,10 +156,10 @@ def test_zone_timeline_agrees_with_zoneinfo_hour_by_hour() -> None:
     from vigil.roster.synthetic import generate_roster
 
     for schedule in parse_request(generate_roster(12, 40, seed=7), "dmy").schedules:
-        start = grid.warmup_start(schedule)
-        spans = grid.location_spans(schedule, start)
+        start = grid_rows.warmup_start(schedule)
+        spans = grid_rows.location_spans(schedule, start)
         end = grid.epoch_hours(schedule.duties[-1].off_duty) + 24.0
-        points = grid.zone_timeline(spans, end)
+        points = grid_rows.zone_timeline(spans, end)
         times = np.array([p[0] for p in points])
         for i, (t0, zone) in enumerate(spans):
             t1 = spans[i + 1][0] if i + 1 < len(spans) else end
@@ -178,7 +181,7 @@ def test_zone_timeline_across_years_agrees_with_zoneinfo(zones: tuple[str, ...])
         spans.append((t, zones[i % len(zones)]))
         t += stay
     for end in (t + 24.0 * 400, t - 1.0):
-        points = grid.zone_timeline(spans, end)
+        points = grid_rows.zone_timeline(spans, end)
         offsets = [p[1] for p in points]
         assert all(a != b for a, b in zip(offsets, offsets[1:], strict=False))  # merged
         times = np.array([p[0] for p in points])
@@ -192,25 +195,27 @@ def test_zone_timeline_across_years_agrees_with_zoneinfo(zones: tuple[str, ...])
 def test_duty_containing_finds_the_duty_holding_most_of_a_sleep() -> None:
     on = datetime(2026, 3, 1, 20, 0, tzinfo=UTC)
     duties = [duty(on + timedelta(days=k), on + timedelta(days=k, hours=12)) for k in range(5)]
-    inside = grid.duty_containing(
+    inside = grid_rows.duty_containing(
         duties, on + timedelta(days=3, hours=4), on + timedelta(days=3, hours=7)
     )
     assert inside is duties[3]
     # mostly after duty 2 ends: sleep on the ground
     assert (
-        grid.duty_containing(
+        grid_rows.duty_containing(
             duties, on + timedelta(days=2, hours=11), on + timedelta(days=2, hours=16)
         )
         is None
     )
     # more than half inside duty 1, though it starts before it
     assert (
-        grid.duty_containing(
+        grid_rows.duty_containing(
             duties, on + timedelta(days=1, hours=-1), on + timedelta(days=1, hours=3)
         )
         is duties[1]
     )
-    assert grid.duty_containing(duties, on - timedelta(hours=9), on - timedelta(hours=1)) is None
+    assert (
+        grid_rows.duty_containing(duties, on - timedelta(hours=9), on - timedelta(hours=1)) is None
+    )
 
 
 @pytest.mark.parametrize(

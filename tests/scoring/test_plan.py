@@ -1,9 +1,9 @@
-"""The crew plan from columns equals the plan from Duty objects.
+"""The crew plan by column passes equals the plan of the retired per-duty builder.
 
 :func:`vigil.scoring.plan.plan_columns` computes rest windows, lead/lag, warm-up and
-zone timelines by array passes; :func:`~vigil.scoring.plan.plan_schedules` by the
-per-duty reference functions (:func:`vigil.scoring.rest.rest_windows`,
-:func:`vigil.scoring.grid.zone_timeline`, :func:`vigil.scoring.grid.warmup_start`).
+zone timelines by array passes; the reference builder (``tests/reference/plan_rows.py``)
+by per-duty functions (``tests/reference/rest_rows.py``,
+:func:`vigil.scoring.grid_rows.zone_timeline`, :func:`vigil.scoring.grid_rows.warmup_start`).
 Both must agree exactly, on a realistic month and on rosters drawn to hit every in-flight
 rest rule (odd minutes, every crew complement, cabin pattern, augmentation and given rest).
 """
@@ -17,6 +17,9 @@ import numpy as np
 import pytest
 from tests.roster.helpers import HEADER_34, row34
 
+from reference import grid_rows
+from reference.plan_rows import plan_schedules as plan_rows
+from reference.rest_rows import rest_windows as reference_rest_windows
 from vigil.domain import DutyType
 from vigil.model import PRESETS
 from vigil.model.sleep import DEFAULT_SLEEP
@@ -25,8 +28,7 @@ from vigil.roster.synthetic import generate_airline_roster
 from vigil.scoring import grid
 from vigil.scoring.plan import CrewPlan, plan_columns, plan_schedules
 from vigil.scoring.predict import horizons, predict_sleep
-from vigil.scoring.rest import rest_windows
-from vigil.scoring.rest_arrays import split_breaks, split_duties
+from vigil.scoring.rest import rest_windows, split_breaks, split_duties
 from vigil.scoring.sleep_given import given_sleep
 from vigil.scoring.zones import VECTOR_MIN_CREW, crew_zone_timelines
 
@@ -110,8 +112,8 @@ def _assert_same(a: CrewPlan, b: CrewPlan) -> None:
         end = horizons(plan)
         ptr, time, offset = crew_zone_timelines(plan, start, end)
         for i, schedule in enumerate(plan.schedules(np.arange(plan.n_crew))):
-            spans = grid.location_spans(schedule, plan.warmup[i])
-            expected = grid.zone_timeline(spans, float(end[i]))
+            spans = grid_rows.location_spans(schedule, plan.warmup[i])
+            expected = grid_rows.zone_timeline(spans, float(end[i]))
             got = list(zip(time[ptr[i] : ptr[i + 1]], offset[ptr[i] : ptr[i + 1]], strict=True))
             assert got == expected
 
@@ -124,9 +126,10 @@ def test_plan_of_drawn_rosters_matches_duty_objects(preset: str) -> None:
     assert parsed.columns.n_duties > 600 and inflight.sum() > 300  # enough rules hit
     params = PRESETS[preset]
     from_columns = plan_columns(parsed.columns, params, DEFAULT_SLEEP)
-    from_objects = plan_schedules(parsed.schedules, params, DEFAULT_SLEEP)
+    from_objects = plan_rows(parsed.schedules, params, DEFAULT_SLEEP)
     assert from_columns.rest_ptr[-1] > 200  # many duties have own rest
     _assert_same(from_columns, from_objects)
+    _assert_same(plan_schedules(parsed.schedules, params, DEFAULT_SLEEP), from_objects)
 
 
 def test_zone_timelines_of_a_few_crew_equal_those_of_many() -> None:
@@ -156,7 +159,7 @@ def test_zone_timelines_of_a_request_match_the_reference(
     start: datetime, years: int, dst: bool
 ) -> None:
     """Below :data:`VECTOR_MIN_CREW` (a request's path) each crew member's timeline equals
-    :func:`grid.zone_timeline` of its location spans, across DST changes and a New Year."""
+    :func:`grid_rows.zone_timeline` of its location spans, across DST changes and a New Year."""
     parsed = parse_request_columnar(_drawn_roster(seed=5, crew=12, start=start), "dmy")
     plan = plan_schedules(parsed.schedules, PRESETS["ingre2014_5c"], DEFAULT_SLEEP)
     assert 0 < plan.n_crew < VECTOR_MIN_CREW
@@ -165,8 +168,8 @@ def test_zone_timelines_of_a_request_match_the_reference(
     ptr, time, offset = crew_zone_timelines(plan, begin, end)
     dst_changes = 0
     for i, schedule in enumerate(parsed.schedules):
-        spans = grid.location_spans(schedule, plan.warmup[i])
-        expected = grid.zone_timeline(spans, float(end[i]))
+        spans = grid_rows.location_spans(schedule, plan.warmup[i])
+        expected = grid_rows.zone_timeline(spans, float(end[i]))
         rows = slice(ptr[i], ptr[i + 1])
         got = list(zip(time[rows].tolist(), offset[rows].tolist(), strict=True))
         assert got == expected
@@ -181,7 +184,7 @@ def test_plan_of_an_airline_month_matches_duty_objects() -> None:
     params = PRESETS["ingre2014_5c"]
     _assert_same(
         plan_columns(parsed.columns, params, DEFAULT_SLEEP),
-        plan_schedules(parsed.schedules, params, DEFAULT_SLEEP),
+        plan_rows(parsed.schedules, params, DEFAULT_SLEEP),
     )
 
 
@@ -209,7 +212,8 @@ def test_given_sleep_from_the_plan_matches_duty_objects() -> None:
     crew = np.arange(plan.n_crew)
     got = given_sleep(plan, crew, params).episodes()
     expected = [
-        grid.given_sleep_episodes(s, plan.warmup[i], params) for i, s in enumerate(given.schedules)
+        grid_rows.given_sleep_episodes(s, plan.warmup[i], params)
+        for i, s in enumerate(given.schedules)
     ]
     assert got == expected
     assert any(e.kind == "inflight" for episodes in got for e in episodes)
@@ -227,7 +231,7 @@ def test_split_breaks_match_rest_windows(seed: int) -> None:
     us = timedelta(microseconds=1)
     rules = set()
     for k, duty in enumerate(columns.duties(split)):
-        expected = rest_windows(duty, PRESETS["ingre2014_5c"], DEFAULT_SLEEP)
+        expected = reference_rest_windows(duty, PRESETS["ingre2014_5c"], DEFAULT_SLEEP)
         assert bool(breaks.present[k]) == bool(expected)
         if not expected:
             continue
@@ -243,3 +247,24 @@ def test_split_breaks_match_rest_windows(seed: int) -> None:
         assert breaks.quality[k] == window.quality
         rules.add((window.quality, window.hours >= DEFAULT_SLEEP.split_accommodation_hours))
     assert {(0.9, True), (0.9, False), (0.75, False), (0.0, False)} <= rules
+
+
+@pytest.mark.parametrize("seed", [1, 4])
+def test_one_duty_rest_windows_match_the_reference(seed: int) -> None:
+    """:func:`vigil.scoring.rest.rest_windows` (the column passes on one duty, for pages
+    and the planner) equals the per-duty reference on every drawn duty, windows or none."""
+    parsed = parse_request_columnar(_drawn_roster(seed=seed, crew=40), "dmy")
+    params = PRESETS["ingre2014_5c"]
+    kinds: set[str] = set()
+    for schedule in parsed.schedules:
+        for duty in schedule.duties:
+            got = rest_windows(duty, params, DEFAULT_SLEEP)
+            expected = reference_rest_windows(duty, params, DEFAULT_SLEEP)
+            assert [_fields(w) for w in got] == [_fields(w) for w in expected]
+            kinds.update(w.kind for w in got)
+    assert kinds == {"inflight", "split"}
+
+
+def _fields(window: object) -> tuple[object, ...]:
+    names = ("start", "end", "kind", "quality", "sleep_start", "sleep_end")
+    return tuple(getattr(window, name) for name in names)

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from reference import grid_rows
 from vigil import tz
 from vigil.domain import (
     Activity,
@@ -27,10 +28,10 @@ from vigil.domain import (
     SleepClass,
 )
 from vigil.model import DEFAULT, CrewTimeline, simulate
-from vigil.model.sleep import body_clock_offset
+from vigil.model.sleep import DEFAULT_SLEEP, body_clock_offset
 from vigil.scoring import grid
 from vigil.scoring.grid import SleepEpisode, epoch_hours
-from vigil.scoring.predict import predict_sleep, prediction_horizon
+from vigil.scoring.predict import predict_sleep
 from vigil.scoring.rest import rest_windows
 
 LHR, SIN, LAX, CDG = (tz.airport(c) for c in ("LHR", "SIN", "LAX", "CDG"))
@@ -62,10 +63,15 @@ def _between(episodes: list[SleepEpisode], a: float, b: float) -> list[SleepEpis
     return [e for e in episodes if e.start >= a and e.end <= b]
 
 
+def prediction_horizon(schedule: Schedule) -> float:
+    """End of prediction [epoch h]: the last off duty + 24 h (covers the last duty fully)."""
+    return epoch_hours(max(d.off_duty for d in schedule.duties)) + DEFAULT_SLEEP.horizon_after_last
+
+
 def _check_invariants(schedule: Schedule, episodes: list[SleepEpisode]) -> None:
     """Sorted, non-overlapping, inside [warm-up start, last off + 24 h], never in a duty
     or an awake activity except in the person's own rest windows (ref §4.1, §5, §7)."""
-    t0 = epoch_hours(grid.warmup_start(schedule))
+    t0 = epoch_hours(grid_rows.warmup_start(schedule))
     t1 = prediction_horizon(schedule)
     eps = 1e-6
     for a, b in zip(episodes, episodes[1:], strict=False):
@@ -93,7 +99,7 @@ def test_warmup_days_off_give_habitual_night() -> None:
     """Ref §4.2 calibration / §4.3.5 / §9.4: days off at home settle on 22:51-06:56 (8.1 h)."""
     duty = _duty(_at(10, 9), _at(10, 17))
     episodes = _predict(duty)
-    assert episodes[0].start >= epoch_hours(grid.warmup_start(Schedule("P1", (duty,))))
+    assert episodes[0].start >= epoch_hours(grid_rows.warmup_start(Schedule("P1", (duty,))))
     nights = _between(episodes, _h(7, 0), _h(10, 7))
     assert len(nights) == 3
     for e in nights:
@@ -145,9 +151,11 @@ def _layover(dest: Airport, out_on: datetime, back_on: datetime, block: float) -
 
 
 def _body_midpoints(schedule: Schedule, episodes: list[SleepEpisode]) -> np.ndarray:
-    start = grid.warmup_start(schedule)
+    start = grid_rows.warmup_start(schedule)
     t0 = epoch_hours(start)
-    zones = grid.zone_timeline(grid.location_spans(schedule, start), prediction_horizon(schedule))
+    zones = grid_rows.zone_timeline(
+        grid_rows.location_spans(schedule, start), prediction_horizon(schedule)
+    )
     zt, zo = zip(*zones, strict=True)
     mids = np.array([(e.start + e.end) / 2 for e in episodes])
     return (mids + body_clock_offset(mids, t0, 0.0, zt, zo)) % 24.0
@@ -184,8 +192,10 @@ def test_long_haul_layover_sleep_follows_body_clock(
     assert away[-1] < away[0] - 1.0  # the last layover sleep is nearer the local night
     # φ after the layover: moved toward the destination, not arrived (EASA: no adaptation
     # within 48 h), then back home by the roster's last week (ref §3 rates)
-    start = grid.warmup_start(schedule)
-    zones = grid.zone_timeline(grid.location_spans(schedule, start), prediction_horizon(schedule))
+    start = grid_rows.warmup_start(schedule)
+    zones = grid_rows.zone_timeline(
+        grid_rows.location_spans(schedule, start), prediction_horizon(schedule)
+    )
     zt, zo = zip(*zones, strict=True)
     phi = body_clock_offset([depart, _h(23, 0)], epoch_hours(start), 0.0, zt, zo)
     assert 0.5 < abs(phi[0]) < 4.5 and np.sign(phi[0]) == np.sign(local_offset)
@@ -200,9 +210,11 @@ def _sleep_at_off(sleep_class: SleepClass) -> tuple[float, float]:
     schedule = Schedule("P1", (duty,))
     episodes = predict_sleep([schedule])[0]
     inflight = [e for e in episodes if e.kind == "inflight"]
-    start = grid.warmup_start(schedule)
+    start = grid_rows.warmup_start(schedule)
     t0 = epoch_hours(start)
-    zones = grid.zone_timeline(grid.location_spans(schedule, start), prediction_horizon(schedule))
+    zones = grid_rows.zone_timeline(
+        grid_rows.location_spans(schedule, start), prediction_horizon(schedule)
+    )
     timeline = CrewTimeline(
         start=np.array([t0]),
         s_start=np.array([grid.S_AT_WAKING]),
@@ -211,7 +223,7 @@ def _sleep_at_off(sleep_class: SleepClass) -> tuple[float, float]:
         sleep_quality=np.array([[e.quality for e in episodes]]),
         zone_time=np.array([[z[0] for z in zones]]),
         zone_offset=np.array([[z[1] for z in zones]]),
-        phase_start=np.array([grid.zone_offset(grid.home_zone(schedule), t0)]),
+        phase_start=np.array([grid.zone_offset(grid_rows.home_zone(schedule), t0)]),
     )
     state = simulate(timeline, np.array([[epoch_hours(duty.off_duty)]]))
     return inflight[0].quality, float(state.homeostatic[0, 0])
@@ -344,9 +356,11 @@ def _schedules(draw: st.DrawFn) -> Schedule:
         end = draw(st.sampled_from(_AIRPORTS))
         crew = draw(st.sampled_from(list(CrewComposition)))
         rest: dict[str, object] = {}
-        if draw(st.booleans()):
-            r0 = t + length * draw(st.floats(0.0, 0.6))
-            rest["first_rest"] = Period(r0, r0 + length * draw(st.floats(0.05, 0.35)))
+        if draw(st.booleans()):  # RosterData times are whole minutes (contract §3.1)
+            minutes = length // timedelta(minutes=1)
+            r0 = t + timedelta(minutes=round(minutes * draw(st.floats(0.0, 0.6))))
+            rest_length = round(minutes * draw(st.floats(0.05, 0.35)))
+            rest["first_rest"] = Period(r0, r0 + timedelta(minutes=rest_length))
         duties.append(
             _duty(
                 t,

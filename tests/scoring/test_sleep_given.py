@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta, timezone
 import numpy as np
 import pytest
 
+from reference import grid_rows
 from vigil.scoring import grid
 from vigil.scoring.sleep_given import _containing, _microseconds, _until
 
@@ -15,7 +16,7 @@ _T0 = datetime(2026, 3, 1, tzinfo=UTC)
 
 def test_containing_matches_datetime_arithmetic_to_the_microsecond() -> None:
     """Odd-microsecond sleeps whose overlap is within a microsecond of half their length
-    (where ``timedelta / 2`` rounds half to even) are classified as ``grid.containing``."""
+    (where ``timedelta / 2`` rounds half to even) are classified as ``grid_rows.containing``."""
     rng = np.random.default_rng(5)
     on = [_T0 + timedelta(hours=10 * k) for k in range(6)]
     off = [t + timedelta(hours=4) for t in on]
@@ -27,7 +28,7 @@ def test_containing_matches_datetime_arithmetic_to_the_microsecond() -> None:
         start = off[k] - half if rng.random() < 0.5 else on[k] + half - length
         starts.append(start)
         ends.append(start + length)
-    expected = [grid.containing(on, off, s, e) for s, e in zip(starts, ends, strict=True)]
+    expected = [grid_rows.containing(on, off, s, e) for s, e in zip(starts, ends, strict=True)]
     got = _containing(
         _microseconds(on),
         _microseconds(off),

@@ -7,10 +7,10 @@ the database layer or another command's dependencies (``--help`` ≤ 0.3 s).
 The one-line summaries that ``vigil --help`` lists are kept here for that reason;
 ``tests/cli/test_lazy.py`` pins them to each command's own docstring.
 
-Layer 10 of docs/architecture.md. May import: ``auth``, ``config``, ``datadir``, ``domain``,
-``fleet``, ``gc_pause``, ``model``, ``optimise``, ``planner``, ``plot_text``, ``results``,
-``roster``, ``scoring``, ``settings``, ``store``, ``validation``, ``web``, ``worker``; never
-a package of its own layer or above.
+Layer 10 of docs/architecture.md. May import: ``auth``, ``config``, ``contract``,
+``datadir``, ``domain``, ``fleet``, ``gc_pause``, ``model``, ``optimise``, ``planner``,
+``plot_text``, ``results``, ``roster``, ``scoring``, ``settings``, ``store``, ``validation``,
+``web``, ``worker``; never a package of its own layer or above.
 """
 
 from __future__ import annotations

@@ -10,7 +10,8 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from vigil.domain import DateFormat, Schedule
+from vigil.domain import DateFormat
+from vigil.roster.arrays import DutyColumns
 from vigil.scoring.service import ScoreReport, iso
 
 #: A cell starting with one of these is read as a formula by spreadsheets (CSV injection).
@@ -85,12 +86,12 @@ def write_report(
     report: ScoreReport,
     path: Path,
     per: str | None = None,
-    schedules: Callable[[], Sequence[Schedule]] = tuple,
+    columns: Callable[[], DutyColumns | None] = lambda: None,
 ) -> None:
     """Write ``path`` (``.json`` or ``.csv``) with one row ``per`` interval, duty or
     schedule (:mod:`vigil.cli._tables`). Defaults: per duty for CSV; for JSON the contract
-    §4 envelope (per interval, as the API answers). ``schedules`` gives the parsed
-    schedules, called only for the per-duty table (routes and time zones)."""
+    §4 envelope (per interval, as the API answers). ``columns`` gives the parsed roster's
+    duty columns, called only for the per-duty table (routes and time zones)."""
     from vigil.cli import _tables
 
     csv = path.suffix.lower() == ".csv"
@@ -99,7 +100,7 @@ def write_report(
             out.writelines(report.stream_json())
         return
     chosen = _tables.Per(per or _tables.Per.DUTY)
-    listed = schedules() if chosen is _tables.Per.DUTY else ()
+    listed = columns() if chosen is _tables.Per.DUTY else None
     _tables.write(_tables.table(report, chosen, listed), str(path), csv=csv)
 
 

@@ -6,9 +6,10 @@ rosters scored through the service's own path. Exit status: 0 every row passes o
 as ``KNOWN_FAILURES`` expects, 1 otherwise.
 
 ``vigil report roster ROSTER.csv --out march.xlsx`` scores a roster the way an upload is
-scored (:func:`vigil.worker.run.score_roster`, all six scales, risk on), summarises it
-(:mod:`vigil.fleet`) and writes the CSV (per duty), XLSX workbook, PDF report or summary
-JSON chosen by the ``--out`` suffix, exactly as the console's roster page exports them.
+scored (all six scales, risk on, under the operator's scoring context), builds the
+fleet's per-duty table straight from the scores and summarises it (:mod:`vigil.fleet`),
+and writes the CSV (per duty), XLSX workbook, PDF report or summary JSON chosen by the
+``--out`` suffix, exactly as the console's roster page exports them.
 ``--operator NAME`` scores and reports under that operator's current settings
 (parameters, airports, blank-cell defaults, default scale, warning levels and risk bands),
 as an upload of that operator would be; without it, the built-in defaults.
@@ -16,16 +17,16 @@ as an upload of that operator would be; without it, the built-in defaults.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from vigil.cli._identity import DatabaseUrlOption
 
 if TYPE_CHECKING:
-    from vigil.fleet.stored import StoredSummary
-    from vigil.results.compact import StoredScores
+    from vigil.fleet.table import DutyTable
     from vigil.scoring.service import ScoreReport
     from vigil.store.operator_settings import SettingsVersion
 
@@ -143,7 +144,6 @@ def roster_command(
     database_url: Annotated[str | None, DatabaseUrlOption] = None,
 ) -> None:
     """Score ROSTER and write its fleet report (CSV, XLSX, PDF or the summary JSON)."""
-    from vigil.fleet.stored import load
     from vigil.scoring.service import ScoringError, resolve_scale
 
     suffix = out.suffix.lower()
@@ -162,11 +162,9 @@ def roster_command(
         text = roster.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise typer.BadParameter(f"cannot read {roster}: {exc}", param_hint="ROSTER") from exc
-    scored, stored, raw = _score(text, date_format, code, found)
-    summary = load(raw)
-    assert summary is not None
-    _write(out, summary, stored, code, airports, name or roster.stem)
-    counts = summary.summary["counts"]
+    scored, report = _score(text, date_format, code, found)
+    _write(out, report, scored, airports, name or roster.stem)
+    counts = report.summary["counts"]
     typer.echo(
         f"wrote {out}: {counts['schedules']} schedules, {counts['duties']} duties"
         + (f", {len(scored.errors)} rows with errors" if scored.errors else "")
@@ -175,15 +173,17 @@ def roster_command(
 
 def _score(
     text: str, date_format: str, code: str, found: SettingsVersion | None
-) -> tuple[ScoreReport, StoredScores, bytes]:
-    """The roster scored under the operator's settings (or the defaults), its results as
-    the store reads them back (float32, built in memory) and its summary."""
+) -> tuple[ScoreReport, RosterReport]:
+    """The roster scored under the operator's settings (or the defaults), and its fleet
+    report built straight from the scores (:func:`vigil.fleet.table.results_table`): the
+    figures the console's roster page shows for the same roster, with no stored form."""
     from vigil.domain import DateFormat
-    from vigil.fleet.stored import build
+    from vigil.fleet.summary import schedule_rows, summarise
+    from vigil.fleet.table import results_facts, results_table
     from vigil.fleet.thresholds import DEFAULT_THRESHOLDS, Thresholds
-    from vigil.results.compact import StoredScores
+    from vigil.results.routes import route_facts_of_columns
     from vigil.scoring.context import DEFAULT_CONTEXT
-    from vigil.scoring.service import SCALE_CODES, score
+    from vigil.scoring.service import SCALE_CODES, score_parsed
 
     context = found.context() if found else DEFAULT_CONTEXT
     request = context.request(
@@ -193,66 +193,75 @@ def _score(
         risk=True,
         extra_scales=tuple(s for s in SCALE_CODES if s != code),
     )
-    scored = score(request)
-    stored = StoredScores.of_results(scored.schedules, SCALE_CODES)
-    raw = build(
-        stored,
-        roster_text=text,
-        date_format=date_format,
-        sleep_json="[]",
-        activity_text="",
-        scale=code,
-        model_version=scored.model_version,
-        thresholds=(
-            Thresholds.from_settings(found.settings, found.version) if found else DEFAULT_THRESHOLDS
-        ),
+    parsed = context.parse(text, DateFormat(date_format))
+    scored = score_parsed(request, parsed)
+    entries = [(r.reference, len(r.duties)) for r in scored.schedules]
+    facts = results_facts(scored.schedules, route_facts_of_columns(entries, parsed.columns))
+    limits = (
+        Thresholds.from_settings(found.settings, found.version) if found else DEFAULT_THRESHOLDS
     )
-    return scored, stored, raw
+    table = results_table(
+        scored.schedules, facts, code, level=limits.level(code), bands=limits.bands
+    )
+    rows = schedule_rows(table)
+    return scored, RosterReport(table, summarise(table, rows), rows)
 
 
-def _write(
-    out: Path, summary: StoredSummary, stored: StoredScores, code: str, airports: str, name: str
-) -> None:
+@dataclass(frozen=True, slots=True)
+class RosterReport:
+    """A roster's fleet report: its per-duty table, dashboard figures and schedule rows."""
+
+    table: DutyTable
+    summary: dict[str, Any]
+    schedules: dict[str, list[Any]]
+
+
+def _write(out: Path, report: RosterReport, scored: ScoreReport, airports: str, name: str) -> None:
     """The report file ``out`` in the format its suffix names."""
     import json
 
     from vigil.fleet.export_csv import duty_csv
     from vigil.fleet.export_pdf import roster_pdf
     from vigil.fleet.export_xlsx import roster_xlsx
+    from vigil.results.compact import StoredScores
+    from vigil.scoring.service import SCALE_CODES
 
     suffix = out.suffix.lower()
-    table = summary.table(stored, code)
+    model_version = scored.model_version
+    preset = model_version.partition("+")[2]
     if suffix == ".csv":
-        out.write_bytes(b"".join(duty_csv(table, airports)))
+        out.write_bytes(b"".join(duty_csv(report.table, airports)))
     elif suffix == ".xlsx":
         out.write_bytes(
             roster_xlsx(
-                table,
-                summary.summary,
-                summary.schedules,
-                model_version=summary.model_version,
-                preset=summary.preset,
+                report.table,
+                report.summary,
+                report.schedules,
+                model_version=model_version,
+                preset=preset,
                 airport_style=airports,
             )
         )
     elif suffix == ".pdf":
+        # the charts read each schedule's interval scores from the score matrix
+        matrix = StoredScores.of_results(scored.schedules, SCALE_CODES)
         out.write_bytes(
             roster_pdf(
-                table,
-                stored,
-                summary.summary,
-                summary.schedules,
+                report.table,
+                matrix,
+                report.summary,
+                report.schedules,
                 roster_name=name,
-                model_version=summary.model_version,
-                preset=summary.preset,
+                model_version=model_version,
+                preset=preset,
             )
         )
     else:
         body = {
-            "modelVersion": summary.model_version,
-            "preset": summary.preset,
-            "summary": summary.summary,
-            "schedules": summary.schedules,
+            "modelVersion": model_version,
+            "preset": preset,
+            "summary": report.summary,
+            "schedules": report.schedules,
         }
         out.write_text(json.dumps(body, ensure_ascii=False), encoding="utf-8")
 

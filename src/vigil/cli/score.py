@@ -194,7 +194,7 @@ def _write(
 
     if out is not None:
         per_rows = per.lower() if per else None
-        _output.write_report(report, out, per_rows, lambda: parsed.schedules)
+        _output.write_report(report, out, per_rows, lambda: parsed.columns)
     if plot is not None:
         from vigil.cli import _plot
 

@@ -32,7 +32,7 @@ from vigil.fleet.table import (
     RosterFacts,
     RouteFacts,
     duty_table,
-    roster_facts,
+    route_facts_of_columns,
     with_offsets,
 )
 from vigil.fleet.thresholds import DEFAULT_THRESHOLDS, Thresholds
@@ -104,7 +104,8 @@ def build(
             sleep_data=json.loads(sleep_json or "[]"),
             activity_text=activity_text,
         )
-        facts = roster_facts(stored, parsed.schedules)
+        entries = ((entry.reference, len(entry.duties)) for entry in stored.schedules)
+        facts = with_offsets(stored, route_facts_of_columns(entries, parsed.columns))
         del parsed
     table = duty_table(stored, facts, scale, level=thresholds.level(scale), bands=thresholds.bands)
     rows = schedule_rows(table)

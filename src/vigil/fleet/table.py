@@ -1,10 +1,15 @@
-"""One row per duty of a scored roster, columnar: the stored scores joined to the roster.
+"""One row per duty of a scored roster, columnar: the scores joined to the roster.
 
-The stored result (:mod:`vigil.results.compact`) holds every duty's report/off instants,
-its rows of the interval-score matrix and its risk; the roster text holds what a person
-reads a duty by (route, sectors, Fleet, Rank, home base). :func:`duty_table` joins the two
-once (vectorised over the score matrix), so the summary, the exports and the charts never
-re-score anything.
+The one per-duty table of every user-facing surface: the dashboard and its exports, the
+charts, ``vigil report roster`` and ``vigil score --per duty|schedule``. The scores give
+every duty's report/off instants, its interval scores, its own rest and its risk; the
+roster text gives what a person reads a duty by (route, sectors, Fleet, Rank, home base).
+One builder joins the two (vectorised over the interval scores), from either source:
+:func:`duty_table` from stored results (:mod:`vigil.results.compact`), so the summary,
+the exports and the charts never re-score anything, and :func:`results_table` from a
+scoring run's results, with no stored form in between. Both count time at or above the
+warning level the same way (:func:`vigil.model.warning_level`, or the operator's level,
+to the stored precision).
 
 Per-duty summaries (peak, mean, top of descent, time at or above the warning level) count
 only the intervals at work: the stored duties' rest runs give the mask
@@ -35,9 +40,10 @@ from vigil import tz
 from vigil.contract import INTERVAL_SECONDS
 from vigil.domain import Schedule
 from vigil.model import EARLY, NIGHT, classify_duty, warning_level
-from vigil.results.compact import StoredScores
+from vigil.results.compact import IndexedDuty, IndexedSchedule, StoredScores
 from vigil.results.routes import Airports, RouteFacts, route_facts, route_facts_of_columns
 from vigil.scoring.controls import duty_summaries, mask_from_ranges
+from vigil.scoring.report import ScheduleResult
 from vigil.settings.bands import RISK_BANDS, RiskBand
 
 __all__ = [
@@ -47,6 +53,8 @@ __all__ = [
     "RosterFacts",
     "RouteFacts",
     "duty_table",
+    "results_facts",
+    "results_table",
     "roster_facts",
     "route_facts",
     "route_facts_of_columns",
@@ -102,6 +110,9 @@ class DutyTable:
     working_minutes: FloatArray  #: minutes at work (own in-flight rest left out)
     tod: FloatArray  #: top of descent: highest score at work in the duty's last hour
     rest_before_h: FloatArray  #: hours since the schedule's previous duty went off (NaN: first)
+    intervals: IntArray  #: 15-min score intervals (contract §4)
+    rest_intervals: IntArray  #: of them, the crew member's own rest (not at work)
+    peak_at_s: IntArray  #: start of the peak's interval [s since the epoch]; on duty if none
     bands: tuple[RiskBand, ...] = RISK_BANDS  #: the risk bands in force (:mod:`.thresholds`)
 
     def __len__(self) -> int:
@@ -137,7 +148,9 @@ def _kinds(on_s: IntArray, off_s: IntArray, home_offset: IntArray) -> IntArray:
     return np.where(model == NIGHT, _NIGHT, out).astype(np.int64)
 
 
-def _duty_values(column: npt.NDArray[np.float32], starts: IntArray, counts: IntArray) -> FloatArray:
+def _duty_values(
+    column: npt.NDArray[np.floating], starts: IntArray, counts: IntArray
+) -> FloatArray:
     """Each duty's rows of a stored score column, back to back in duty order (float64)."""
     total = int(counts.sum())
     if total == column.shape[0]:
@@ -199,12 +212,43 @@ class RosterFacts:
 def with_offsets(stored: StoredScores, routes: RouteFacts) -> RosterFacts:
     """:class:`RosterFacts` from ``routes`` of the same stored schedules: the local
     offsets at report and off duty (start, end and home-base airports) and the rows."""
-    counts = [len(entry.duties) for entry in stored.schedules]
+    return _with_offsets(stored.schedules, routes)
+
+
+def results_facts(results: Sequence[ScheduleResult], routes: RouteFacts) -> RosterFacts:
+    """:func:`with_offsets` for a scoring run's results (``routes`` of its schedules)."""
+    return _with_offsets(_index(results), routes)
+
+
+def _index(results: Sequence[ScheduleResult]) -> list[IndexedSchedule]:
+    """Results as the stored index reads them: instants, rows, risk and own rest."""
+    return [
+        IndexedSchedule(
+            r.reference,
+            sum(d.interval_count for d in r.duties),
+            tuple(
+                IndexedDuty(
+                    int(d.on_duty.timestamp()),
+                    int(d.off_duty.timestamp()),
+                    d.first_interval,
+                    d.interval_count,
+                    d.risk,
+                    d.rest,
+                )
+                for d in r.duties
+            ),
+        )
+        for r in results
+    ]
+
+
+def _with_offsets(schedules: Sequence[IndexedSchedule], routes: RouteFacts) -> RosterFacts:
+    counts = [len(entry.duties) for entry in schedules]
     if routes.duties != counts:
         raise ValueError("route facts do not match the stored schedules")
-    on = np.fromiter((d[0] for e in stored.schedules for d in e.duties), np.int64, sum(counts))
-    off = np.fromiter((d[1] for e in stored.schedules for d in e.duties), np.int64, sum(counts))
-    rows = [entry.interval_count for entry in stored.schedules]
+    on = np.fromiter((d[0] for e in schedules for d in e.duties), np.int64, sum(counts))
+    off = np.fromiter((d[1] for e in schedules for d in e.duties), np.int64, sum(counts))
+    rows = [entry.interval_count for entry in schedules]
     home = np.repeat(np.asarray(routes.home, dtype=np.int64), counts)
     zones = routes.airports.zone
     return RosterFacts(
@@ -277,9 +321,57 @@ def duty_table(
     ``level`` is the warning level time above warning counts from (default: KSS 7 mapped,
     :func:`vigil.model.warning_level`); ``bands`` the risk bands in force.
     """
-    column = stored.scales.index(scale)
+    column = stored.matrix[:, stored.scales.index(scale)]
+    return _table(stored.schedules, column, facts, scale, level, bands)
+
+
+def results_table(
+    results: Sequence[ScheduleResult],
+    facts: RosterFacts | None,
+    scale: str,
+    *,
+    level: float | None = None,
+    bands: tuple[RiskBand, ...] = RISK_BANDS,
+) -> DutyTable:
+    """:func:`duty_table` of a scoring run's results on ``scale`` (one of those scored),
+    with their ``facts`` (:func:`results_facts`): the same figures as once stored.
+
+    Without ``facts`` (a table of scores alone) routes are unknown (airport ``-1``) and
+    local offsets 0.
+    """
+    index = _index(results)
+    # the 3-decimal scores as float32, as the store keeps them (results.compact): means
+    # over a duty then agree with the stored table's to the last digit
+    column = (
+        np.concatenate([r.scores[scale] for r in results]).astype(np.float32)
+        if results
+        else np.zeros(0, dtype=np.float32)
+    )
+    return _table(index, column, facts or _no_facts(index), scale, level, bands)
+
+
+def _no_facts(schedules: Sequence[IndexedSchedule]) -> RosterFacts:
+    """Facts of schedules whose roster is not at hand: no airports, offsets 0."""
+    n = sum(len(s.duties) for s in schedules)
+    k = len(schedules)
+    return RosterFacts(
+        [""] * k, [""] * k, [-1] * k, Airports([], [], [], []),
+        [-1] * n, [-1] * n, [0] * n, [0] * n, [0] * n, [0] * n,
+    )  # fmt: skip
+
+
+def _table(
+    schedules: Sequence[IndexedSchedule],
+    column: npt.NDArray[np.floating],
+    facts: RosterFacts,
+    scale: str,
+    level: float | None,
+    bands: tuple[RiskBand, ...],
+) -> DutyTable:
+    """The one builder: every duty of ``schedules``, its scores in ``column`` (the
+    schedules' intervals back to back)."""
     level = warning_level(scale) if level is None else level
-    n = sum(len(s.duties) for s in stored.schedules)
+    n = sum(len(s.duties) for s in schedules)
     if len(facts.start) != n:
         raise ValueError("roster facts do not match the stored duties")
     sched = np.empty(n, dtype=np.int64)
@@ -289,7 +381,7 @@ def duty_table(
     runs_of: list[tuple[tuple[int, int], ...]] = []
     row = 0
     offset = 0
-    for i, entry in enumerate(stored.schedules):
+    for i, entry in enumerate(schedules):
         k = len(entry.duties)
         sched[row : row + k] = i
         number[row : row + k] = np.arange(1, k + 1)
@@ -301,7 +393,7 @@ def duty_table(
             row += 1
         offset += entry.interval_count
     on_s, off_s, starts, counts = flat[:, 0], flat[:, 1], flat[:, 2], flat[:, 3]
-    values = _duty_values(stored.matrix[:, column], starts, counts)
+    values = _duty_values(column, starts, counts)
     # interval lengths: 15 min, the last of each duty cut at off duty (contract §4)
     length = np.full(values.shape, float(INTERVAL_S))
     has = counts > 0
@@ -309,9 +401,11 @@ def duty_table(
     length[ends[has]] = (off_s - on_s - INTERVAL_S * (counts - 1))[has]
     # only the intervals at work count (vigil.scoring.controls); "at or above" to the
     # stored precision: scores are kept to 3 decimals (compact.py)
-    summary = duty_summaries(
-        values, counts, length, mask_from_ranges(counts, runs_of), level, LEVEL_TOLERANCE
-    )
+    working = mask_from_ranges(counts, runs_of)
+    summary = duty_summaries(values, counts, length, working, level, LEVEL_TOLERANCE)
+    first_row = np.cumsum(counts) - counts
+    at_work = np.bincount(np.repeat(np.arange(n), counts), weights=working, minlength=n)
+    peak_at = on_s + np.maximum(summary.peak_index - first_row, 0) * INTERVAL_S
     minutes = (off_s - on_s) / 60.0
     same = np.zeros(n, dtype=bool)
     same[1:] = sched[1:] == sched[:-1]
@@ -321,7 +415,7 @@ def duty_table(
     return DutyTable(
         scale=scale,
         level=level,
-        references=[s.reference for s in stored.schedules],
+        references=[s.reference for s in schedules],
         fleet=facts.fleet,
         rank=facts.rank,
         home=facts.home,
@@ -345,6 +439,9 @@ def duty_table(
         working_minutes=summary.working_minutes,
         tod=np.round(summary.tod, 3),
         rest_before_h=np.where(same, rest, np.nan),
+        intervals=counts.copy(),
+        rest_intervals=counts - at_work.astype(np.int64),
+        peak_at_s=np.where(summary.peak_index >= 0, peak_at, on_s),
         bands=bands,
     )
 

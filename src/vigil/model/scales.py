@@ -118,12 +118,14 @@ WARNING_KSS = 7.0
 
 
 def warning_level(scale: str, params: Parameters | None = None) -> float:
-    """The warning level of ``scale``: :data:`WARNING_KSS` through the scale's mapping.
+    """The warning level of ``scale`` (contract or extra): :data:`WARNING_KSS` through the
+    scale's mapping.
 
     Exact (unrounded), for comparisons; preset B's VD and PMR mappings give their own
     levels (default: preset A, ``vigil.model.parameters.DEFAULT``).
     """
-    value = SCALES[scale](np.asarray([WARNING_KSS]), params or DEFAULT)
+    mapping = SCALES[scale] if scale in SCALES else EXTRA_SCALES[scale]
+    value = mapping(np.asarray([WARNING_KSS]), params or DEFAULT)
     return float(value[0])
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from ._arrays import BoolArray, FloatArray, IntArray, as_2d
+from ._arrays import BoolArray, FloatArray, as_2d
 from ._kernels import Consts, inertia_amp, phase_at, phase_plan, s_sleep, s_wake, sleep_break, wrap
 from .parameters import DEFAULT, Parameters
 from .timeline import CrewTimeline as CrewTimeline
@@ -243,14 +243,6 @@ def _kernel(k: Consts, inp: Inputs, full: bool, out: Outputs) -> None:
         _crew(k, inp, i, i, 0, inp.samples.shape[1], full, out)
 
 
-@nb.njit(cache=True, parallel=True)
-def _kernel_flat(k: Consts, inp: Inputs, ptr: IntArray, out: Outputs) -> None:
-    """X of crew member ``i`` at ``inp.samples[0, ptr[i]:ptr[i + 1]]``, every ``i`` in a
-    ``prange``."""
-    for i in nb.prange(ptr.size - 1):
-        _crew(k, inp, i, 0, ptr[i], ptr[i + 1], False, out)
-
-
 def _prepare(timeline: CrewTimeline, sample_time: object) -> FloatArray:
     samples = as_2d(sample_time, "sample_time")
     if samples.shape[0] != timeline.n_crew:
@@ -374,41 +366,6 @@ def simulate_alertness(
     if params.slow_weight != 0.0:
         out_x += _slow_term(timeline, samples, params)
     return out_x
-
-
-def simulate_alertness_flat(
-    timeline: CrewTimeline, sample_time: FloatArray, ptr: IntArray, params: Parameters = DEFAULT
-) -> FloatArray:
-    """Alertness X at samples stored flat, ``(P,)`` [TPM units].
-
-    Crew member ``i``'s samples are ``sample_time[ptr[i]:ptr[i + 1]]`` (sorted ascending,
-    NaN allowed anywhere: those give NaN), so crews of very different lengths need no
-    padding to the longest. Same kernel and values as :func:`simulate_alertness` with each
-    crew member's samples as its row.
-    """
-    samples = np.ascontiguousarray(sample_time, dtype=np.float64).reshape(1, -1)
-    bounds = np.ascontiguousarray(ptr, dtype=np.int64)
-    if bounds.shape != (timeline.n_crew + 1,) or bounds[0] != 0 or bounds[-1] != samples.size:
-        raise ValueError(f"ptr must run from 0 to {samples.size} in {timeline.n_crew + 1} steps")
-    if np.any(np.diff(bounds) < 0):
-        raise ValueError("ptr must be non-decreasing")
-    out_x = np.empty(samples.shape)
-    dummy = np.empty((0, 0))
-    dummy_b = np.empty((0, 0), dtype=np.bool_)
-    inp = Inputs(timeline.start, timeline.s_start, timeline.phase_start, timeline.sleep_start,
-                 timeline.sleep_end, timeline.sleep_quality, timeline.zone_time,
-                 timeline.zone_offset, samples)  # fmt: skip
-    if params.alertness_model == "unified" or params.slow_weight != 0.0:
-        from .unified import debt_offset, unified_samples
-
-        ump = unified_samples(timeline, samples.reshape(-1, 1), bounds, params)
-        if params.alertness_model == "unified":
-            return ump.lapses.reshape(-1)
-    outs = Outputs(dummy, dummy, dummy, dummy, dummy, dummy_b, out_x)
-    _kernel_flat(params.kernel, inp, bounds, outs)
-    if params.slow_weight != 0.0:
-        out_x += debt_offset(ump.debt.reshape(1, -1), params)
-    return out_x.reshape(-1)
 
 
 @nb.njit(cache=True, parallel=True)

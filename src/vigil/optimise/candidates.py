@@ -95,8 +95,7 @@ def parse_candidates(engine: Engine, text: str, date_format: str = "dmy") -> Par
         blank_defaults=engine.blank_defaults,
     )
     errors.extend(sc.format_error(e) for e in parsed.errors)
-    found = parsed.columns.references if parsed.columns is not None else parsed.schedules
-    if not found:
+    if not parsed.columns.references:
         return ParsedCandidates((), None, None, tuple(_by_row(errors)))
     plan = sc.plan_parsed(parsed, engine.params)
     pool = engine.pool(plan, end_weights(parsed, engine.costs))

@@ -633,14 +633,9 @@ class Engine:
 
 def end_weights(parsed: sc.ParsedRoster, costs: CostSettings) -> FloatArray:
     """Category weight of each planned duty's end airport (duty order of the plan)."""
-    if parsed.columns is not None:
-        cols = parsed.columns
-        per_airport = [costs.landing_weight(_codes(a)) for a in cols.airports]
-        return np.array(per_airport or [1.0])[cols.end_airport].astype(np.float64)
-    return np.array(
-        [costs.landing_weight(_codes(d.end_airport)) for s in parsed.schedules for d in s.duties],
-        dtype=np.float64,
-    )
+    cols = parsed.columns
+    per_airport = [costs.landing_weight(_codes(a)) for a in cols.airports]
+    return np.array(per_airport or [1.0])[cols.end_airport].astype(np.float64)
 
 
 def _codes(airport: object) -> frozenset[str]:

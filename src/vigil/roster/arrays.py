@@ -15,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime, timedelta
 from enum import IntEnum
+from itertools import accumulate
+from operator import attrgetter
 
 import numpy as np
 import numpy.typing as npt
@@ -114,6 +116,50 @@ class DutyColumns:
                 picked[f.name] = value[..., duty]
         return replace(self, **picked)  # type: ignore[arg-type]
 
+    @classmethod
+    def from_schedules(cls, schedules: Sequence[Schedule]) -> DutyColumns:
+        """The columns of domain-object schedules: the inverse of :meth:`schedules`.
+
+        The row reader's rosters and schedules built in code (the planner's candidates)
+        reach the one planning path (:func:`vigil.scoring.plan.plan_columns`) through
+        this view. Every instant must be a whole minute (contract §3.1 times are).
+
+        Raises
+        ------
+        ValueError
+            For an instant with seconds, or a schedule without duties.
+        """
+        for schedule in schedules:
+            if not schedule.duties:
+                raise ValueError(f"schedule {schedule.reference!r} has no duties")
+        duties = [d for s in schedules for d in s.duties]
+        n = len(duties)
+        ints = np.array([_INT_CELLS(d) for d in duties], dtype=np.int64).reshape(
+            n, len(_INT_FIELDS)
+        )
+        minutes, periods = _instants_of(duties)
+        airports: dict[Airport, int] = {}
+        home_bases: dict[tuple[Airport, ...], int] = {}
+        places = _places_of(duties, airports, home_bases)
+        return cls(
+            references=tuple(s.reference for s in schedules),
+            offsets=np.array([0, *accumulate(len(s.duties) for s in schedules)], dtype=np.int64),
+            on_duty=minutes[:, 0].copy(),
+            off_duty=minutes[:, 1].copy(),
+            start_airport=places[:, 0].copy(),
+            end_airport=places[:, 1].copy(),
+            home_base=places[:, 2].copy(),
+            period_start=periods[0].copy(),
+            period_end=periods[1].copy(),
+            split_shift=np.array([0 if d.split_shift else 1 for d in duties], dtype=np.int64),
+            workload=np.array([d.workload for d in duties], dtype=np.float64),
+            fleet=tuple(d.fleet for d in duties),
+            rank=tuple(d.rank for d in duties),
+            airports=tuple(airports),
+            home_bases=tuple(home_bases),
+            **{name: ints[:, k].copy() for k, name in enumerate(_INT_FIELDS)},
+        )
+
     def schedules(
         self,
         sleep: Mapping[str, Sequence[SleepRecord]] | None = None,
@@ -196,6 +242,65 @@ class DutyColumns:
             self.cabin_crew_sleep_pattern.tolist(),
         )
         return [Duty(*fields) for fields in zip(*columns, strict=True)]
+
+
+#: whole-number fields of :class:`~vigil.domain.Duty` stored as they are (enums as codes)
+_INT_FIELDS = (
+    "row",
+    "time_reference",
+    "sectors",
+    "crew_composition",
+    "sleep_count",
+    "sleep_order",
+    "sleep_class",
+    "duty_type",
+    "crew_prep_minutes",
+    "commute_minutes",
+    "cabin_crew_sleep_pattern",
+)
+_INT_CELLS = attrgetter(*_INT_FIELDS)
+_PERIODS_OF = attrgetter(*PERIODS)
+
+
+def _instants_of(duties: Sequence[Duty]) -> tuple[IntArray, IntArray]:
+    """On/off duty ``(n, 2)`` and period start/end ``(2, 3, n)`` [min since epoch]."""
+    n = len(duties)
+    minutes = np.array(
+        [[_minute(t) for t in (d.on_duty, d.off_duty)] for d in duties], dtype=np.int64
+    ).reshape(n, 2)
+    periods = np.full((2, 3, n), NO_TIME, dtype=np.int64)
+    for k, duty in enumerate(duties):
+        for p, period in enumerate(_PERIODS_OF(duty)):
+            if period is not None:
+                periods[0, p, k] = _minute(period.start)
+                periods[1, p, k] = _minute(period.end)
+    return minutes, periods
+
+
+def _places_of(
+    duties: Sequence[Duty],
+    airports: dict[Airport, int],
+    home_bases: dict[tuple[Airport, ...], int],
+) -> IntArray:
+    """Start airport, end airport and HomeBase list of each duty ``(n, 3)``, as indices
+    into ``airports``/``home_bases`` (filled in order of first use)."""
+    rows = [
+        (
+            airports.setdefault(d.start_airport, len(airports)),
+            airports.setdefault(d.end_airport, len(airports)),
+            home_bases.setdefault(d.home_base, len(home_bases)),
+        )
+        for d in duties
+    ]
+    return np.array(rows, dtype=np.int64).reshape(len(duties), 3)
+
+
+def _minute(instant: datetime) -> int:
+    """An aware instant → whole minutes since 1970-01-01 UTC."""
+    since = instant - _EPOCH
+    if since.microseconds or since.seconds % 60:
+        raise ValueError(f"{instant.isoformat()} is not a whole minute")
+    return since.days * 1440 + since.seconds // 60
 
 
 def _objects(values: Sequence[object]) -> npt.NDArray[np.object_]:

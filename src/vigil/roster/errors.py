@@ -143,10 +143,6 @@ class RowError:
             return f"ActivityData:{self.row}"
         return str(self.row)
 
-    @property
-    def sort_key(self) -> tuple[int, int]:
-        return (int(self.source), self.row)
-
     def __str__(self) -> str:
         return format_error(self)
 

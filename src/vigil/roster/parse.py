@@ -133,9 +133,9 @@ class ParsedRoster:
         Every non-blank Reference in RosterData, in order of first appearance.
     rows : int
         Data rows read from RosterData (blank lines and the header not counted).
-    columns : DutyColumns or None
-        The duties of :attr:`schedules` as arrays; ``None`` from the row
-        reader (:func:`parse_request_rows`).
+    columns : DutyColumns
+        The duties of :attr:`schedules` as arrays, whichever reader read them (the row
+        reader's through :meth:`DutyColumns.from_schedules`): what scoring plans from.
     schedules : tuple of Schedule
         Schedules without any error, in order of first appearance in RosterData; each
         with its duties in chronological order and its given sleep and activities.
@@ -145,7 +145,7 @@ class ParsedRoster:
     errors: tuple[RowError, ...]
     references: tuple[str, ...] = ()
     rows: int = 0
-    columns: DutyColumns | None = None
+    columns: DutyColumns = field(default_factory=lambda: DutyColumns.from_schedules(()))
     row_schedules: tuple[Schedule, ...] | None = field(default=None, repr=False)
     sleep: Mapping[str, Sequence[SleepRecord]] = field(default_factory=dict, repr=False)
     activities: Mapping[str, Sequence[Activity]] = field(default_factory=dict, repr=False)
@@ -154,8 +154,6 @@ class ParsedRoster:
     def schedules(self) -> tuple[Schedule, ...]:
         if self.row_schedules is not None:
             return self.row_schedules
-        if self.columns is None:
-            return ()
         return self.columns.schedules(self.sleep, self.activities)
 
     @property
@@ -165,16 +163,12 @@ class ParsedRoster:
     @property
     def duty_count(self) -> int:
         """Duties in the schedules without errors."""
-        if self.columns is not None:
-            return self.columns.n_duties
-        return sum(len(s.duties) for s in self.schedules)
+        return self.columns.n_duties
 
     @property
     def interval_count(self) -> int:
         """15-minute score intervals in the schedules without errors (contract §4)."""
-        if self.columns is not None:
-            return int(self.columns.interval_counts.sum())
-        return sum(s.interval_count for s in self.schedules)
+        return int(self.columns.interval_counts.sum())
 
     def error_strings(self) -> list[str]:
         """The errors as ``row|schedule|message`` strings (contract §4)."""
@@ -790,12 +784,11 @@ def _from_columns(
         fmt, activity_text, sleep_data, home_bases, read.references
     )
     errors = (*roster_errors, *activity_errors, *sleep_errors)
-    columns = read.columns
-    if columns is not None:
-        failed = {e.reference for e in errors}
-        keep = [i for i, ref in enumerate(columns.references) if ref not in failed]
-        if len(keep) != len(columns.references):
-            columns = columns.take(np.array(keep, dtype=np.int64))
+    columns = read.columns if read.columns is not None else DutyColumns.from_schedules(())
+    failed = {e.reference for e in errors}
+    keep = [i for i, ref in enumerate(columns.references) if ref not in failed]
+    if len(keep) != len(columns.references):
+        columns = columns.take(np.array(keep, dtype=np.int64))
     return ParsedRoster(
         errors, read.references, read.rows, columns, sleep=sleep, activities=activities
     )
@@ -858,7 +851,15 @@ def _parse_request(
         for ref, duties in schedules_duties.items()
         if ref not in failed
     )
-    return ParsedRoster(errors, tuple(reader.references), reader.rows, row_schedules=schedules)
+    return ParsedRoster(
+        errors,
+        tuple(reader.references),
+        reader.rows,
+        DutyColumns.from_schedules(schedules),
+        row_schedules=schedules,
+        sleep=sleep,
+        activities=activities,
+    )
 
 
 def _row_key(error: RowError) -> int:

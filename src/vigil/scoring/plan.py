@@ -7,11 +7,12 @@ and risk need from a duty: epoch times, the lead and lag around it and the away 
 with the request's preset), and per crew member the warm-up start (§9.4) and the
 body-clock target timeline θ(t) (§3, :mod:`vigil.scoring.zones`).
 
-Two builders give the same plan: :func:`plan_columns` from the columnar reader's
-:class:`~vigil.roster.arrays.DutyColumns` (array passes over all crew, rest windows by
-:mod:`vigil.scoring.rest_arrays`: no :class:`~vigil.domain.Duty` objects), and
-:func:`plan_schedules` from :class:`~vigil.domain.Schedule` objects (the row reader's
-small rosters, the worker and the planner; :func:`rest_windows` per duty).
+One builder, :func:`plan_columns`, works on :class:`~vigil.roster.arrays.DutyColumns`
+by array passes over all crew (rest windows by :mod:`vigil.scoring.rest`, no
+:class:`~vigil.domain.Duty` objects). :func:`plan_schedules` plans domain-object
+schedules (the planner's candidates, the worker's pre-parsed chunks) through the same
+builder, by way of :meth:`DutyColumns.from_schedules`. The per-duty builder it replaced is
+kept as an independent reference in ``tests/reference/plan_rows.py``.
 """
 
 from __future__ import annotations
@@ -19,22 +20,19 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
-from itertools import accumulate
 from typing import Any, TypedDict
 
 import numpy as np
 import numpy.typing as npt
 
-from vigil.domain import Activity, Airport, CrewComposition, Duty, DutyType, Schedule, SleepRecord
+from vigil.domain import Activity, Airport, CrewComposition, DutyType, Schedule, SleepRecord
 from vigil.model.parameters import Parameters
 from vigil.model.sleep import SleepParameters
-from vigil.roster.arrays import DutyColumns
+from vigil.roster.arrays import NO_TIME, DutyColumns
 from vigil.roster.sleep_columns import first_start, last_end
 from vigil.scoring import grid
 from vigil.scoring.grid import FloatArray, IntArray
-from vigil.scoring.rest import RestWindow, rest_windows
-from vigil.scoring.rest import inflight_quality as duty_quality
-from vigil.scoring.rest_arrays import (
+from vigil.scoring.rest import (
     inflight_quality,
     inflight_rest,
     split_breaks,
@@ -126,8 +124,58 @@ def plan_columns(
     sleep: Mapping[str, Sequence[SleepRecord]] | None = None,
     activities: Mapping[str, Sequence[Activity]] | None = None,
 ) -> CrewPlan:
-    """:class:`CrewPlan` of the columnar reader's duties, by array passes over all crew."""
+    """:class:`CrewPlan` of a roster's duty columns, by array passes over all crew.
+
+    ``sleep`` and ``activities`` are the given SleepData and ActivityData by Reference.
+    """
     sleep, activities = sleep or {}, activities or {}
+    refs = columns.references
+
+    def schedules(crew: IntArray) -> Sequence[Schedule]:
+        return columns.take(crew).schedules(sleep, activities)
+
+    return _plan(
+        columns,
+        params,
+        sleep_params,
+        tuple(sleep.get(r, ()) for r in refs),
+        tuple(tuple(activities.get(r, ())) for r in refs),
+        schedules,
+    )
+
+
+def plan_schedules(
+    schedules: Sequence[Schedule], params: Parameters, sleep_params: SleepParameters
+) -> CrewPlan:
+    """:class:`CrewPlan` of domain-object schedules, through their duty columns.
+
+    Each schedule keeps its own given sleep and activities, even when two share a
+    Reference (the planner scores candidates of one crew member side by side).
+
+    Raises
+    ------
+    ValueError
+        For a schedule without duties, or an instant that is not a whole minute.
+    """
+    return _plan(
+        DutyColumns.from_schedules(schedules),
+        params,
+        sleep_params,
+        tuple(s.sleep for s in schedules),
+        tuple(s.activities for s in schedules),
+        lambda crew: [schedules[i] for i in crew.tolist()],
+    )
+
+
+def _plan(
+    columns: DutyColumns,
+    params: Parameters,
+    sleep_params: SleepParameters,
+    crew_sleep: tuple[Sequence[SleepRecord], ...],
+    crew_acts: tuple[tuple[Activity, ...], ...],
+    schedules: Callable[[IntArray], Sequence[Schedule]],
+) -> CrewPlan:
+    """:class:`CrewPlan` of ``columns`` with each crew member's sleep and activities."""
     refs = columns.references
     offsets = columns.offsets
     n_duty = columns.n_duties
@@ -158,8 +206,6 @@ def plan_columns(
         params,
     )
     rest = _column_rest(columns, params, sleep_params)
-    crew_sleep = tuple(sleep.get(r, ()) for r in refs)
-    crew_acts = tuple(tuple(activities.get(r, ())) for r in refs)
     home_zone = base_zone[columns.home_base[firsts]] if n_duty else np.zeros(0, np.int64)
     warmup = _warmups(
         [zones.names[z] for z in home_zone.tolist()],
@@ -167,9 +213,6 @@ def plan_columns(
         crew_sleep,
         crew_acts,
     )
-
-    def schedules(crew: IntArray) -> Sequence[Schedule]:
-        return columns.take(crew).schedules(sleep, activities)
 
     return CrewPlan(
         references=refs,
@@ -200,125 +243,12 @@ def plan_columns(
     )
 
 
-def plan_schedules(
-    schedules: Sequence[Schedule], params: Parameters, sleep_params: SleepParameters
-) -> CrewPlan:
-    """:class:`CrewPlan` of domain-object schedules (one pass over their duties)."""
-    for schedule in schedules:
-        if not schedule.duties:
-            raise ValueError(f"schedule {schedule.reference!r} has no duties")
-    duties = [d for s in schedules for d in s.duties]
-    offsets = np.array([0, *accumulate(len(s.duties) for s in schedules)], dtype=np.int64)
-    zones = _Zones()
-    codes = _CodeCache()
-    starts, ends, commute, prep = [], [], [], []
-    for schedule in schedules:
-        crew_codes = codes.home(schedule.duties[0].home_base)
-        for duty in schedule.duties:
-            home = codes.home(duty.home_base) or crew_codes
-            starts.append(bool(codes.airport(duty.start_airport) & home))
-            ends.append(bool(codes.airport(duty.end_airport) & home))
-            commute.append(duty.commute_minutes)
-            prep.append(duty.crew_prep_minutes)
-    lead, lag, away = _lead_lag(
-        np.array(starts, dtype=bool),
-        np.array(ends, dtype=bool),
-        np.array(commute, dtype=np.int64),
-        np.array(prep, dtype=np.int64),
-        params,
-    )
-    sleep = tuple(s.sleep for s in schedules)
-    acts = tuple(s.activities for s in schedules)
-    home_zone = np.array([zones.id(grid.home_zone(s)) for s in schedules], dtype=np.int64)
-    return CrewPlan(
-        references=tuple(s.reference for s in schedules),
-        offsets=offsets,
-        on=np.array([grid.epoch_hours(d.on_duty) for d in duties], dtype=np.float64),
-        off=np.array([grid.epoch_hours(d.off_duty) for d in duties], dtype=np.float64),
-        on_instant=[d.on_duty for d in duties],
-        off_instant=[d.off_duty for d in duties],
-        count=np.array([d.interval_count for d in duties], dtype=np.int64),
-        sectors=np.array([d.sectors for d in duties], dtype=np.float64),
-        workload=np.array([d.workload for d in duties], dtype=np.float64),
-        cabin=np.array([d.crew_composition == CrewComposition.CABIN_CREW for d in duties]),
-        lead=lead,
-        lag=lag,
-        away=away,
-        ready_minutes=np.array(
-            [d.commute_minutes + d.crew_prep_minutes for d in duties], dtype=np.int64
-        ),
-        inflight_quality=np.array([duty_quality(d, params) for d in duties], dtype=np.float64),
-        start_zone=np.array([zones.id(d.start_airport.tz) for d in duties], dtype=np.int64),
-        end_zone=np.array([zones.id(d.end_airport.tz) for d in duties], dtype=np.int64),
-        **_schedule_rest(duties, params, sleep_params),
-        zones=tuple(zones.names),
-        home_zone=home_zone,
-        home_base=tuple(s.duties[0].home_base for s in schedules),
-        warmup=tuple(grid.warmup_start(s) for s in schedules),
-        activities=acts,
-        sleep=sleep,
-        schedules=lambda crew: [schedules[i] for i in crew.tolist()],
-    )
-
-
-def _schedule_rest(
-    duties: Sequence[Duty], params: Parameters, sleep_params: SleepParameters
-) -> _RestFields:
-    per_duty = [rest_windows(d, params, sleep_params) for d in duties]
-    if not any(per_duty):  # the common short-haul month: no duty has rest of its own
-        empty = np.zeros(0)
-        return _RestFields(
-            rest_ptr=np.zeros(len(duties) + 1, dtype=np.int64),
-            rest_start=empty,
-            rest_end=empty.copy(),
-            rest_sleep_start=empty.copy(),
-            rest_sleep_end=empty.copy(),
-            rest_quality=empty.copy(),
-            rest_inflight=np.zeros(0, dtype=bool),
-        )
-    ptr = np.zeros(len(duties) + 1, dtype=np.int64)
-    np.cumsum([len(w) for w in per_duty], out=ptr[1:])
-    start, end, sleep_start, sleep_end, quality, inflight = _window_fields(per_duty)
-    return _RestFields(  # already grouped by duty, in duty order
-        rest_ptr=ptr,
-        rest_start=start,
-        rest_end=end,
-        rest_sleep_start=sleep_start,
-        rest_sleep_end=sleep_end,
-        rest_quality=quality,
-        rest_inflight=inflight.astype(bool),
-    )
-
-
 def _codes(airport: Airport) -> frozenset[str]:
     return frozenset({airport.code, airport.icao, airport.iata} - {""})
 
 
 def _home_codes(home_base: Sequence[Airport]) -> frozenset[str]:
     return frozenset().union(*(_codes(a) for a in home_base))
-
-
-class _CodeCache:
-    """Codes of the airports and HomeBase lists met so far, by object identity (duties
-    share these objects, alive for the whole call): :func:`_codes` once per object."""
-
-    def __init__(self) -> None:
-        self._airports: dict[int, frozenset[str]] = {}
-        self._homes: dict[int | tuple[int, ...], frozenset[str]] = {}
-
-    def airport(self, airport: Airport) -> frozenset[str]:
-        found = self._airports.get(id(airport))
-        if found is None:
-            found = self._airports[id(airport)] = _codes(airport)
-        return found
-
-    def home(self, home_base: Sequence[Airport]) -> frozenset[str]:
-        """The codes of a HomeBase list (:func:`_home_codes`)."""
-        key = id(home_base[0]) if len(home_base) == 1 else tuple(map(id, home_base))
-        found = self._homes.get(key)
-        if found is None:
-            found = self._homes[key] = frozenset().union(*map(self.airport, home_base))
-        return found
 
 
 class _Zones:
@@ -361,54 +291,59 @@ def _column_rest(
 ) -> _RestFields:
     """Every duty's own rest windows as the ``rest_*`` CSR fields (reference §5.1, §7).
 
-    Array passes (:mod:`vigil.scoring.rest_arrays`): in-flight rest, then split-duty breaks.
+    Array passes (:mod:`vigil.scoring.rest`): in-flight rest, then split-duty breaks.
     """
 
     def hours(us: IntArray) -> FloatArray:
         out: FloatArray = us / 1e6 / 3600.0  # µs -> epoch h, as timestamp()/3600
         return out
 
-    inflight = inflight_rest(columns, params)
-    duty, slot = np.nonzero(inflight.present)  # duty order, then window order
-    start, end = hours(inflight.start[duty, slot]), hours(inflight.end[duty, slot])
-    quality = inflight_quality(columns, params)[duty]
-    rows: list[tuple[npt.NDArray[Any], ...]] = [
-        (duty, start, end, start, end, quality, np.ones(duty.size, dtype=bool))
-    ]
-    split = np.flatnonzero(split_duties(columns) & (columns.duty_type != DutyType.STANDBY))
-    breaks = split_breaks(columns, split, sleep_params)
-    has = breaks.present
-    rows.append(
-        (
-            split[has],
-            hours(breaks.start[has]),
-            hours(breaks.end[has]),
-            hours(breaks.sleep_start[has]),
-            hours(breaks.sleep_end[has]),
-            breaks.quality[has],
-            np.zeros(int(has.sum()), dtype=bool),
+    rows: list[tuple[npt.NDArray[Any], ...]] = [_NO_WINDOWS]
+    may_rest = _may_rest(columns)  # the common short-haul roster: none, both passes skipped
+    split = split_duties(columns)
+    if (may_rest & ~split).any():
+        inflight = inflight_rest(columns, params)
+        duty, slot = np.nonzero(inflight.present)  # duty order, then window order
+        start, end = hours(inflight.start[duty, slot]), hours(inflight.end[duty, slot])
+        quality = inflight_quality(columns, params)[duty]
+        rows.append((duty, start, end, start, end, quality, np.ones(duty.size, dtype=bool)))
+    if (may_rest & split).any():
+        index = np.flatnonzero(may_rest & split)
+        breaks = split_breaks(columns, index, sleep_params)
+        has = breaks.present
+        rows.append(
+            (
+                index[has],
+                hours(breaks.start[has]),
+                hours(breaks.end[has]),
+                hours(breaks.sleep_start[has]),
+                hours(breaks.sleep_end[has]),
+                breaks.quality[has],
+                np.zeros(int(has.sum()), dtype=bool),
+            )
         )
-    )
     return _rest_csr(
         columns.n_duties, *(np.concatenate(parts) for parts in zip(*rows, strict=True))
     )
 
 
-def _window_fields(windows: Sequence[Sequence[RestWindow]]) -> tuple[FloatArray, ...]:
-    """Start, end, sleep start, sleep end [epoch h], quality and in-flight flag of windows."""
-    flat = [w for per_duty in windows for w in per_duty]
+#: no rest windows, as the ``_rest_csr`` arguments
+_NO_WINDOWS: tuple[npt.NDArray[Any], ...] = (
+    np.zeros(0, dtype=np.int64),
+    *(np.zeros(0) for _ in range(5)),
+    np.zeros(0, dtype=bool),
+)
 
-    def hours(name: str) -> FloatArray:
-        return np.array([getattr(w, name).timestamp() / 3600.0 for w in flat], dtype=np.float64)
 
-    return (
-        hours("start"),
-        hours("end"),
-        hours("sleep_start"),
-        hours("sleep_end"),
-        np.array([w.quality for w in flat], dtype=np.float64),
-        np.array([w.kind == "inflight" for w in flat], dtype=bool),
+def _may_rest(columns: DutyColumns) -> BoolArray:
+    """Duties that can have rest of their own: given FirstRest or SecondRest, a split
+    duty, or a relief crew with sleep to share out (reference §5.1, §7); never standby."""
+    given = (columns.period_start[1] != NO_TIME) | (columns.period_start[2] != NO_TIME)
+    relief = (columns.sleep_count > 0) & (columns.crew_composition != CrewComposition.TWO_PILOTS)
+    out: BoolArray = (columns.duty_type != DutyType.STANDBY) & (
+        given | relief | split_duties(columns)
     )
+    return out
 
 
 class _RestFields(TypedDict):
@@ -448,9 +383,14 @@ def _hours(minutes: IntArray) -> FloatArray:
 
 def _instants(minutes: IntArray) -> list[datetime]:
     """Whole minutes since the epoch → aware UTC datetimes (one object per distinct value)."""
-    unique, inverse = np.unique(minutes, return_inverse=True)
-    table = [_EPOCH + timedelta(minutes=m) for m in unique.tolist()]
-    return [table[k] for k in inverse.reshape(-1).tolist()]
+    table: dict[int, datetime] = {}
+    out = []
+    for m in minutes.tolist():
+        found = table.get(m)
+        if found is None:
+            found = table[m] = _EPOCH + timedelta(minutes=m)
+        out.append(found)
+    return out
 
 
 def _warmups(

@@ -4,16 +4,16 @@ The batch entry point :func:`predict_sleep` packs every schedule's sleep opportu
 CSR arrays once (:func:`pack_schedules`) and runs one Numba kernel over all crew members
 (:func:`vigil.model.sleep.predict_packed`). Per schedule the packed inputs are:
 
-* the warm-up start (:func:`vigil.scoring.grid.warmup_start`, reference §9.4: 07:00 home
+* the warm-up start (reference §9.4: 07:00 home
   time at least 72 h before the first event, awake with S = 13.82, φ = home offset) and the
   horizon, the last off-duty + 24 h;
-* the body-clock target θ(t) from :func:`~vigil.scoring.grid.location_spans` and
-  :func:`~vigil.scoring.grid.zone_timeline` (reference §3): the same timeline the scorer
-  gives the simulator, so the gates see the same body clock as the scores;
+* the body-clock target θ(t) of :mod:`vigil.scoring.zones` (reference §3): the same
+  timeline the scorer gives the simulator, so the gates see the same body clock as the
+  scores;
 * busy intervals: duties, and GROUND/SIMULATOR/TRAINING/POSITIONING activities (contract
   §5.1), each with its lead (latest wake = start - commute or 30-min hotel transfer - prep)
   and lag (earliest sleep = end + commute or transfer + 30-min wind-down), reference §4.1;
-* in-duty sleep windows from :func:`vigil.scoring.rest.rest_windows` (in-flight rest §5,
+* in-duty sleep windows of :mod:`vigil.scoring.rest` (in-flight rest §5,
   split-duty breaks §7);
 * home standby activities (q = 0.9 for sleep windows overlapping them, §4.3.6).
 
@@ -53,19 +53,12 @@ __all__ = [
     "pack_schedules",
     "predict_sleep",
     "predict_sleep_arrays",
-    "prediction_horizon",
 ]
 
 #: Rows of a table: indices, or every row as it stands.
 Rows = IntArray | slice
 
 _KIND_NAMES = {KIND_MAIN: "main", KIND_NAP: "nap", KIND_INFLIGHT: "inflight"}
-
-
-def prediction_horizon(schedule: Schedule, sleep_params: SleepParameters = DEFAULT_SLEEP) -> float:
-    """End of prediction [epoch h]: the last off-duty + 24 h (covers the last duty fully)."""
-    last_off = max(d.off_duty for d in schedule.duties)
-    return epoch_hours(last_off) + sleep_params.horizon_after_last
 
 
 def predict_sleep(

@@ -1,37 +1,66 @@
 """The person's own rest inside a duty: in-flight rest windows and split-duty ground breaks.
 
-:func:`rest_windows` is a pure function of one :class:`~vigil.domain.Duty`. It is used by
-the sleep predictor (:mod:`vigil.scoring.predict`: sleep may happen inside these windows
-and nowhere else within a duty), and by the scorer for the workload term (halved during
-own in-flight rest, reference §6) and for risk (rest is excluded, reference §8).
-
 Rules (reference = ``shared/reference/fatigue-model.md``):
 
-* §5.1 in-flight rest: FirstRest/SecondRest when given; otherwise derived from
-  CrewComposition (3 or 4 pilots), SleepCount and SleepOrder, or the cabin-crew pattern
-  (CrewComposition 9, CabinCrewSleepPattern 0-3, 4 treated as 0), intersected with the
-  partial-augmentation period when one is given. Two pilots get no rest unless given.
+* §5.1 in-flight rest: FirstRest/SecondRest when given, clipped to the duty; otherwise
+  derived from CrewComposition (3 or 4 pilots), SleepCount and SleepOrder, or the
+  cabin-crew pattern (CrewComposition 9, CabinCrewSleepPattern 0-3, 4 treated as 0),
+  intersected with the partial-augmentation period when one is given. Two pilots get no
+  rest unless given.
 * §7 split duty (DutyType 2 or SplitShift "0 = True"): one ground break, FirstRest when
   given, else centred in the duty with length ``max(0, duty - 8 h)``; sleep allowed in
   ``[break start + 30 min, break end - 45 min]`` with accommodation quality 0.9 (break
   >= 6 h or touching 02:00-04:59) or rest-room quality 0.75 (3-6 h); none below 3 h.
 
-Project choices where the reference is silent are marked [C] and listed in ``docs/sleep.md``.
+The rules run on whole duty columns (:class:`~vigil.roster.arrays.DutyColumns`), every
+duty of a roster at once: :func:`inflight_rest` and :func:`split_breaks`, which the plan
+(:mod:`vigil.scoring.plan`) turns into the sleep predictor's windows (sleep may happen
+inside these windows and nowhere else within a duty), the workload term's (halved during
+own in-flight rest, reference §6) and risk's (rest is excluded, reference §8).
+:func:`rest_windows` gives one duty's windows as :class:`RestWindow` objects, through the
+same passes. Arithmetic is in whole microseconds with the rounding of
+:class:`datetime.timedelta` (half to even on division; ``float * timedelta`` rounded
+once); split breaks' WOCL test reads the home base's UTC offset once per distinct (zone,
+instant). ``tests/scoring/test_plan.py`` checks both passes against the per-duty rules
+kept in ``tests/reference/rest_rows.py``. Project choices where the reference is silent
+are marked [C] and listed in ``docs/sleep.md``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
+from functools import lru_cache
+
+import numpy as np
+import numpy.typing as npt
 
 from vigil import tz
-from vigil.domain import CrewComposition, Duty, DutyType
+from vigil.domain import CrewComposition, Duty, DutyType, Schedule
 from vigil.model.parameters import DEFAULT, Parameters
 from vigil.model.sleep import DEFAULT_SLEEP, SleepParameters
+from vigil.roster.arrays import NO_TIME, DutyColumns, FloatArray, IntArray
 
-__all__ = ["RestWindow", "rest_windows", "inflight_quality", "is_split_duty"]
+__all__ = [
+    "InflightRest",
+    "RestWindow",
+    "SplitBreaks",
+    "duty_inflight_quality",
+    "inflight_quality",
+    "inflight_rest",
+    "rest_windows",
+    "split_breaks",
+    "split_duties",
+]
 
+BoolArray = npt.NDArray[np.bool_]
+_US_PER_MIN = 60_000_000
+_US_PER_DAY = 86_400_000_000
 _HOUR = timedelta(hours=1)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_NAIVE_EPOCH = datetime(1970, 1, 1)
+#: Cabin-crew rest zones (after take-off, before landing) [h] by pattern, reference §5.1 [C]
+_CABIN_ZONES: dict[int, tuple[float, float]] = {0: (2.0, 1.5), 1: (1.0, 1.0), 3: (1.5, 1.5)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,161 +88,249 @@ class RestWindow:
         return (self.end - self.start) / _HOUR
 
 
-def inflight_quality(duty: Duty, params: Parameters = DEFAULT) -> float:
-    """Restorative value of in-flight sleep ``q_k = q_bunk·r_k`` (reference §5.2 table)."""
-    return params.inflight_quality * params.facility_factor[int(duty.sleep_class) - 1]
-
-
-def is_split_duty(duty: Duty) -> bool:
-    """DutyType 2, or SplitShift "0 = True" (seed §2.2 col 27, reference §7)."""
-    return duty.duty_type == DutyType.SPLIT_SHIFT or duty.split_shift
-
-
 def rest_windows(
     duty: Duty,
     params: Parameters = DEFAULT,
     sleep_params: SleepParameters = DEFAULT_SLEEP,
 ) -> tuple[RestWindow, ...]:
-    """The person's own rest windows inside ``duty``, sorted, clipped to the duty.
+    """The person's own rest windows inside one ``duty``, sorted, clipped to the duty.
 
-    Parameters
-    ----------
-    duty : Duty
-        One roster row, times in UTC.
-    params : Parameters
-        Flight timing and in-flight quality constants (reference §5, §6, §10).
-    sleep_params : SleepParameters
-        Split-duty break constants (reference §7).
-
-    Returns
-    -------
-    tuple of RestWindow
-        Empty for a standby duty (DutyType 3, awake throughout, reference §7) and for an
-        ordinary two-pilot duty without given rest.
+    The column passes (:func:`inflight_rest`, :func:`split_breaks`) on a one-duty column,
+    for pages and the planner that show or reshape a single duty. Empty for a standby
+    duty (DutyType 3, awake throughout, reference §7) and for an ordinary two-pilot duty
+    without given rest.
     """
     if duty.duty_type == DutyType.STANDBY:
         return ()
-    if duty.first_rest is None and duty.second_rest is None and not duty.split_shift:
-        if duty.sleep_count <= 0 or duty.crew_composition == CrewComposition.TWO_PILOTS:
-            if duty.duty_type != DutyType.SPLIT_SHIFT:
-                return ()  # fast path: the common short-haul duty has no own rest
-    if is_split_duty(duty):
-        return _split_break(duty, sleep_params)
-    given = [p for p in (duty.first_rest, duty.second_rest) if p is not None]
-    if given:  # §5.1: given periods are used as they are [C: whatever SleepCount says]
-        spans = [(max(p.start, duty.on_duty), min(p.end, duty.off_duty)) for p in given]
-    else:
-        spans = _derived_rest(duty, params)
-    q = inflight_quality(duty, params)
-    out = [RestWindow(a, b, "inflight", q, a, b) for a, b in sorted(spans) if b > a]
+    columns = DutyColumns.from_schedules((Schedule(reference=duty.reference, duties=(duty,)),))
+    if split_duties(columns)[0]:
+        found = split_breaks(columns, np.zeros(1, dtype=np.int64), sleep_params)
+        if not found.present[0]:
+            return ()
+        start, end, a, b = (
+            _instant(int(x[0]))
+            for x in (found.start, found.end, found.sleep_start, found.sleep_end)
+        )
+        return (RestWindow(start, end, "split", float(found.quality[0]), a, b),)
+    inflight = inflight_rest(columns, params)
+    q = duty_inflight_quality(duty, params)
+    out = []
+    for slot in np.flatnonzero(inflight.present[0]).tolist():
+        a, b = _instant(int(inflight.start[0, slot])), _instant(int(inflight.end[0, slot]))
+        out.append(RestWindow(a, b, "inflight", q, a, b))
     return tuple(out)
 
 
-def _split_break(duty: Duty, sp: SleepParameters) -> tuple[RestWindow, ...]:
-    """Ground break of a split duty (reference §7)."""
-    if duty.first_rest is not None:
-        start = max(duty.first_rest.start, duty.on_duty)
-        end = min(duty.first_rest.end, duty.off_duty)
-    else:
-        length = max(timedelta(0), duty.duration - sp.split_free_hours * _HOUR)
-        mid = duty.on_duty + duty.duration / 2
-        start, end = mid - length / 2, mid + length / 2
-    if end <= start:
-        return ()
-    hours = (end - start) / _HOUR
-    if hours >= sp.split_accommodation_hours or _touches_wocl(duty, start, end, sp):
-        quality = sp.split_accommodation_quality
-    elif hours >= sp.split_rest_room_hours:
-        quality = sp.split_rest_room_quality
-    else:
-        quality = 0.0
-    a = start + sp.split_settle_hours * _HOUR
-    b = end - sp.split_rise_hours * _HOUR
-    if quality == 0.0 or b <= a:
-        a = b = start
-        quality = 0.0
-    return (RestWindow(start, end, "split", quality, a, b),)
+def duty_inflight_quality(duty: Duty, params: Parameters = DEFAULT) -> float:
+    """``q_k = q_bunk·r_k`` of one duty's in-flight sleep (reference §5.2 table)."""
+    return params.inflight_quality * params.facility_factor[int(duty.sleep_class) - 1]
 
 
-def _touches_wocl(duty: Duty, start: datetime, end: datetime, sp: SleepParameters) -> bool:
-    """Whether [start, end) touches 02:00-04:59 home-base local time.
+def _instant(us: int) -> datetime:
+    """Microseconds since the epoch → an aware UTC datetime."""
+    return _EPOCH + timedelta(microseconds=us)
 
-    [C] Body time is approximated by home-base local time: split duties are short-haul
-    duties of acclimatised crew, and this keeps :func:`rest_windows` a function of one duty.
+
+@lru_cache(maxsize=256)
+def _us(hours: float) -> int:
+    """``hours * timedelta(hours=1)`` in whole microseconds, rounded as timedelta rounds."""
+    return (hours * _HOUR) // timedelta(microseconds=1)
+
+
+def _div(a: IntArray, b: IntArray | int) -> IntArray:
+    """``a / b`` rounded half to even, as ``timedelta / int``."""
+    q, r = np.divmod(a, b)
+    twice = 2 * r
+    up = (twice > b) | ((twice == b) & (q % 2 == 1))
+    out: IntArray = q + up
+    return out
+
+
+def split_duties(columns: DutyColumns) -> BoolArray:
+    """DutyType 2, or SplitShift "0 = True" (reference §7)."""
+    out: BoolArray = (columns.duty_type == DutyType.SPLIT_SHIFT) | (columns.split_shift == 0)
+    return out
+
+
+class InflightRest:
+    """Up to two in-flight rest windows per duty: ``(D, 2)`` start/end [µs], -1 if none."""
+
+    def __init__(self, start: IntArray, end: IntArray) -> None:
+        self.start, self.end = start, end
+
+    @property
+    def present(self) -> BoolArray:
+        out: BoolArray = self.end > self.start
+        return out
+
+
+def inflight_rest(columns: DutyColumns, params: Parameters) -> InflightRest:
+    """In-flight rest windows of every non-split, non-standby duty (reference §5.1).
+
+    Given periods are used as they are (clipped to the duty); otherwise the slots
+    derived from CrewComposition, SleepCount and SleepOrder, or the cabin-crew pattern,
+    within the partial-augmentation period when one is given. Windows are sorted.
     """
-    lo, hi = sp.split_wocl
-    zone = duty.home.tz
-    local = tz.utc_to_local(start, zone).replace(tzinfo=None)
-    local_end = local + (end - start)
-    day = local.replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(days=1)
-    while day < local_end:
-        w0, w1 = day + lo * _HOUR, day + hi * _HOUR
-        if w0 < local_end and local < w1:
-            return True
-        day += timedelta(days=1)
-    return False
+    p = params
+    on = columns.on_duty * _US_PER_MIN
+    off = columns.off_duty * _US_PER_MIN
+    ps = np.where(columns.period_start != NO_TIME, columns.period_start * _US_PER_MIN, 0)
+    pe = np.where(columns.period_end != NO_TIME, columns.period_end * _US_PER_MIN, 0)
+    has = columns.period_start != NO_TIME
+    n = on.size
+    start = np.full((n, 2), -1, dtype=np.int64)
+    end = np.full((n, 2), -1, dtype=np.int64)
+    eligible = ~split_duties(columns) & (columns.duty_type != DutyType.STANDBY)
 
+    # given periods (§5.1: used as they are), sorted by (start, end)
+    given = eligible & (has[1] | has[2])
+    a = np.where(has[1:], np.maximum(ps[1:], on), 0)
+    b = np.where(has[1:], np.minimum(pe[1:], off), 0)
+    swap = has[1] & has[2] & ((a[1] < a[0]) | ((a[1] == a[0]) & (b[1] < b[0])))
+    a = np.where(swap, a[::-1], a)
+    b = np.where(swap, b[::-1], b)
+    use = (np.where(swap, has[2::-1][:2], has[1:]) & (b > a)) & given
+    start[:, 0], end[:, 0] = np.where(use[0], a[0], -1), np.where(use[0], b[0], -1)
+    start[:, 1], end[:, 1] = np.where(use[1], a[1], -1), np.where(use[1], b[1], -1)
 
-def _derived_rest(duty: Duty, p: Parameters) -> list[tuple[datetime, datetime]]:
-    """Rest slots derived from the crew complement (reference §5.1 steps 1-4)."""
-    n = duty.crew_composition
-    c = duty.sleep_count
-    if c <= 0 or n == CrewComposition.TWO_PILOTS:
-        return []
-    flight_start = duty.on_duty + p.report_to_takeoff * _HOUR
-    flight_end = duty.off_duty - p.landing_to_off * _HOUR
-    if flight_end <= flight_start:
-        return []
-    # [C] rest is derived in the first sector; sectors are evenly spaced (§6) so all are equal
-    sector = (flight_end - flight_start) / max(1, duty.sectors)
+    # derived slots (§5.1 steps 1-4)
+    crew, count, order = columns.crew_composition, columns.sleep_count, columns.sleep_order
+    derive = eligible & ~given & (count > 0) & (crew != CrewComposition.TWO_PILOTS)
+    flight_start = on + _us(p.report_to_takeoff)
+    flight_end = off - _us(p.landing_to_off)
+    derive &= flight_end > flight_start
+    sector = _div(flight_end - flight_start, np.maximum(1, columns.sectors))
     takeoff, landing = flight_start, flight_start + sector
-    k = duty.sleep_order
-    if n == CrewComposition.CABIN_CREW:
-        pattern = duty.cabin_crew_sleep_pattern if duty.cabin_crew_sleep_pattern in (1, 2, 3) else 0
-        if pattern == 2:  # one sleep covering 50 % of cruise, order 1 first half, else second
-            zone = _cruise(takeoff, landing, p)
-            if zone is None:
-                return []
-            z0, z1 = _augment(duty, zone)
-            if z1 <= z0:
-                return []
-            half = (z1 - z0) / 2
-            return [(z0, z0 + half)] if k == 1 else [(z0 + half, z1)]
-        after_to, before_ld = _CABIN_ZONES[pattern]
-        zone = (takeoff + after_to * _HOUR, landing - before_ld * _HOUR)
-        groups = 2
-    else:
-        cruise = _cruise(takeoff, landing, p)
-        if cruise is None:
-            return []
-        zone = cruise
-        groups = 3 if n == CrewComposition.THREE_PILOTS else 2
-    z0, z1 = _augment(duty, zone)
-    if z1 <= z0:
-        return []
-    n_slots = groups * min(c, 2)
-    slot = (z1 - z0) / n_slots
-    first = (k - 1) % groups  # [C] SleepOrder beyond the number of crews wraps around
-    chosen = [first] + ([first + groups] if c >= 2 else [])
-    return [(z0 + i * slot, z0 + (i + 1) * slot) for i in chosen]
+    cruise0 = takeoff + _us(p.cruise_margin_takeoff)
+    cruise1 = landing - _us(p.cruise_margin_landing)
+    has_cruise = cruise1 > cruise0
+    cabin = crew == CrewComposition.CABIN_CREW
+    pattern = np.where(np.isin(columns.cabin_crew_sleep_pattern, (1, 2, 3)),
+                       columns.cabin_crew_sleep_pattern, 0)  # fmt: skip
+    half_cruise = cabin & (pattern == 2)
+    z0, z1 = cruise0.copy(), cruise1.copy()
+    for code, (after_takeoff, before_landing) in _CABIN_ZONES.items():
+        rows = cabin & (pattern == code)
+        z0 = np.where(rows, takeoff + _us(after_takeoff), z0)
+        z1 = np.where(rows, landing - _us(before_landing), z1)
+    derive &= ~(~cabin & ~has_cruise) & ~(half_cruise & ~has_cruise)
+    aug = has[0]
+    z0 = np.where(aug, np.maximum(z0, ps[0]), z0)
+    z1 = np.where(aug, np.minimum(z1, pe[0]), z1)
+    derive &= z1 > z0
+    # pattern 2: one sleep over half the cruise, order 1 the first half, else the second
+    half = _div(z1 - z0, 2)
+    first_half = order == 1
+    h0 = np.where(first_half, z0, z0 + half)
+    h1 = np.where(first_half, z0 + half, z1)
+    # slots: groups x min(count, 2) equal slots; SleepOrder picks one (and one a round later)
+    groups = np.where(cabin, 2, np.where(crew == CrewComposition.THREE_PILOTS, 3, 2))
+    n_slots = groups * np.minimum(count, 2)
+    slot = _div(z1 - z0, np.maximum(n_slots, 1))
+    pick = (order - 1) % groups
+    second = pick + groups
+    slots = derive & ~half_cruise
+    start[:, 0] = np.where(slots, z0 + pick * slot, np.where(derive, h0, start[:, 0]))
+    end[:, 0] = np.where(slots, z0 + (pick + 1) * slot, np.where(derive, h1, end[:, 0]))
+    two = slots & (count >= 2)
+    start[:, 1] = np.where(two, z0 + second * slot, start[:, 1])
+    end[:, 1] = np.where(two, z0 + (second + 1) * slot, end[:, 1])
+    # a window that is empty after rounding is dropped, as the per-duty function does
+    empty = end <= start
+    start[empty], end[empty] = -1, -1
+    return InflightRest(start, end)
 
 
-#: Cabin-crew rest zones (after take-off, before landing) [h] by pattern, reference §5.1 [C]
-_CABIN_ZONES: dict[int, tuple[float, float]] = {0: (2.0, 1.5), 1: (1.0, 1.0), 3: (1.5, 1.5)}
+def inflight_quality(columns: DutyColumns, params: Parameters) -> FloatArray:
+    """``q_k = q_bunk·r_k`` of each duty (reference §5.2)."""
+    factor = np.asarray(params.facility_factor, dtype=np.float64)
+    out: FloatArray = params.inflight_quality * factor[columns.sleep_class - 1]
+    return out
 
 
-def _cruise(
-    takeoff: datetime, landing: datetime, p: Parameters
-) -> tuple[datetime, datetime] | None:
-    a = takeoff + p.cruise_margin_takeoff * _HOUR
-    b = landing - p.cruise_margin_landing * _HOUR
-    return (a, b) if b > a else None
+class SplitBreaks:
+    """The ground break of each of some split duties (reference §7), in µs since the epoch.
+
+    ``present`` is False where the duty has no break; ``sleep_start``/``sleep_end`` bound
+    where sleep may happen (both ``start`` when ``quality`` is 0).
+    """
+
+    def __init__(
+        self,
+        start: IntArray,
+        end: IntArray,
+        sleep_start: IntArray,
+        sleep_end: IntArray,
+        quality: FloatArray,
+    ) -> None:
+        self.start, self.end = start, end
+        self.sleep_start, self.sleep_end = sleep_start, sleep_end
+        self.quality = quality
+
+    @property
+    def present(self) -> BoolArray:
+        out: BoolArray = self.end > self.start
+        return out
 
 
-def _augment(duty: Duty, zone: tuple[datetime, datetime]) -> tuple[datetime, datetime]:
-    """Intersect with the partial-augmentation period when one is given (§5.1 step 2)."""
-    a, b = zone
-    if duty.partial_augment is not None:
-        a = max(a, duty.partial_augment.start)
-        b = min(b, duty.partial_augment.end)
-    return a, b
+def split_breaks(columns: DutyColumns, index: IntArray, sp: SleepParameters) -> SplitBreaks:
+    """The break of split duties ``index`` (reference §7).
+
+    FirstRest when given (clipped to the duty), else ``max(0, duty - 8 h)`` centred in the
+    duty; accommodation quality for breaks >= 6 h or touching 02:00-04:59 home-base local
+    time, rest-room quality for 3-6 h, no sleep below; sleep from 30 min after the start
+    to 45 min before the end (reference §7).
+    """
+    on = columns.on_duty[index] * _US_PER_MIN
+    off = columns.off_duty[index] * _US_PER_MIN
+    given = columns.period_start[1, index] != NO_TIME  # FirstRest
+    rest_start = np.where(given, columns.period_start[1, index], 0) * _US_PER_MIN
+    rest_end = np.where(given, columns.period_end[1, index], 0) * _US_PER_MIN
+    duration = off - on
+    mid = on + _div(duration, 2)
+    half = _div(np.maximum(duration - _us(sp.split_free_hours), 0), 2)
+    start = np.where(given, np.maximum(rest_start, on), mid - half)
+    end = np.where(given, np.minimum(rest_end, off), mid + half)
+    hours = (end - start) / (_HOUR // timedelta(microseconds=1))
+    zones = [columns.home_bases[h][0].tz for h in columns.home_base[index].tolist()]
+    roomy = (hours >= sp.split_accommodation_hours) | _touches_wocl(start, end, zones, sp)
+    quality = np.where(
+        roomy,
+        sp.split_accommodation_quality,
+        np.where(hours >= sp.split_rest_room_hours, sp.split_rest_room_quality, 0.0),
+    )
+    a = start + _us(sp.split_settle_hours)
+    b = end - _us(sp.split_rise_hours)
+    none = (quality == 0.0) | (b <= a)
+    return SplitBreaks(
+        start,
+        end,
+        np.where(none, start, a),
+        np.where(none, start, b),
+        np.where(none, 0.0, quality),
+    )
+
+
+def _touches_wocl(
+    start: IntArray, end: IntArray, zones: list[str], sp: SleepParameters
+) -> BoolArray:
+    """Whether each ``[start, end)`` [µs] touches the WOCL in home-base local time, as
+    the per-duty rule (local wall clock fixed at the start's offset).
+
+    Its day loop, closed: the first day ``D`` (from the day before the start's local day)
+    with ``local < D + hi`` touches iff ``D < local_end`` and ``D + lo < local_end``.
+    """
+    offsets: dict[tuple[str, int], int] = {}
+    local = np.empty(start.size, dtype=np.int64)
+    for k, (zone, us) in enumerate(zip(zones, start.tolist(), strict=True)):
+        found = offsets.get((zone, us))
+        if found is None:
+            wall = tz.utc_to_local(_EPOCH + timedelta(microseconds=us), zone)
+            found = offsets[(zone, us)] = (wall - _NAIVE_EPOCH) // timedelta(microseconds=1)
+        local[k] = found
+    local_end = local + (end - start)
+    lo, hi = (_us(h) for h in sp.split_wocl)
+    first_day = (local // _US_PER_DAY - 1) * _US_PER_DAY
+    day = first_day + np.maximum((local - hi - first_day) // _US_PER_DAY + 1, 0) * _US_PER_DAY
+    out: BoolArray = (day < local_end) & (day + lo < local_end)
+    return out

@@ -86,6 +86,7 @@ __all__ = [
     "score",
     "plan_parsed",
     "score_plan",
+    "score_parsed",
     "score_schedules",
     "sleep_for",
     "sleep_json",
@@ -131,9 +132,7 @@ def score(
     TooMuchWork
         More simulated crew-days than ``max_crew_days``.
     """
-    scale = resolve_scale(request.scale)
-    scales = tuple(dict.fromkeys((scale, *(resolve_scale(s) for s in request.extra_scales))))
-    params = request.parameters or resolve_preset(request.preset)
+    _resolve(request)  # an unknown scale or preset is refused before the roster is read
     parsed = parse_request(
         request.roster_text,
         request.date_format,
@@ -142,6 +141,19 @@ def score(
         airports=request.airports,
         blank_defaults=request.blank_defaults,
     )
+    return score_parsed(request, parsed, progress=progress, max_crew_days=max_crew_days)
+
+
+def score_parsed(
+    request: ScoreRequest,
+    parsed: ParsedRoster,
+    *,
+    progress: ProgressCallback | None = None,
+    max_crew_days: float | None = None,
+) -> ScoreReport:
+    """:func:`score` of a roster already read under the request's airports and blank
+    defaults (a caller that also needs the parsed roster's columns reads it once)."""
+    scale, scales, params = _resolve(request)
     plan = with_held_beds(plan_parsed(parsed, params), request.held_beds or {})
     if max_crew_days is not None:
         days = simulated_crew_days(plan)
@@ -159,12 +171,22 @@ def score(
     )
 
 
+def _resolve(request: ScoreRequest) -> tuple[str, tuple[str, ...], model.Parameters]:
+    """The request's scale, every scale it asks for, and its parameters.
+
+    Raises
+    ------
+    ScoringError
+        Unknown scale or preset.
+    """
+    scale = resolve_scale(request.scale)
+    scales = tuple(dict.fromkeys((scale, *(resolve_scale(s) for s in request.extra_scales))))
+    return scale, scales, request.parameters or resolve_preset(request.preset)
+
+
 def plan_parsed(parsed: ParsedRoster, params: model.Parameters) -> CrewPlan:
-    """The plan of a parsed roster: from its duty columns when the columnar reader read
-    it (no ``Duty`` objects), from its schedules otherwise."""
-    if parsed.columns is not None:
-        return plan_columns(parsed.columns, params, DEFAULT_SLEEP, parsed.sleep, parsed.activities)
-    return plan_schedules(parsed.schedules, params, DEFAULT_SLEEP)
+    """The plan of a parsed roster, from its duty columns (no ``Duty`` objects)."""
+    return plan_columns(parsed.columns, params, DEFAULT_SLEEP, parsed.sleep, parsed.activities)
 
 
 def sleep_for(

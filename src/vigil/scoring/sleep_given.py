@@ -2,10 +2,9 @@
 
 Reference §4.4: records are used exactly as given; a record lying mostly inside a duty
 is in-flight sleep with that duty's quality (§5.2); habitual 23:00-07:00 home-base nights
-fill the warm-up before the first record (§9.4). The result equals
-:func:`vigil.scoring.grid.given_sleep_episodes` schedule by schedule
-(``tests/scoring/test_plan.py``); instants are compared in whole microseconds, as the
-``datetime`` arithmetic of :func:`vigil.scoring.grid.containing` does.
+fill the warm-up before the first record (§9.4). The result equals the per-schedule
+reference (``tests/reference/grid_rows.py``, ``tests/scoring/test_plan.py``); instants are
+compared in whole microseconds, as that reference's ``datetime`` arithmetic does.
 """
 
 from __future__ import annotations
@@ -153,8 +152,8 @@ def _containing(
 ) -> IntArray:
     """For each record ``[start, end)`` of crew member ``owner``, the index (within that
     crew member's duties ``duty_ptr[c]:duty_ptr[c + 1]``) of the duty holding more than
-    half of it, or -1: :func:`vigil.scoring.grid.containing` in microseconds, where
-    ``timedelta / 2`` rounds half to even."""
+    half of it, or -1, in microseconds (``timedelta / 2`` rounds half to even), as the
+    per-schedule reference finds it (``tests/reference/grid_rows.py``)."""
     out = np.full(start.size, -1, np.int64)
     for j in range(start.size):
         lo, hi = duty_ptr[owner[j]], duty_ptr[owner[j] + 1]

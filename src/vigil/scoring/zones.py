@@ -5,8 +5,8 @@ home until the first report, the start airport from report to off duty, the end 
 from off duty on; :func:`crew_zone_timelines` turns those spans of a :class:`CrewPlan`
 into the UTC-offset change points the model's body clock follows. A request's few crew
 members take a per-crew loop (:func:`bisect` on per-zone lists); rosters take array
-passes over all crew at once (:func:`zone_timelines`). Both give the points of
-:func:`vigil.scoring.grid.zone_timeline`.
+passes over all crew at once (:func:`zone_timelines`). Both give the points of the
+per-schedule reference (``tests/reference/grid_rows.py``).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def crew_zone_timelines(
 ) -> tuple[IntArray, FloatArray, FloatArray]:
     """Body-clock target θ(t) of each crew member from ``start`` to ``end`` (reference §3).
 
-    As :func:`grid.location_spans`: home until the first report, the start airport from
+    Home until the first report, the start airport from
     report to off duty, the end airport from off duty on. CSR ``(ptr, time, offset)``.
     """
     n, n_duty = plan.n_crew, plan.on.size
@@ -93,7 +93,7 @@ def _crew_timeline(
     time: list[float],
     offset: list[float],
 ) -> None:
-    """Append one crew member's :func:`grid.zone_timeline` points to ``time``/``offset``.
+    """Append one crew member's change points to ``time``/``offset``.
 
     As :func:`zone_timelines` for one crew member, by ``bisect`` on the zone tables of
     :func:`_zone_lists` (a request's 30-odd spans cost less than the array passes' setup).
@@ -134,7 +134,7 @@ def zone_timelines(
     end: FloatArray,
     zones: Sequence[str],
 ) -> tuple[IntArray, FloatArray, FloatArray]:
-    """:func:`grid.zone_timeline` of every crew member at once, as CSR ``(ptr, time, offset)``.
+    """Every crew member's change points at once, as CSR ``(ptr, time, offset)``.
 
     ``span_*`` are every crew member's location spans (crew order, then time order): from
     ``span_start`` the person is in ``zones[span_zone]`` until their next span's start

@@ -93,11 +93,7 @@ def _run_task(task: ChunkTask) -> ChunkOutcome:
         plan = plan_parsed(parsed, params)
         results = score_plan(plan, params, task.scales, chunk_size=SCORING_BATCH, risk=True)
         entries = [(r.reference, len(r.duties)) for r in results]
-        routes = (
-            route_facts_of_columns(entries, parsed.columns)
-            if parsed.columns is not None
-            else route_facts(entries, parsed.schedules)
-        )
+        routes = route_facts_of_columns(entries, parsed.columns)
     else:
         results = score_schedules(
             task.schedules, params, task.scales, chunk_size=SCORING_BATCH, risk=True
