@@ -276,6 +276,8 @@ def typical_kss(params: Parameters = DEFAULT) -> FloatArray:
 
 #: Body hours at which the typical worker changes (the three shifts' report hours).
 _SHIFT_CHANGES = (6, 14, 22)
+#: Whether the typical worker changes at each body hour 0..23 (a lookup, not a search).
+_CHANGES_AT = np.isin(np.arange(24), _SHIFT_CHANGES)
 
 
 def typical_kss_at(body_hour: object, params: Parameters = DEFAULT) -> FloatArray:
@@ -289,7 +291,7 @@ def typical_kss_at(body_hour: object, params: Parameters = DEFAULT) -> FloatArra
     left = np.mod(base, 24).astype(np.int64)
     right = np.mod(left + 1, 24)
     blended = table[left] + (table[right] - table[left]) * share
-    change = np.isin(right, _SHIFT_CHANGES)
+    change = _CHANGES_AT[right]
     stepped = np.where(np.floor(tau) == right, table[right], table[left])
     out: FloatArray = np.where(change, stepped, blended)
     return out

@@ -36,9 +36,10 @@ from vigil.model.parameters import Parameters
 from vigil.model.simulate import CrewTimeline
 from vigil.optimise import _scoring as sc
 from vigil.optimise._ranges import restarts, risk_ends, seeded_capacity
-from vigil.optimise._walk import Packed, Records, Restart, empty_records, walk_all
+from vigil.optimise._walk import Episodes, Packed, Records, Restart, empty_records, walk_all
 from vigil.optimise.chains import Pool, Sources, gather_plan, merge_zones
 from vigil.optimise.costs import CostSettings, DutyTerms, Terms, chain_terms, duty_terms
+from vigil.optimise.horizon import output_eps
 
 __all__ = ["Candidates", "Engine", "EngineError", "Evaluation"]
 
@@ -133,6 +134,11 @@ class Engine:
         #: the operator settings version the engine was loaded under (``settingsVersion``)
         self.settings_version = 0
         self._base = self._load(plan)
+        #: the S difference under which later scores are the base's to the output's
+        #: resolution (:func:`~vigil.optimise.horizon.output_eps`), for the base's highest
+        #: R: the duties scored with base KSS are base duties after the window
+        r_max = float(np.nanmax(self._base.duty.risk, initial=1.0))
+        self._eps_out = float(output_eps(params, np.array([r_max]))[0])
 
     # ------------------------------------------------------------------ loading
 
@@ -217,7 +223,7 @@ class Engine:
         rec = empty_records(int(rec_ptr[-1]))
         restart = Restart(
             np.full(n, -np.inf), np.zeros(n, np.int64), np.zeros(n), np.zeros(n),
-            np.full(n, np.inf), np.full(n, -1, np.int64),
+            np.full(n, np.inf), np.full(n, -1, np.int64), np.zeros(n),
         )  # fmt: skip
         cap = seeded_capacity(packed.end - packed.start, n_busy, n_rest)
         ep_ptr, ep = self._walk(packed, restart, rec, rec_ptr, cap, record=True)[:2]
@@ -246,14 +252,21 @@ class Engine:
         base: Records | None = None,
         base_ptr: IntArray | None = None,
         seed: tuple[IntArray, FloatArray, FloatArray, FloatArray, IntArray] | None = None,
-    ) -> tuple[IntArray, tuple[FloatArray, FloatArray, FloatArray, IntArray], IntArray]:
-        """Run the walk (twice if some person outgrew its rows); CSR episodes and the
-        converged base record of each person."""
+    ) -> tuple[IntArray, tuple[FloatArray, FloatArray, FloatArray, IntArray], IntArray, IntArray]:
+        """Run the walk (twice if some person outgrew its rows); CSR episodes, the
+        converged base record and the output horizon's base record of each person
+        (:func:`~vigil.optimise._walk.walk_all`)."""
         k = sc.DEFAULT_SLEEP.kernel(self.params)
         args = Packed(*[_typed(name, getattr(packed, name)) for name in Packed._fields])
         n = packed.start.size
         base_rec = base if base is not None else empty_records(0)
         b_ptr = base_ptr if base_ptr is not None else np.zeros(1, np.int64)
+        if base is not None:
+            b = self._base
+            bep = Episodes(b.ep_ptr, b.ep_s, b.ep_e, b.ep_q, b.ep_k)
+        else:
+            bep = Episodes(np.zeros(1, np.int64), np.empty(0), np.empty(0), np.empty(0),
+                           np.empty(0, np.int64))  # fmt: skip
         for _ in range(2):
             o_ptr = np.zeros(n + 1, np.int64)
             np.cumsum(cap, out=o_ptr[1:])
@@ -267,9 +280,10 @@ class Engine:
             count = np.zeros(n, np.int64)
             conv = np.zeros(n, np.int64)
             written = np.zeros(n, np.int64)
+            conv_out = np.zeros(n, np.int64)
             walk_all(
                 k, args, restart, base_rec, b_ptr, self.eps, record, rec, rec_ptr,
-                o_ptr, o_s, o_e, o_q, o_k, count, conv, written,
+                o_ptr, o_s, o_e, o_q, o_k, count, conv, written, bep, conv_out,
             )  # fmt: skip
             if (count <= cap).all():
                 break
@@ -277,7 +291,7 @@ class Engine:
         ptr = np.zeros(n + 1, np.int64)
         np.cumsum(count, out=ptr[1:])
         keep = np.repeat(o_ptr[:-1] - ptr[:-1], count) + np.arange(int(ptr[-1]))
-        return ptr, (o_s[keep], o_e[keep], o_q[keep], o_k[keep]), conv
+        return ptr, (o_s[keep], o_e[keep], o_q[keep], o_k[keep]), conv, conv_out
 
     def _kss(
         self,
@@ -479,17 +493,19 @@ class Engine:
         restart = Restart(
             np.where(restarted, b.rec.ws[pr], -np.inf), n0, b.rec.s_w[pr], b.rec.t_wake[pr],
             conv_from, np.where(restarted, cand.crew, -1).astype(np.int64),
+            np.full(n, max(self._eps_out, self.eps)),
         )  # fmt: skip
         n_busy = np.diff(packed.busy_ptr)
         n_rest = np.diff(packed.window_ptr)
         cap = n0 + seeded_capacity(packed.end - packed.start, n_busy, n_rest)
-        w_ptr, w_ep, conv = self._walk(
+        w_ptr, w_ep, conv, conv_out = self._walk(
             packed, restart, empty_records(0), np.zeros(1, np.int64), cap, record=False,
             base=b.rec, base_ptr=b.rec_ptr, seed=seed,
         )  # fmt: skip
         converged = conv >= 0
         cj = np.maximum(conv, 0)
-        conv_ws = np.where(converged, b.rec.ws[cj], np.inf)
+        # scores are the base's (to the output's resolution) from the output horizon on
+        conv_ws = np.where(conv_out >= 0, b.rec.ws[np.maximum(conv_out, 0)], np.inf)
         e_idx = np.empty(n, np.int64)
         b_idx = np.empty(n, np.int64)
         risk_ends(
