@@ -35,7 +35,7 @@ from vigil.domain import Airport
 from vigil.model.parameters import Parameters
 from vigil.model.simulate import CrewTimeline
 from vigil.optimise import _scoring as sc
-from vigil.optimise._ranges import restarts, risk_ends, seeded_capacity
+from vigil.optimise._ranges import crew_search, restarts, risk_ends, seeded_capacity
 from vigil.optimise._walk import Episodes, Packed, Records, Restart, empty_records, walk_all
 from vigil.optimise.chains import Pool, Sources, gather_plan, merge_zones
 from vigil.optimise.costs import CostSettings, DutyTerms, Terms, chain_terms, duty_terms
@@ -689,8 +689,7 @@ def _crew_search(
 ) -> IntArray:
     """Per row: ``lo + searchsorted(values[lo:hi], t, side)`` (values sorted per crew)."""
     out = np.empty(lo.size, np.int64)
-    for i, (a, b, x) in enumerate(zip(lo.tolist(), hi.tolist(), t.tolist(), strict=True)):
-        out[i] = a + int(np.searchsorted(values[a:b], x, side=side))  # type: ignore[call-overload]
+    crew_search(values, lo, hi, t, side == "right", out)
     return out
 
 
