@@ -1,11 +1,11 @@
 """The sleep predictor's window walk, restartable at a window and stopping on convergence.
 
-:func:`vigil.model.sleep_windows.person` walks one person's sleep windows in time order,
-carrying the walk state ``(episodes so far, S at the last wake, last wake)`` and placing
-sleep with the model's own window functions (:func:`~vigil.model.sleep_windows.windows`,
-:func:`~vigil.model.sleep_windows.ground`, :func:`~vigil.model.sleep_inflight.inflight`)
-on the person's body clock (:func:`vigil.model._clock.clock`). This module runs the same
-calls in the same order, with two additions an optimiser needs:
+:func:`vigil.model.sleep_windows.person` walks one person's sleep windows
+(:func:`~vigil.model.sleep_windows.windows`) in time order, carrying the walk state
+``(episodes so far, S at the last wake, last wake)``, one
+:func:`~vigil.model.sleep_windows.step` per window on the person's body clock
+(:func:`vigil.model._clock.clock`). This module walks by the same ``windows`` and
+``step``, with two additions an optimiser needs:
 
 * **record** (the base roster): before each window, the state the rest of the walk
   depends on is written out: the window's bounds and flags (with the end of the time
@@ -21,7 +21,7 @@ calls in the same order, with two additions an optimiser needs:
   the windows, the clock and the state are the base's, so every later episode is the
   base's.
 
-``tests/optimise/test_walk.py`` checks that the recording walk gives exactly the
+``tests/optimise/test_engine.py`` checks that the recording walk gives exactly the
 episodes of :func:`vigil.model.sleep.predict_packed`.
 """
 
@@ -36,15 +36,14 @@ import numpy as np
 from vigil.model._arrays import FloatArray, IntArray
 from vigil.model._clock import Clock, clock, phi, theta
 from vigil.model._kernels import Consts, wrap
-from vigil.model.sleep_inflight import inflight
-from vigil.model.sleep_parameters import KIND_MAIN, KIND_NAP, WINDOW_INFLIGHT
-from vigil.model.sleep_windows import Busy, Packed, Rest, Win, ground, windows
+from vigil.model.sleep_parameters import WINDOW_INFLIGHT
+from vigil.model.sleep_windows import Busy, Packed, Rest, step, window_flags, windows
 from vigil.model.sleep_windows_out import Out
 
 __all__ = ["GROUND", "Episodes", "Records", "Restart", "walk_all"]
 
 #: Window types of :func:`vigil.model.sleep_windows.windows` (its flag column 0).
-GROUND, _INFLIGHT, _SPLIT = 0, 1, 2
+GROUND = 0
 
 #: Per-window records (CSR by person): bounds, type, away and pre-duty-sleep flags,
 #: report (NaN: none), end of the time awake after the report (``Win.off``, which sizes
@@ -158,9 +157,9 @@ def _person(
         u = worder[wi]
         if wf[u, 0] < from_ws - _TIME_TOL:
             continue
-        split = wtype[u] == _SPLIT
-        away = 1.0 if (waway[u] != 0 and not split) else 0.0
-        nap = 1.0 if (wnap[u] != 0 and not split) else 0.0
+        is_away, is_nap = window_flags(wtype[u], waway[u], wnap[u])
+        away = 1.0 if is_away else 0.0
+        nap = 1.0 if is_nap else 0.0
         if record:
             _record(k, c, rec, r_lo + r, wf, u, wtype[u], away, nap, st, out)
             r += 1
@@ -174,13 +173,7 @@ def _person(
                 j = _converged(k, c, base, b_lo, b_hi, wf, u, away, nap, st, out, eps_out)
                 if j >= 0:
                     mark, mark_n, mark_b = j, st[0], e_lo + base.n[j]
-        if wtype[u] == _INFLIGHT:
-            st = inflight(k, c, wf[u, 0], wf[u, 1], wf[u, 2], st, out)
-            continue
-        kind = KIND_NAP if split else KIND_MAIN
-        w = Win(wf[u, 0], wf[u, 1], wf[u, 2], away != 0.0, wf[u, 3], nap != 0.0, not split,
-                kind, wf[u, 4])  # fmt: skip
-        st = ground(k, c, w, st, sb_s, sb_e, out)
+        st = step(k, c, wf, u, wtype[u], is_away, is_nap, st, sb_s, sb_e, out)
     if mark >= 0 and not (
         _same_episodes(out, mark_n, st[0], bep, mark_b, e_hi) and e_hi - mark_b == st[0] - mark_n
     ):
