@@ -41,6 +41,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+import numba as nb
 import numpy as np
 import numpy.typing as npt
 
@@ -203,11 +204,9 @@ def duty_terms(
         duty, weights=length * (controls & (kss > costs.band_kss)), minlength=n
     ).astype(np.float64)
     # predicted sleep in the 24 h before report
-    crew: IntArray = lay.crew
-    ss, se = sleep[0][crew], sleep[1][crew]
-    lo = (on - 24.0)[:, None]
-    overlap = np.minimum(se, on[:, None]) - np.maximum(ss, lo)
-    sleep24 = np.nansum(np.maximum(overlap, 0.0), axis=1)
+    sleep24 = np.empty(n)
+    _sleep_before(on, lay.crew, np.ascontiguousarray(sleep[0]), np.ascontiguousarray(sleep[1]),
+                  24.0, sleep24)  # fmt: skip
     # top of descent at each landing (sectors as reference §6 places them)
     sectors = np.maximum(lay.sectors, 1.0).astype(np.int64)
     count: IntArray = lay.count
@@ -230,6 +229,25 @@ def duty_terms(
     return DutyTerms(
         np.asarray(risks, dtype=np.float64), hours7, hours_band, sleep24, tod_sum, tod_max
     )
+
+
+@nb.njit(cache=True)
+def _sleep_before(
+    on: FloatArray, crew: IntArray, ss: FloatArray, se: FloatArray, hours: float, out: FloatArray
+) -> None:
+    """Per duty, the hours of its crew row's sleep (``ss``/``se``: sorted, NaN-padded on
+    the right) inside the ``hours`` before its report ``on``."""
+    for d in range(on.size):
+        c, lo, hi = crew[d], on[d] - hours, on[d]
+        total = 0.0
+        for j in range(ss.shape[1]):
+            a = ss[c, j]
+            if math.isnan(a) or a >= hi:
+                break
+            overlap = min(se[c, j], hi) - max(a, lo)
+            if overlap > 0.0:
+                total += overlap
+        out[d] = total
 
 
 def chain_terms(duties: DutyTerms, offsets: IntArray, costs: CostSettings) -> Terms:
