@@ -8,10 +8,13 @@ predictor once with its walk state recorded before every sleep window
 1. gathers every candidate's chain as one plan (:func:`~vigil.optimise.chains.gather_plan`);
 2. restarts the sleep predictor at the window before the first changed duty, from the
    base's recorded state, and stops it at the first window after the change whose state
-   equals the base's (docs/optimise.md, "Horizon"): later sleep is the base's;
-3. simulates only the duties from the first change to that window, from the base's
-   model state at a recorded wake (S, body-clock offset φ, full inertia), with the
-   model's own :func:`~vigil.model.interval_kss.interval_kss`;
+   equals the base's (docs/optimise.md, "Horizon"): later sleep is the base's. On the
+   way it marks the *output horizon*: the first such window with S only within
+   :func:`~vigil.optimise.horizon.output_eps` of the base's and the same sleep after it,
+   from where every score is the base's to the output's 3 decimals;
+3. simulates only the duties from the first change to the output horizon, from the
+   base's model state at a recorded wake (S, body-clock offset φ, full inertia), with
+   the model's own :func:`~vigil.model.interval_kss.interval_kss`;
 4. scores risk (:func:`~vigil.scoring.duty_risk.duty_risks`) over those duties and the
    runs of consecutive duties around them (reference §8: a run never spans a gap of
    ``consecutive_gap`` hours), with the base's interval KSS where nothing changed;
