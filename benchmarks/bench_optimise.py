@@ -46,6 +46,34 @@ def timed(fn: Any) -> tuple[float, float]:
     return time.perf_counter() - w, time.process_time() - c
 
 
+def horizon_figures(engine: Engine, cs: Any) -> dict[str, float]:
+    """Where the walks of one batch stopped: the share of candidates reaching exact
+    convergence and the output horizon before their chain ends, and the median days
+    after the window (docs/optimise.md, "Horizon")."""
+    seen: dict[str, Any] = {}
+    walk = engine._walk
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        out = walk(*args, **kwargs)
+        seen["conv"], seen["out"] = out[2], out[3]
+        return out
+
+    engine._walk = spy  # type: ignore[method-assign]
+    try:
+        engine.evaluate(cs.pool, cs.candidates)
+    finally:
+        del engine._walk
+    ws = engine._base.rec.ws
+    end = cs.candidates.window_end
+    figures: dict[str, float] = {"eps_out": engine._eps_out}
+    for name, at in (("exact", seen["conv"]), ("output", seen["out"])):
+        hit = at >= 0
+        figures[f"{name}_share"] = float(hit.mean())
+        days = (ws[at[hit]] - end[hit]) / 24.0
+        figures[f"{name}_days"] = float(np.median(days)) if days.size else float("nan")
+    return figures
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--crew", type=int, default=200)
@@ -70,6 +98,7 @@ def main() -> None:
     ]
     engine.evaluate(sets[0].pool, sets[0].candidates)  # compile / load kernels
     engine.evaluate_full(sets[0].pool, sets[0].candidates)
+    horizon = horizon_figures(engine, sets[0])
     inc, full, ratio, moved = [], [], [], 0
     for cs in sets:
         got: dict[str, Any] = {}
@@ -97,6 +126,7 @@ def main() -> None:
         "ratio_cpu_median": round(statistics.median(ratio), 2),
         "eps": engine.eps,
         "candidates_off_by_more_than_0.001": moved,
+        **horizon,
         "runs": args.runs,
         "cpus": os.cpu_count(),
         "load_avg": os.getloadavg()[0],
@@ -121,6 +151,12 @@ def main() -> None:
         print(
             f"  eps {engine.eps:g}: {moved} of {n * args.runs} candidates' duty risks differ "
             "from the full re-score by more than 0.001"
+        )
+        print(
+            f"  horizon (first batch): exact convergence {result['exact_share']:.0%} of "
+            f"candidates, a median {result['exact_days']:.1f} d after the window; output "
+            f"horizon (eps_out {result['eps_out']:.2g}) {result['output_share']:.0%}, "
+            f"{result['output_days']:.1f} d"
         )
         for key in ("http_per_s_wall", "http_server_cpu_ms_per_eval"):
             if key in result:

@@ -70,8 +70,8 @@ def test_the_recorded_state_alone_restarts_the_walk(engine: Engine) -> None:
         at = base.rec_ptr[:-1] + (frac * np.diff(base.rec_ptr)).astype(np.int64)
         restart = Restart(base.rec.ws[at], np.zeros(n, np.int64), base.rec.s_w[at],
                           base.rec.t_wake[at], np.full(n, np.inf),
-                          np.full(n, -1, np.int64))  # fmt: skip
-        ptr, (s, e, q, k), conv = engine._walk(
+                          np.full(n, -1, np.int64), np.zeros(n))  # fmt: skip
+        ptr, (s, e, q, k), conv, _ = engine._walk(
             packed, restart, empty_records(0), np.zeros(1, np.int64), cap, record=False
         )
         assert (conv == -1).all()
@@ -105,8 +105,24 @@ def test_incremental_and_full_equal_process_fatigue_risk(
         a, b = inc.interval_ptr[lo], inc.interval_ptr[hi]
         np.testing.assert_allclose(inc.interval_kss[a:b], kss, atol=TOL, rtol=0)
         np.testing.assert_allclose(full.interval_kss[a:b], kss, atol=TOL, rtol=0)
+    # the unrounded KSS terms may differ by what the output horizon allows
+    # (vigil.optimise.horizon): KSS by |slope|·eps, exp(β·KSS) by a factor exp(β|slope|·eps)
+    p = engine.params
+    d_kss = abs(p.kss_slope) * engine._eps_out
+    rel = np.expm1(p.risk_beta * d_kss)
+    full_terms = full.terms.columns()
     for name, values in inc.terms.columns().items():
-        np.testing.assert_allclose(values, full.terms.columns()[name], atol=1e-6, rtol=0)
+        if name == "tod_fatigue":
+            np.testing.assert_allclose(values, full_terms[name], rtol=rel, atol=1e-9)
+        elif name == "tod_kss_max":
+            np.testing.assert_allclose(values, full_terms[name], atol=d_kss + 1e-9, rtol=0)
+        elif name == "cost":
+            tod = np.asarray(full_terms["tod_fatigue"])
+            bound = engine.costs.weight("tod_fatigue") * rel * tod + 1e-6
+            assert (np.abs(np.asarray(values) - np.asarray(full_terms[name])) <= bound).all()
+        else:
+            np.testing.assert_allclose(values, full_terms[name], atol=1e-6, rtol=0)
+    assert 1e-4 < engine._eps_out < 1e-3  # the bound of the base's highest R, not a guess
 
 
 def test_the_walk_stops_where_the_state_reconverges(engine: Engine, cands: CandidateSet) -> None:
@@ -115,7 +131,7 @@ def test_the_walk_stops_where_the_state_reconverges(engine: Engine, cands: Candi
 
     def spy(*args: object, **kwargs: object) -> object:
         out = walk(*args, **kwargs)  # type: ignore[arg-type]
-        seen["conv"] = out[2]
+        seen["conv"], seen["out"] = out[2], out[3]
         return out
 
     engine._walk = spy  # type: ignore[method-assign]
@@ -129,6 +145,30 @@ def test_the_walk_stops_where_the_state_reconverges(engine: Engine, cands: Candi
     stopped = np.flatnonzero(conv >= 0)
     # the window where a walk stopped lies after its candidate's window
     assert (base.rec.ws[conv[stopped]] >= cands.candidates.window_start[stopped]).all()
+    # the output horizon (S within the bound, the same sleep after) comes no later, and
+    # for some candidates days earlier
+    out = seen["out"]
+    assert ((out >= 0) | (conv < 0)).all()
+    both = np.flatnonzero((out >= 0) & (conv >= 0))
+    assert (base.rec.ws[out[both]] <= base.rec.ws[conv[both]]).all()
+    assert (base.rec.ws[out[both]] < base.rec.ws[conv[both]] - 24.0).any()
+    assert (out[conv < 0] >= 0).any()  # some never re-converge exactly, but to the output
+
+
+def test_output_eps_is_the_stated_bound(engine: Engine) -> None:
+    """docs/optimise.md, "Horizon": δ = 0.0005 (half the last of 3 decimals), KSS
+    slope 0.46 and β = ln 1.72 (Åkerstedt et al. 2008) of the default preset."""
+    from vigil.optimise.horizon import output_eps
+
+    p = engine.params
+    assert abs(p.kss_slope) == 0.46 and p.risk_beta == pytest.approx(np.log(1.72))
+    got = output_eps(p, np.array([0.5, 4.0, 20.0]))
+    # R below 1 counts as 1; the KSS bound 0.0005/0.46 is then the looser one
+    assert got[0] == pytest.approx(np.log1p(0.0005) / (3 * np.log(1.72) * 0.46))
+    assert got[1] == pytest.approx(np.log1p(0.0005 / 4.0) / (3 * np.log(1.72) * 0.46))
+    assert got[2] < got[1]  # a riskier chain needs S closer
+    unified = sc.resolve_preset("unified")
+    assert (output_eps(unified, np.array([4.0])) == 0).all()
 
 
 def test_unchanged_candidate_scores_as_the_base(engine: Engine, cands: CandidateSet) -> None:

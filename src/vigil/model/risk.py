@@ -276,23 +276,39 @@ def typical_kss(params: Parameters = DEFAULT) -> FloatArray:
 
 #: Body hours at which the typical worker changes (the three shifts' report hours).
 _SHIFT_CHANGES = (6, 14, 22)
+#: Whether the typical worker changes at each body hour 0..23 (a lookup, not a search).
+_CHANGES_AT = np.isin(np.arange(24), _SHIFT_CHANGES)
 
 
 def typical_kss_at(body_hour: object, params: Parameters = DEFAULT) -> FloatArray:
     """K_typ at body hour(s) τ: :func:`typical_kss` at the hour midpoints, interpolated
     linearly (circularly) within each shift; at 06:00, 14:00 and 22:00 the typical worker
     changes, so it steps there instead of blending a night worker into a morning one."""
-    table = typical_kss(params)
-    tau = np.mod(as_float(body_hour), 24.0)
-    base = np.floor(tau - 0.5)
-    share = tau - 0.5 - base
-    left = np.mod(base, 24).astype(np.int64)
-    right = np.mod(left + 1, 24)
-    blended = table[left] + (table[right] - table[left]) * share
-    change = np.isin(right, _SHIFT_CHANGES)
-    stepped = np.where(np.floor(tau) == right, table[right], table[left])
-    out: FloatArray = np.where(change, stepped, blended)
+    hours = as_float(body_hour)
+    out = np.empty(hours.shape)
+    _typical_at(np.ascontiguousarray(hours).reshape(-1), typical_kss(params), _CHANGES_AT,
+                out.reshape(-1))  # fmt: skip
     return out
+
+
+@nb.njit(cache=True)
+def _typical_at(
+    hours: FloatArray, table: FloatArray, changes: npt.NDArray[np.bool_], out: FloatArray
+) -> None:
+    """:func:`typical_kss_at` of each of ``hours`` into ``out``, one pass."""
+    for i in range(hours.size):
+        tau = hours[i] % 24.0
+        base = math.floor(tau - 0.5)
+        if math.isnan(base):
+            out[i] = math.nan
+            continue
+        share = tau - 0.5 - base
+        left = int(base) % 24
+        right = (left + 1) % 24
+        if changes[right]:
+            out[i] = table[right] if math.floor(tau) == right else table[left]
+        else:
+            out[i] = table[left] + (table[right] - table[left]) * share
 
 
 def sleepiness_factor(kss: object, body_hour: object, params: Parameters = DEFAULT) -> FloatArray:

@@ -367,6 +367,35 @@ def windows(
     return wf, wflag[:, 0], wflag[:, 1], wflag[:, 2], nwin
 
 
+@nb.njit(cache=True, inline="always")
+def window_flags(wtype: float, waway: float, wnap: float) -> tuple[bool, bool]:
+    """(away, nap allowed) of a window from :func:`windows`' flag columns: a split-duty
+    break is neither."""
+    split = wtype == _SPLIT
+    return waway != 0 and not split, wnap != 0 and not split
+
+
+@nb.njit(cache=True)
+def step(
+    k: Consts, c: Clock, wf: FloatArray, u: int, wtype: float, away: bool, nap: bool,
+    st: State, sb_s: FloatArray, sb_e: FloatArray, bed_s: FloatArray, bed_e: FloatArray,
+    out: Out,
+) -> State:  # fmt: skip
+    """One step of the walk: the sleep placed in window ``u`` of :func:`windows` (type
+    ``wtype``, flags from :func:`window_flags`) from walk state ``st``; the state after it.
+    A ground window holding a held time in bed (``bed_s``/``bed_e``, sorted by start;
+    empty for rosters) is walked by :func:`ground_held`. :func:`person` and the
+    optimiser's restartable walk (:mod:`vigil.optimise._walk`) both walk by it."""
+    if wtype == _INFLIGHT:
+        return inflight(k, c, wf[u, 0], wf[u, 1], wf[u, 2], st, out)
+    split = wtype == _SPLIT
+    kind = KIND_NAP if split else KIND_MAIN
+    w = Win(wf[u, 0], wf[u, 1], wf[u, 2], away, wf[u, 3], nap, not split, kind, wf[u, 4])
+    if not split and _holds_bed(w, bed_s, bed_e):
+        return ground_held(k, c, w, st, sb_s, sb_e, bed_s, bed_e, out)
+    return ground(k, c, w, st, sb_s, sb_e, out)
+
+
 @nb.njit(cache=True)
 def person(
     k: Consts, c: Clock, t_end: float, s0: float, busy: Busy, rest: Rest,
@@ -383,17 +412,8 @@ def person(
     st = (0, s0, c.t0)  # S known at the last wake (s_w at t_wake), ref §9.2 step 1
     for wi in range(nwin):
         u = worder[wi]
-        if wtype[u] == _INFLIGHT:
-            st = inflight(k, c, wf[u, 0], wf[u, 1], wf[u, 2], st, out)
-            continue
-        split = wtype[u] == _SPLIT
-        kind = KIND_NAP if split else KIND_MAIN
-        away, nap = waway[u] != 0 and not split, wnap[u] != 0 and not split
-        w = Win(wf[u, 0], wf[u, 1], wf[u, 2], away, wf[u, 3], nap, not split, kind, wf[u, 4])
-        if not split and _holds_bed(w, bs_sorted, be_sorted):
-            st = ground_held(k, c, w, st, sb_s, sb_e, bs_sorted, be_sorted, out)
-        else:
-            st = ground(k, c, w, st, sb_s, sb_e, out)
+        away, nap = window_flags(wtype[u], waway[u], wnap[u])
+        st = step(k, c, wf, u, wtype[u], away, nap, st, sb_s, sb_e, bs_sorted, be_sorted, out)
     return st[0]
 
 

@@ -6,8 +6,8 @@ member, each replacing the duties in a time window with duties from a :class:`Po
 the window and runs only as far as the change can matter; the result is a row of cost
 terms per candidate (:class:`~vigil.optimise.costs.Terms`).
 
-Layer 6 of docs/architecture.md. May import: ``domain``, ``model``, ``roster``, ``scoring``,
-``settings``; never a package of its own layer or above.
+Layer 6 of docs/architecture.md. May import: ``contract``, ``domain``, ``model``,
+``roster``, ``scoring``, ``settings``; never a package of its own layer or above.
 """
 
 from __future__ import annotations

@@ -93,6 +93,23 @@ def risk_ends(
         out_b[i] = b
 
 
+@nb.njit(cache=True)
+def crew_search(
+    values: FloatArray, lo: IntArray, hi: IntArray, t: FloatArray, right: bool, out: IntArray
+) -> None:
+    """Per row ``i``: ``lo[i] + searchsorted(values[lo[i]:hi[i]], t[i], side)`` (side
+    "right" when ``right``), ``values`` sorted within each slice."""
+    for i in range(lo.size):
+        a, b = lo[i], hi[i]
+        while a < b:
+            m = (a + b) // 2
+            if values[m] < t[i] or (right and values[m] == t[i]):
+                a = m + 1
+            else:
+                b = m
+        out[i] = a
+
+
 def seeded_capacity(span: FloatArray, n_busy: IntArray, n_rest: IntArray) -> IntArray:
     """Episode rows per walk, as :func:`vigil.model.sleep.predict_packed` sizes them."""
     cap: IntArray = (np.ceil(span / 10.0) + 2 * (n_busy + n_rest) + 4).astype(np.int64)

@@ -14,7 +14,8 @@ from __future__ import annotations
 from vigil.model.interval_kss import DutyRows, interval_kss
 from vigil.model.sleep import DEFAULT_SLEEP, PackedSleepInput, predict_packed
 from vigil.roster import ParsedRoster, format_error, parse_request
-from vigil.scoring.duty_risk import duty_risks
+from vigil.scoring.controls import at_controls
+from vigil.scoring.duty_risk import duty_risk_detail, duty_risks
 from vigil.scoring.grid import S_AT_WAKING, interval_samples
 from vigil.scoring.layout import Layout, build_layout, build_timeline
 from vigil.scoring.plan import CrewPlan
@@ -38,7 +39,9 @@ __all__ = [
     "SleepArrays",
     "build_layout",
     "build_timeline",
+    "at_controls",
     "crew_zone_timelines",
+    "duty_risk_detail",
     "duty_risks",
     "format_error",
     "horizons",

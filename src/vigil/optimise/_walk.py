@@ -1,11 +1,11 @@
 """The sleep predictor's window walk, restartable at a window and stopping on convergence.
 
-:func:`vigil.model.sleep_windows.person` walks one person's sleep windows in time order,
-carrying the walk state ``(episodes so far, S at the last wake, last wake)`` and placing
-sleep with the model's own window functions (:func:`~vigil.model.sleep_windows.windows`,
-:func:`~vigil.model.sleep_windows.ground`, :func:`~vigil.model.sleep_inflight.inflight`)
-on the person's body clock (:func:`vigil.model._clock.clock`). This module runs the same
-calls in the same order, with two additions an optimiser needs:
+:func:`vigil.model.sleep_windows.person` walks one person's sleep windows
+(:func:`~vigil.model.sleep_windows.windows`) in time order, carrying the walk state
+``(episodes so far, S at the last wake, last wake)``, one
+:func:`~vigil.model.sleep_windows.step` per window on the person's body clock
+(:func:`vigil.model._clock.clock`). This module walks by the same ``windows`` and
+``step``, with two additions an optimiser needs:
 
 * **record** (the base roster): before each window, the state the rest of the walk
   depends on is written out: the window's bounds and flags (with the end of the time
@@ -21,7 +21,7 @@ calls in the same order, with two additions an optimiser needs:
   the windows, the clock and the state are the base's, so every later episode is the
   base's.
 
-``tests/optimise/test_walk.py`` checks that the recording walk gives exactly the
+``tests/optimise/test_engine.py`` checks that the recording walk gives exactly the
 episodes of :func:`vigil.model.sleep.predict_packed`.
 """
 
@@ -36,15 +36,14 @@ import numpy as np
 from vigil.model._arrays import FloatArray, IntArray
 from vigil.model._clock import Clock, clock, phi, theta
 from vigil.model._kernels import Consts, wrap
-from vigil.model.sleep_inflight import inflight
-from vigil.model.sleep_parameters import KIND_MAIN, KIND_NAP, WINDOW_INFLIGHT
-from vigil.model.sleep_windows import Busy, Packed, Rest, Win, ground, windows
+from vigil.model.sleep_parameters import WINDOW_INFLIGHT
+from vigil.model.sleep_windows import Busy, Packed, Rest, step, window_flags, windows
 from vigil.model.sleep_windows_out import Out
 
-__all__ = ["GROUND", "Records", "Restart", "walk_all"]
+__all__ = ["GROUND", "Episodes", "Records", "Restart", "walk_all"]
 
 #: Window types of :func:`vigil.model.sleep_windows.windows` (its flag column 0).
-GROUND, _INFLIGHT, _SPLIT = 0, 1, 2
+GROUND = 0
 
 #: Per-window records (CSR by person): bounds, type, away and pre-duty-sleep flags,
 #: report (NaN: none), end of the time awake after the report (``Win.off``, which sizes
@@ -59,10 +58,19 @@ Records = namedtuple(
 
 #: Per-person restart (arrays of length n): skip windows starting before ``from_ws``,
 #: start from ``(n0, s_w, t_wake)`` with ``n0`` seeded episodes already in the output,
-#: check convergence from ``conv_from`` against the records of base person ``base``.
-Restart = namedtuple("Restart", ["from_ws", "n0", "s_w", "t_wake", "conv_from", "base"])
+#: check convergence from ``conv_from`` against the records of base person ``base``;
+#: ``eps_out``: the S difference under which the person's later scores equal the base's
+#: to the output's resolution (see :func:`walk_all`).
+Restart = namedtuple("Restart", ["from_ws", "n0", "s_w", "t_wake", "conv_from", "base", "eps_out"])
+
+#: The base's episodes (CSR by base person), which a restarted walk compares its own with.
+Episodes = namedtuple("Episodes", ["ptr", "s", "e", "q", "kind"])
 
 _TIME_TOL = 1e-9  #: [h] two instants computed alike from the same inputs are the same
+
+
+#: rosters hold no held times in bed (those are the validation's laboratory beds)
+_NO_BEDS = np.empty(0)
 
 
 @nb.njit(cache=True, inline="always")
@@ -121,39 +129,60 @@ def _converged(
 
 
 @nb.njit(cache=True)
+def _same_episodes(out: Out, lo: int, hi: int, bep: Episodes, b_first: int, b_end: int) -> bool:
+    """Whether the walk's episodes ``lo:hi`` equal the base's from row ``b_first`` on."""
+    for m in range(lo, hi):
+        b = b_first + m - lo
+        if m >= out.cap or b >= b_end:
+            return False
+        o = out.base + m
+        if not (_same(out.s[o], bep.s[b]) and _same(out.e[o], bep.e[b])):
+            return False
+        if out.q[o] != bep.q[b] or out.kind[o] != bep.kind[b]:
+            return False
+    return True
+
+
+@nb.njit(cache=True)
 def _person(
     k: Consts, c: Clock, t_end: float, busy: Busy, rest: Rest, sb_s: FloatArray,
     sb_e: FloatArray, out: Out, from_ws: float, st: tuple[int, float, float],
     conv_from: float, base: Records, b_lo: int, b_hi: int, eps: float, record: bool,
-    rec: Records, r_lo: int,
-) -> tuple[int, int, int]:  # fmt: skip
+    rec: Records, r_lo: int, bep: Episodes, e_lo: int, e_hi: int, eps_out: float,
+) -> tuple[int, int, int, int]:  # fmt: skip
     """One person's walk (the loop of :func:`vigil.model.sleep_windows.person`);
-    returns (episodes, converged base record or -1, records written)."""
+    returns (episodes, converged base record or -1, records written, the output horizon's
+    base record or -1: see :func:`walk_all`)."""
     wf, wtype, waway, wnap, nwin = windows(k, c.t0, t_end, busy, rest)
     worder = np.argsort(wf[:nwin, 0])
     r = 0
+    mark, mark_n, mark_b = -1, 0, 0  # the output horizon: base record, episodes there
     for wi in range(nwin):
         u = worder[wi]
         if wf[u, 0] < from_ws - _TIME_TOL:
             continue
-        split = wtype[u] == _SPLIT
-        away = 1.0 if (waway[u] != 0 and not split) else 0.0
-        nap = 1.0 if (wnap[u] != 0 and not split) else 0.0
+        is_away, is_nap = window_flags(wtype[u], waway[u], wnap[u])
+        away = 1.0 if is_away else 0.0
+        nap = 1.0 if is_nap else 0.0
         if record:
             _record(k, c, rec, r_lo + r, wf, u, wtype[u], away, nap, st, out)
             r += 1
         elif wtype[u] == GROUND and wf[u, 0] >= conv_from - _TIME_TOL:
+            if mark >= 0 and not _same_episodes(out, mark_n, st[0], bep, mark_b, e_hi):
+                mark = -1  # a later sleep differs: the output horizon moves on
             j = _converged(k, c, base, b_lo, b_hi, wf, u, away, nap, st, out, eps)
             if j >= 0:
-                return st[0], j, r
-        if wtype[u] == _INFLIGHT:
-            st = inflight(k, c, wf[u, 0], wf[u, 1], wf[u, 2], st, out)
-            continue
-        kind = KIND_NAP if split else KIND_MAIN
-        w = Win(wf[u, 0], wf[u, 1], wf[u, 2], away != 0.0, wf[u, 3], nap != 0.0, not split,
-                kind, wf[u, 4])  # fmt: skip
-        st = ground(k, c, w, st, sb_s, sb_e, out)
-    return st[0], -1, r
+                return st[0], j, r, (mark if mark >= 0 else j)
+            if mark < 0 and eps_out > eps:
+                j = _converged(k, c, base, b_lo, b_hi, wf, u, away, nap, st, out, eps_out)
+                if j >= 0:
+                    mark, mark_n, mark_b = j, st[0], e_lo + base.n[j]
+        st = step(k, c, wf, u, wtype[u], is_away, is_nap, st, sb_s, sb_e, _NO_BEDS, _NO_BEDS, out)
+    if mark >= 0 and not (
+        _same_episodes(out, mark_n, st[0], bep, mark_b, e_hi) and e_hi - mark_b == st[0] - mark_n
+    ):
+        mark = -1
+    return st[0], -1, r, mark
 
 
 @nb.njit(cache=True, parallel=True)
@@ -161,11 +190,20 @@ def walk_all(
     k: Consts, p: Packed, rs: Restart, base: Records, base_ptr: IntArray, eps: float,
     record: bool, rec: Records, rec_ptr: IntArray, o_ptr: IntArray, o_s: FloatArray,
     o_e: FloatArray, o_q: FloatArray, o_k: IntArray, count: IntArray, conv: IntArray,
-    written: IntArray,
+    written: IntArray, bep: Episodes, conv_out: IntArray,
 ) -> None:  # fmt: skip
     """Walk every person of ``p`` (``prange``): episodes into ``o_*`` rows ``o_ptr[i]:``
     (the first ``rs.n0[i]`` already seeded), ``count[i]`` of them, the converged base
-    record in ``conv[i]`` (-1: ran to the horizon), records (``record``) into ``rec``."""
+    record in ``conv[i]`` (-1: ran to the horizon), records (``record``) into ``rec``.
+
+    ``conv_out[i]``, the **output horizon**: the first base record (window) after
+    ``conv_from`` where the state equals the base's with S within ``rs.eps_out[i]``
+    (everything else as for ``conv``) *and* every later episode the walk places is the
+    base's (checked until ``conv`` or the end). From there on the sleep is the base's and
+    S differs by at most ``eps_out``: S awake ``la + (S0 - la)·exp(d·t)`` and asleep
+    (linear, then exponential with the same slope at the break level, reference §2.1)
+    never widen a difference in S, so later scores move by at most what ``eps_out``
+    moves them. -1: none (the candidate's scores differ up to the chain's end)."""
     for i in nb.prange(p.start.shape[0]):
         z0, z1 = p.zone_ptr[i], p.zone_ptr[i + 1]
         c0, c1 = p.busy_ptr[i], p.busy_ptr[i + 1]
@@ -184,10 +222,12 @@ def walk_all(
         b = rs.base[i]
         b_lo, b_hi = (base_ptr[b], base_ptr[b + 1]) if b >= 0 else (0, 0)
         r_lo = rec_ptr[i] if record else 0
-        n, j, r = _person(k, c, p.end[i], busy, rest, p.standby_start[s_0:s_1],
-                          p.standby_end[s_0:s_1], out, rs.from_ws[i], st, rs.conv_from[i],
-                          base, b_lo, b_hi, eps, record, rec, r_lo)  # fmt: skip
-        count[i], conv[i], written[i] = n, j, r
+        e_lo, e_hi = (bep.ptr[b], bep.ptr[b + 1]) if b >= 0 else (0, 0)
+        n, j, r, m = _person(k, c, p.end[i], busy, rest, p.standby_start[s_0:s_1],
+                             p.standby_end[s_0:s_1], out, rs.from_ws[i], st, rs.conv_from[i],
+                             base, b_lo, b_hi, eps, record, rec, r_lo, bep, e_lo, e_hi,
+                             rs.eps_out[i])  # fmt: skip
+        count[i], conv[i], written[i], conv_out[i] = n, j, r, m
 
 
 def empty_records(size: int) -> Records:

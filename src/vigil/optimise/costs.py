@@ -41,6 +41,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+import numba as nb
 import numpy as np
 import numpy.typing as npt
 
@@ -177,10 +178,15 @@ def duty_terms(
     params: Parameters,
     costs: CostSettings,
     end_weight: FloatArray | None = None,
+    working: npt.NDArray[np.bool_] | None = None,
 ) -> DutyTerms:
     """Per-duty terms of the duties of a chunk ``layout`` (interval mean KSS ``kss``,
     risks ``risks``, each crew row's predicted sleep ``sleep`` as NaN-padded start and
-    end arrays, ``end_weight`` the category weight of each duty's last landing)."""
+    end arrays, ``end_weight`` the category weight of each duty's last landing).
+
+    Time at the controls is ``working`` (per interval: the service's at-work mask,
+    :func:`vigil.scoring.controls.at_controls`), or, without it, every interval outside
+    the crew member's own in-flight rest."""
     lay = layout
     on: FloatArray = lay.on
     off: FloatArray = lay.off
@@ -194,8 +200,11 @@ def duty_terms(
     mid = start + length / 2
     rest_s: FloatArray = lay.rest_start[duty]
     rest_e: FloatArray = lay.rest_end[duty]
-    resting = ((mid[:, None] >= rest_s) & (mid[:, None] < rest_e)).any(axis=1)
-    controls = ~resting
+    if working is None:
+        resting = ((mid[:, None] >= rest_s) & (mid[:, None] < rest_e)).any(axis=1)
+        controls = ~resting
+    else:
+        controls = working
     hours7 = np.bincount(duty, weights=length * (controls & (kss > 7.0)), minlength=n).astype(
         np.float64
     )
@@ -203,11 +212,9 @@ def duty_terms(
         duty, weights=length * (controls & (kss > costs.band_kss)), minlength=n
     ).astype(np.float64)
     # predicted sleep in the 24 h before report
-    crew: IntArray = lay.crew
-    ss, se = sleep[0][crew], sleep[1][crew]
-    lo = (on - 24.0)[:, None]
-    overlap = np.minimum(se, on[:, None]) - np.maximum(ss, lo)
-    sleep24 = np.nansum(np.maximum(overlap, 0.0), axis=1)
+    sleep24 = np.empty(n)
+    _sleep_before(on, lay.crew, np.ascontiguousarray(sleep[0]), np.ascontiguousarray(sleep[1]),
+                  24.0, sleep24)  # fmt: skip
     # top of descent at each landing (sectors as reference §6 places them)
     sectors = np.maximum(lay.sectors, 1.0).astype(np.int64)
     count: IntArray = lay.count
@@ -230,6 +237,25 @@ def duty_terms(
     return DutyTerms(
         np.asarray(risks, dtype=np.float64), hours7, hours_band, sleep24, tod_sum, tod_max
     )
+
+
+@nb.njit(cache=True)
+def _sleep_before(
+    on: FloatArray, crew: IntArray, ss: FloatArray, se: FloatArray, hours: float, out: FloatArray
+) -> None:
+    """Per duty, the hours of its crew row's sleep (``ss``/``se``: sorted, NaN-padded on
+    the right) inside the ``hours`` before its report ``on``."""
+    for d in range(on.size):
+        c, lo, hi = crew[d], on[d] - hours, on[d]
+        total = 0.0
+        for j in range(ss.shape[1]):
+            a = ss[c, j]
+            if math.isnan(a) or a >= hi:
+                break
+            overlap = min(se[c, j], hi) - max(a, lo)
+            if overlap > 0.0:
+                total += overlap
+        out[d] = total
 
 
 def chain_terms(duties: DutyTerms, offsets: IntArray, costs: CostSettings) -> Terms:

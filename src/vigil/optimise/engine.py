@@ -8,10 +8,13 @@ predictor once with its walk state recorded before every sleep window
 1. gathers every candidate's chain as one plan (:func:`~vigil.optimise.chains.gather_plan`);
 2. restarts the sleep predictor at the window before the first changed duty, from the
    base's recorded state, and stops it at the first window after the change whose state
-   equals the base's (docs/optimise.md, "Horizon"): later sleep is the base's;
-3. simulates only the duties from the first change to that window, from the base's
-   model state at a recorded wake (S, body-clock offset φ, full inertia), with the
-   model's own :func:`~vigil.model.interval_kss.interval_kss`;
+   equals the base's (docs/optimise.md, "Horizon"): later sleep is the base's. On the
+   way it marks the *output horizon*: the first such window with S only within
+   :func:`~vigil.optimise.horizon.output_eps` of the base's and the same sleep after it,
+   from where every score is the base's to the output's 3 decimals;
+3. simulates only the duties from the first change to the output horizon, from the
+   base's model state at a recorded wake (S, body-clock offset φ, full inertia), with
+   the model's own :func:`~vigil.model.interval_kss.interval_kss`;
 4. scores risk (:func:`~vigil.scoring.duty_risk.duty_risks`) over those duties and the
    runs of consecutive duties around them (reference §8: a run never spans a gap of
    ``consecutive_gap`` hours), with the base's interval KSS where nothing changed;
@@ -35,10 +38,11 @@ from vigil.domain import Airport
 from vigil.model.parameters import Parameters
 from vigil.model.simulate import CrewTimeline
 from vigil.optimise import _scoring as sc
-from vigil.optimise._ranges import restarts, risk_ends, seeded_capacity
-from vigil.optimise._walk import Packed, Records, Restart, empty_records, walk_all
+from vigil.optimise._ranges import crew_search, restarts, risk_ends, seeded_capacity
+from vigil.optimise._walk import Episodes, Packed, Records, Restart, empty_records, walk_all
 from vigil.optimise.chains import Pool, Sources, gather_plan, merge_zones
 from vigil.optimise.costs import CostSettings, DutyTerms, Terms, chain_terms, duty_terms
+from vigil.optimise.horizon import output_eps
 
 __all__ = ["Candidates", "Engine", "EngineError", "Evaluation"]
 
@@ -133,6 +137,11 @@ class Engine:
         #: the operator settings version the engine was loaded under (``settingsVersion``)
         self.settings_version = 0
         self._base = self._load(plan)
+        #: the S difference under which later scores are the base's to the output's
+        #: resolution (:func:`~vigil.optimise.horizon.output_eps`), for the base's highest
+        #: R: the duties scored with base KSS are base duties after the window
+        r_max = float(np.nanmax(self._base.duty.risk, initial=1.0))
+        self._eps_out = float(output_eps(params, np.array([r_max]))[0])
 
     # ------------------------------------------------------------------ loading
 
@@ -217,7 +226,7 @@ class Engine:
         rec = empty_records(int(rec_ptr[-1]))
         restart = Restart(
             np.full(n, -np.inf), np.zeros(n, np.int64), np.zeros(n), np.zeros(n),
-            np.full(n, np.inf), np.full(n, -1, np.int64),
+            np.full(n, np.inf), np.full(n, -1, np.int64), np.zeros(n),
         )  # fmt: skip
         cap = seeded_capacity(packed.end - packed.start, n_busy, n_rest)
         ep_ptr, ep = self._walk(packed, restart, rec, rec_ptr, cap, record=True)[:2]
@@ -225,10 +234,11 @@ class Engine:
         timeline = sc.build_timeline(start, sleep, zones)
         layout = sc.build_layout(plan, 0, n)
         kss = self._kss(layout, timeline, np.ones(plan.on.size, dtype=bool), np.empty(0))
-        risks = sc.duty_risks(layout, timeline, kss, self.params)
+        working = sc.at_controls(layout, sleep)
+        risks = sc.duty_risk_detail(layout, timeline, kss, self.params, working).risk
         sleep_rows = (timeline.sleep_start, timeline.sleep_end)
         terms = duty_terms(
-            layout, kss, risks, sleep_rows, self.params, self.costs, self._end_weight
+            layout, kss, risks, sleep_rows, self.params, self.costs, self._end_weight, working
         )
         kss_ptr = np.zeros(plan.on.size + 1, np.int64)
         np.cumsum(plan.count, out=kss_ptr[1:])
@@ -246,14 +256,21 @@ class Engine:
         base: Records | None = None,
         base_ptr: IntArray | None = None,
         seed: tuple[IntArray, FloatArray, FloatArray, FloatArray, IntArray] | None = None,
-    ) -> tuple[IntArray, tuple[FloatArray, FloatArray, FloatArray, IntArray], IntArray]:
-        """Run the walk (twice if some person outgrew its rows); CSR episodes and the
-        converged base record of each person."""
+    ) -> tuple[IntArray, tuple[FloatArray, FloatArray, FloatArray, IntArray], IntArray, IntArray]:
+        """Run the walk (twice if some person outgrew its rows); CSR episodes, the
+        converged base record and the output horizon's base record of each person
+        (:func:`~vigil.optimise._walk.walk_all`)."""
         k = sc.DEFAULT_SLEEP.kernel(self.params)
         args = Packed(*[_typed(name, getattr(packed, name)) for name in Packed._fields])
         n = packed.start.size
         base_rec = base if base is not None else empty_records(0)
         b_ptr = base_ptr if base_ptr is not None else np.zeros(1, np.int64)
+        if base is not None:
+            b = self._base
+            bep = Episodes(b.ep_ptr, b.ep_s, b.ep_e, b.ep_q, b.ep_k)
+        else:
+            bep = Episodes(np.zeros(1, np.int64), np.empty(0), np.empty(0), np.empty(0),
+                           np.empty(0, np.int64))  # fmt: skip
         for _ in range(2):
             o_ptr = np.zeros(n + 1, np.int64)
             np.cumsum(cap, out=o_ptr[1:])
@@ -267,9 +284,10 @@ class Engine:
             count = np.zeros(n, np.int64)
             conv = np.zeros(n, np.int64)
             written = np.zeros(n, np.int64)
+            conv_out = np.zeros(n, np.int64)
             walk_all(
                 k, args, restart, base_rec, b_ptr, self.eps, record, rec, rec_ptr,
-                o_ptr, o_s, o_e, o_q, o_k, count, conv, written,
+                o_ptr, o_s, o_e, o_q, o_k, count, conv, written, bep, conv_out,
             )  # fmt: skip
             if (count <= cap).all():
                 break
@@ -277,7 +295,7 @@ class Engine:
         ptr = np.zeros(n + 1, np.int64)
         np.cumsum(count, out=ptr[1:])
         keep = np.repeat(o_ptr[:-1] - ptr[:-1], count) + np.arange(int(ptr[-1]))
-        return ptr, (o_s[keep], o_e[keep], o_q[keep], o_k[keep]), conv
+        return ptr, (o_s[keep], o_e[keep], o_q[keep], o_k[keep]), conv, conv_out
 
     def _kss(
         self,
@@ -479,17 +497,19 @@ class Engine:
         restart = Restart(
             np.where(restarted, b.rec.ws[pr], -np.inf), n0, b.rec.s_w[pr], b.rec.t_wake[pr],
             conv_from, np.where(restarted, cand.crew, -1).astype(np.int64),
+            np.full(n, max(self._eps_out, self.eps)),
         )  # fmt: skip
         n_busy = np.diff(packed.busy_ptr)
         n_rest = np.diff(packed.window_ptr)
         cap = n0 + seeded_capacity(packed.end - packed.start, n_busy, n_rest)
-        w_ptr, w_ep, conv = self._walk(
+        w_ptr, w_ep, conv, conv_out = self._walk(
             packed, restart, empty_records(0), np.zeros(1, np.int64), cap, record=False,
             base=b.rec, base_ptr=b.rec_ptr, seed=seed,
         )  # fmt: skip
         converged = conv >= 0
         cj = np.maximum(conv, 0)
-        conv_ws = np.where(converged, b.rec.ws[cj], np.inf)
+        # scores are the base's (to the output's resolution) from the output horizon on
+        conv_ws = np.where(conv_out >= 0, b.rec.ws[np.maximum(conv_out, 0)], np.inf)
         e_idx = np.empty(n, np.int64)
         b_idx = np.empty(n, np.int64)
         risk_ends(
@@ -531,16 +551,23 @@ class Engine:
         resim = (idx_in_chain >= first[owner]) & (idx_in_chain < e_idx[owner])
         known = self._known_kss(layout, sources.src[chain_row], resim)
         kss = self._kss(layout, timeline, resim, known)
-        risks = sc.duty_risks(layout, timeline, kss, p) if layout.on.size else np.empty(0)
         every = _concat_episodes(
             (b.ep_ptr[cand.crew], np.where(restarted, seed_lo - b.ep_ptr[cand.crew], 0), b),
             (w_ptr, walked, w_ep),
             (post_lo, post, b),
         )
+        episodes = sc.SleepArrays(*every, np.zeros(every[1].size, dtype=bool))
+        working = sc.at_controls(layout, episodes)
+        risks = (
+            sc.duty_risk_detail(layout, timeline, kss, p, working).risk
+            if layout.on.size
+            else np.empty(0)
+        )
         weights = np.concatenate([self._end_weight, pool.end_weight])[t_sources.src]
         terms_sub = duty_terms(
-            layout, kss, risks, _padded(every[0], every[1], every[2]), p, self.costs, weights
-        )
+            layout, kss, risks, _padded(every[0], every[1], every[2]), p, self.costs, weights,
+            working,
+        )  # fmt: skip
         out = self._assemble(cand, sources, chains, owner, chain_row, terms_sub, risks)
         if not detail:
             return out
@@ -620,10 +647,11 @@ class Engine:
         timeline = sc.build_timeline(start, sleep, zones)
         layout = sc.build_layout(chains, 0, n)
         kss = self._kss(layout, timeline, np.ones(chains.on.size, dtype=bool), np.empty(0))
-        risks = sc.duty_risks(layout, timeline, kss, p)
+        working = sc.at_controls(layout, sleep)
+        risks = sc.duty_risk_detail(layout, timeline, kss, p, working).risk
         terms = duty_terms(
             layout, kss, risks, (timeline.sleep_start, timeline.sleep_end), p, self.costs,
-            end_weight,
+            end_weight, working,
         )  # fmt: skip
         ptr = np.zeros(chains.on.size + 1, np.int64)
         np.cumsum(chains.count, out=ptr[1:])
@@ -668,8 +696,7 @@ def _crew_search(
 ) -> IntArray:
     """Per row: ``lo + searchsorted(values[lo:hi], t, side)`` (values sorted per crew)."""
     out = np.empty(lo.size, np.int64)
-    for i, (a, b, x) in enumerate(zip(lo.tolist(), hi.tolist(), t.tolist(), strict=True)):
-        out[i] = a + int(np.searchsorted(values[a:b], x, side=side))  # type: ignore[call-overload]
+    crew_search(values, lo, hi, t, side == "right", out)
     return out
 
 

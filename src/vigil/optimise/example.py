@@ -1,24 +1,31 @@
 """A worked rostering example: 50 crew, 200 pairings, with and without Vigil's cost.
 
-Run: ``python -m vigil.optimise.example [--crew 50 --pairings 200 --rounds 12 --seed 1]``
-(docs/optimise.md).
+Run: ``python -m vigil.optimise.example [--crew 50 --pairings 200 --time-limit 10]``
+(docs/optimise.md); ``--solver local`` (the default without OR-Tools) runs the local
+search instead of CP-SAT.
 
-The pairings are 1-3-day trips cut from the work blocks of a synthetic short-haul month at one base
-(:func:`vigil.roster.synthetic.generate_airline_duties`: 1-4 sectors a day, reports
-between 05:00 and 15:00 local). The rules, the same for both solutions, are the
+The pairings (:func:`vigil.optimise.rostering.sequenced_pairings`) are one-duty trips at
+one base over 28 days: earlies, nights, lates and day duties, each acceptable when flown
+rested, the same contents recurring at many times, so that what a crew member flies
+before a pairing decides its risk. The rules, the same for every solution, are the
 legality of this example: every pairing flown by exactly one crew member; a crew
 member's pairings never overlap and leave at least ``MIN_REST_H`` hours between them; at
-most ``MAX_PAIRINGS`` pairings each.
+most ``MAX_PAIRINGS`` pairings each; at most the crew given.
 
 * **Without Vigil**: a greedy assignment in time order, each pairing to the legal crew
-  member with the fewest duty hours so far (the usual fairness heuristic).
-* **With Vigil**: from that assignment, a local search. Each round proposes random moves
-  (one pairing from one crew member to another, legal by the same rules), prices every
-  move exactly with the engine in one batch (two candidates per move: the chain losing
-  the pairing and the chain gaining it), and applies the best improving moves on
-  distinct crew members. The base roster is reloaded after each round.
+  member with the fewest duty hours so far (the usual fairness heuristic); and CP-SAT's
+  productivity optimum, the fewest crew members
+  (:func:`~vigil.optimise.rostering.solve_lines`).
+* **With Vigil**: CP-SAT minimising the fatigue cost of every connection, priced by the
+  engine in one batch (:func:`~vigil.optimise.rostering.arc_costs`), with at most as many
+  crew as the productivity optimum, and with the whole crew.
+* **Fallback** (``--solver local``): from the greedy assignment, a local search. Each
+  round proposes random legal moves (one pairing from one crew member to another),
+  prices every move exactly with the engine in one batch (two candidates per move: the
+  chain losing the pairing and the chain gaining it), and applies the best improving
+  moves on distinct crew members.
 
-Both assignments are then scored by the engine and by :func:`vigil.scoring.service.score`
+Every assignment is then scored by the engine and by :func:`vigil.scoring.service.score`
 (ProcessFatigueRisk's path): high-risk duties (R above the elevated band), Σ R, hours at
 the controls above KSS 7 and the weighted cost, with the legality check of each.
 """
@@ -28,18 +35,18 @@ from __future__ import annotations
 import argparse
 import random
 import time
-from collections import Counter
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from importlib.util import find_spec
 
 import numpy as np
 
 from vigil.optimise import _scoring as sc
 from vigil.optimise.costs import CostSettings
 from vigil.optimise.engine import Candidates, Engine
-from vigil.roster.synthetic import SyntheticDuty, generate_airline_duties, render_roster
+from vigil.roster.synthetic import SyntheticDuty, render_roster
 
-__all__ = ["MAX_PAIRINGS", "MIN_REST_H", "Problem", "greedy", "improve", "main", "pairings"]
+__all__ = ["MAX_PAIRINGS", "MIN_REST_H", "Problem", "greedy", "improve", "main"]
 
 MIN_REST_H = 12.0  #: [h] rest between two pairings of a crew member (EASA ORO.FTL.235(a))
 MAX_PAIRINGS = 8  #: pairings per crew member in the month
@@ -52,45 +59,6 @@ class Problem:
 
     def span(self, p: int) -> tuple[datetime, datetime]:
         return self.pairings[p][0].on_duty, self.pairings[p][-1].off_duty
-
-
-def pairings(n: int, seed: int) -> list[list[SyntheticDuty]]:
-    """``n`` pairings (1-3 duty days, base to base) cut from the work blocks of
-    short-haul crews at the most common base."""
-    duties = generate_airline_duties(4 * n, 28, seed=seed)
-    by: dict[str, list[SyntheticDuty]] = {}
-    for d in duties:
-        if d.crew_composition == 2 and d.sectors <= 4 and not d.first_rest:
-            by.setdefault(d.reference, []).append(d)
-    base = Counter(v[0].home for v in by.values()).most_common(1)[0][0]
-    blocks: list[list[SyntheticDuty]] = []
-    for chain in by.values():
-        if chain[0].home != base or any(d.duty_type == 3 for d in chain):
-            continue
-        block = [chain[0]]
-        for d in chain[1:]:
-            if d.on_duty - block[-1].off_duty > timedelta(hours=30):
-                blocks.append(block)
-                block = []
-            block.append(d)
-        blocks.append(block)
-    # pairings of 1-3 duty days, each from the base back to it
-    trips: list[list[SyntheticDuty]] = []
-    for block in blocks:
-        trip: list[SyntheticDuty] = []
-        for d in block:
-            trip.append(d)
-            if d.end == base and len(trip) >= 2:
-                trips.append(trip)
-                trip = []
-        if trip:
-            trips.append(trip)
-    blocks = [b for b in trips if b[0].start == base and b[-1].end == base]
-    random.Random(seed).shuffle(blocks)
-    if len(blocks) < n:
-        raise SystemExit(f"only {len(blocks)} pairings generated; ask for fewer")
-    chosen = sorted(blocks[:n], key=lambda b: b[0].on_duty)
-    return [[replace(d, reference=f"T{k:03d}") for d in b] for k, b in enumerate(chosen)]
 
 
 def legal(problem: Problem, owned: list[int]) -> bool:
@@ -212,6 +180,7 @@ class Figures:
     hours_kss7: float
     cost: float
     high_risk_scored: int  #: high-risk duties from the scoring service (ProcessFatigueRisk)
+    crew_used: int
 
 
 def figures(problem: Problem, owner: list[int], costs: CostSettings) -> Figures:
@@ -231,6 +200,51 @@ def figures(problem: Problem, owner: list[int], costs: CostSettings) -> Figures:
         hours_kss7=float(t.hours_kss7.sum()),
         cost=float(t.cost.sum()),
         high_risk_scored=scored,
+        crew_used=sum(1 for o in owned if o),
+    )
+
+
+def _print_rows(problem: Problem, rows: list[tuple[str, Figures]], costs: CostSettings) -> None:
+    print(f"| | legal | crew used | high-risk duties (R > {costs.high_risk:g}) | scored | "
+          "Σ R | h at controls > KSS 7 | weighted cost |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|")
+    for name, f in rows:
+        print(
+            f"| {name} | {'yes' if f.legal else 'NO'} | {f.crew_used} | {f.high_risk} | "
+            f"{f.high_risk_scored} | {f.risk_sum:.1f} | {f.hours_kss7:.1f} | {f.cost:.1f} |"
+        )
+
+
+def _cpsat(problem: Problem, args: argparse.Namespace, costs: CostSettings) -> None:
+    """The CP-SAT rows (:mod:`vigil.optimise.rostering`)."""
+    from vigil.optimise.rostering import arc_costs, solve_lines
+
+    crew = len(problem.crew)
+    t0 = time.perf_counter()
+    plain = greedy(problem)
+    blind = solve_lines(problem.pairings, crew, MIN_REST_H, MAX_PAIRINGS, hint=plain,
+                        time_limit_s=args.time_limit, seed=args.seed)  # fmt: skip
+    t1 = time.perf_counter()
+    arcs = arc_costs(problem.pairings, costs, MIN_REST_H)
+    t2 = time.perf_counter()
+    same = solve_lines(problem.pairings, crew, MIN_REST_H, MAX_PAIRINGS, arcs,
+                       max_lines=blind.lines, hint=blind.owner,
+                       time_limit_s=2 * args.time_limit, seed=args.seed)  # fmt: skip
+    spread = solve_lines(problem.pairings, crew, MIN_REST_H, MAX_PAIRINGS, arcs, hint=plain,
+                         time_limit_s=2 * args.time_limit, seed=args.seed)  # fmt: skip
+    rows = [
+        ("greedy, fewest duty hours (no Vigil)", figures(problem, plain, costs)),
+        ("CP-SAT, fewest crew (no Vigil)", figures(problem, blind.owner, costs)),
+        (f"CP-SAT, Vigil's cost, ≤ {blind.lines} crew", figures(problem, same.owner, costs)),
+        (f"CP-SAT, Vigil's cost, ≤ {crew} crew", figures(problem, spread.owner, costs)),
+    ]
+    _print_rows(problem, rows, costs)
+    print(
+        f"flown alone (each after the warm-up), {arcs.rested_high_risk} duties are "
+        f"high-risk; connection costs: {arcs.evaluations:,} chain evaluations in one engine "
+        f"batch, {t2 - t1:.1f} s with loading; CP-SAT {blind.status.lower()} "
+        f"{t1 - t0:.0f} s, {same.status.lower()} / {spread.status.lower()} "
+        f"{same.seconds + spread.seconds:.0f} s (wall time limits: results vary with load)"
     )
 
 
@@ -238,32 +252,39 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--crew", type=int, default=50)
     parser.add_argument("--pairings", type=int, default=200)
+    parser.add_argument("--solver", choices=("cpsat", "local"), default=None,
+                        help="default: cpsat when ortools is installed, else local")  # fmt: skip
+    parser.add_argument("--time-limit", type=float, default=10.0,
+                        help="CP-SAT seconds, fatigue-blind (twice that with Vigil)")  # fmt: skip
     parser.add_argument("--rounds", type=int, default=12)
     parser.add_argument("--moves", type=int, default=400)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    problem = Problem(pairings(args.pairings, args.seed), [f"P{c:02d}" for c in range(args.crew)])
+    solver = args.solver or ("cpsat" if find_spec("ortools") else "local")
+    from vigil.optimise.rostering import sequenced_pairings
+
+    problem = Problem(
+        sequenced_pairings(args.pairings, seed=args.seed),
+        [f"P{c:02d}" for c in range(args.crew)],
+    )
     costs = CostSettings()
-    t0 = time.perf_counter()
-    plain = greedy(problem)
-    began = time.perf_counter()
-    tuned, evaluations = improve(problem, plain, args.rounds, args.moves, args.seed, costs)
-    spent = time.perf_counter() - began
-    rows = [("without Vigil (greedy, legal)", figures(problem, plain, costs)),
-            ("with Vigil's cost (local search)", figures(problem, tuned, costs))]  # fmt: skip
     days = {d.on_duty.date() for b in problem.pairings for d in b}
     print(
         f"{args.crew} crew, {len(problem.pairings)} pairings "
         f"({sum(len(b) for b in problem.pairings)} duties over {len(days)} days); rules: "
         f"no overlap, >= {MIN_REST_H:g} h between pairings, <= {MAX_PAIRINGS} pairings each"
     )
-    print(f"{'':34} legal  high-risk (R > {costs.high_risk:.2f})  sum R   h > KSS 7   cost")
-    for name, f in rows:
-        print(
-            f"{name:34} {'yes' if f.legal else 'NO':5}  {f.high_risk:4d} "
-            f"(scored: {f.high_risk_scored:4d})      {f.risk_sum:7.1f}  {f.hours_kss7:8.2f}"
-            f"  {f.cost:8.1f}"
-        )
+    if solver == "cpsat":
+        _cpsat(problem, args, costs)
+        return
+    t0 = time.perf_counter()
+    plain = greedy(problem)
+    began = time.perf_counter()
+    tuned, evaluations = improve(problem, plain, args.rounds, args.moves, args.seed, costs)
+    spent = time.perf_counter() - began
+    rows = [("greedy, fewest duty hours (no Vigil)", figures(problem, plain, costs)),
+            ("local search, Vigil's cost", figures(problem, tuned, costs))]  # fmt: skip
+    _print_rows(problem, rows, costs)
     print(
         f"local search: {args.rounds} rounds, {evaluations:,} chain evaluations in "
         f"{spent:.1f} s ({evaluations / spent:,.0f}/s with base reloads); "

@@ -73,8 +73,8 @@ def swap_candidates(
         we = ws + timedelta(days=days)
         new = [d for d in by[other] if d.on_duty >= ws and d.off_duty <= we]
         kept = [d for d in by[r] if not (d.on_duty < we and d.off_duty > ws)]
-        if not kept:
-            continue
+        if not kept or (not new and kept[0].on_duty >= ws):
+            continue  # a chain starts with a kept duty or the window's first (its warm-up)
         k = len(chains)
         windows.append([replace(d, reference=f"K{k:06d}") for d in new])
         chain = sorted(kept + [replace(d, reference=r) for d in new], key=lambda d: d.on_duty)
