@@ -103,6 +103,10 @@ class DutyTable:
     tod: FloatArray  #: top of descent: highest score at work in the duty's last hour
     rest_before_h: FloatArray  #: hours since the schedule's previous duty went off (NaN: first)
     bands: tuple[RiskBand, ...] = RISK_BANDS  #: the risk bands in force (:mod:`.thresholds`)
+    #: each duty's CrewComposition (2, 3, 4 pilots; 9 cabin crew; 0 unknown)
+    crew: IntArray | None = None
+    #: what drives each duty's risk as stored (:attr:`StoredScores.drivers`), or ``None``
+    drivers: npt.NDArray[np.float32] | None = None
 
     def __len__(self) -> int:
         return int(self.sched.shape[0])
@@ -167,6 +171,8 @@ class RosterFacts:
     #: per schedule: its first row of the score matrix and its first duty (chart reads)
     row_offset: list[int] = field(default_factory=list)
     first_duty: list[int] = field(default_factory=list)
+    #: per duty: its CrewComposition (empty in facts stored before it was kept)
+    crew: list[int] = field(default_factory=list)
 
     def to_json(self) -> dict[str, object]:
         names = [f.name for f in fields(self) if f.name != "airports"]
@@ -211,6 +217,7 @@ def with_offsets(stored: StoredScores, routes: RouteFacts) -> RosterFacts:
         _offsets(zones, home, on),
         [0, *accumulate(rows)][:-1],
         [0, *accumulate(counts)][:-1],
+        routes.crew,
     )
 
 
@@ -308,6 +315,7 @@ def duty_table(
     rest = np.full(n, np.nan)
     rest[1:] = (on_s[1:] - off_s[:-1]) / 3600.0
     home_offset = _ints(facts.home_offset)
+    drivers = stored.drivers
     return DutyTable(
         scale=scale,
         level=level,
@@ -336,6 +344,8 @@ def duty_table(
         tod=np.round(summary.tod, 3),
         rest_before_h=np.where(same, rest, np.nan),
         bands=bands,
+        crew=_ints(facts.crew) if len(facts.crew) == n else np.zeros(n, dtype=np.int64),
+        drivers=drivers if drivers is not None and drivers.shape[0] == n else None,
     )
 
 
@@ -359,8 +369,12 @@ def schedule_table(
         first_duty = sum(len(s.duties) for s in stored.schedules[:index])
         first_row = sum(s.interval_count for s in stored.schedules[:index])
         entry = stored.schedules[index]
+        drivers = stored.drivers
         one = StoredScores(
-            stored.scales, [entry], stored.matrix[first_row : first_row + entry.interval_count]
+            stored.scales,
+            [entry],
+            stored.matrix[first_row : first_row + entry.interval_count],
+            drivers[first_duty : first_duty + len(entry.duties)] if drivers is not None else None,
         )
     else:
         one, entry = stored, stored.schedules[0]
@@ -376,5 +390,6 @@ def schedule_table(
         start_offset=facts.start_offset[rows],
         end_offset=facts.end_offset[rows],
         home_offset=facts.home_offset[rows],
+        crew=facts.crew[rows],
     )
     return duty_table(one, part, scale, level=level, bands=bands)

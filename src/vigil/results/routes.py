@@ -7,7 +7,7 @@ the roster again (docs/upload.md, "Stored results").
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from vigil.domain import Airport, Duty, Schedule
 from vigil.roster.arrays import DutyColumns
@@ -50,6 +50,8 @@ class RouteFacts:
     start: list[int]
     end: list[int]
     sectors: list[int]
+    #: per stored duty: its CrewComposition (2, 3, 4 pilots; 9 cabin crew; 0 unknown)
+    crew: list[int] = field(default_factory=list)
 
     @classmethod
     def join(cls, parts: Iterable[RouteFacts]) -> RouteFacts:
@@ -73,6 +75,7 @@ class RouteFacts:
             out.rank.extend(part.rank)
             out.duties.extend(part.duties)
             out.sectors.extend(part.sectors)
+            out.crew.extend(part.crew)
             for ours, theirs in (
                 (out.home, part.home),
                 (out.start, part.start),
@@ -107,25 +110,27 @@ class _RouteBuilder:
         fleet: Iterable[str],
         rank: Iterable[str],
         base: Airport | None,
-        route: Sequence[tuple[Airport, Airport, int]],
+        route: Sequence[tuple[Airport, Airport, int, int]],
     ) -> None:
         """One stored schedule of ``count`` duties: its duties' Fleet and Rank cells (the
         first non-blank of each is kept), home base, and (start, end, sectors) of its
-        parsed duties in order (those beyond ``count`` are not stored; missing ones are
-        blank)."""
+        parsed duties in order, with each one's CrewComposition (those beyond ``count``
+        are not stored; missing ones are blank)."""
         facts = self.facts
         facts.fleet.append(next((f for f in fleet if f), ""))
         facts.rank.append(next((r for r in rank if r), ""))
         facts.home.append(self.place(base) if base is not None else -1)
         facts.duties.append(count)
-        for start, end, sectors in route[:count]:
+        for start, end, sectors, crew in route[:count]:
             facts.start.append(self.place(start))
             facts.end.append(self.place(end))
             facts.sectors.append(sectors)
+            facts.crew.append(crew)
         missing = count - min(count, len(route))
         facts.start.extend([-1] * missing)
         facts.end.extend([-1] * missing)
         facts.sectors.extend([0] * missing)
+        facts.crew.extend([0] * missing)
 
 
 def route_facts(entries: Iterable[tuple[str, int]], schedules: Sequence[Schedule]) -> RouteFacts:
@@ -146,7 +151,7 @@ def route_facts(entries: Iterable[tuple[str, int]], schedules: Sequence[Schedule
             (d.fleet for d in duties),
             (d.rank for d in duties),
             duties[0].home_base[0] if duties else None,
-            [(d.start_airport, d.end_airport, d.sectors) for d in duties],
+            [(d.start_airport, d.end_airport, d.sectors, int(d.crew_composition)) for d in duties],
         )
     return out.facts
 
@@ -159,6 +164,7 @@ def route_facts_of_columns(entries: Iterable[tuple[str, int]], columns: DutyColu
     airports, home_bases = columns.airports, columns.home_bases
     start, end = columns.start_airport.tolist(), columns.end_airport.tolist()
     home, sectors = columns.home_base.tolist(), columns.sectors.tolist()
+    crew = columns.crew_composition.tolist()
     out = _RouteBuilder()
     for reference, count in entries:
         i = by_ref.get(reference)
@@ -168,6 +174,6 @@ def route_facts_of_columns(entries: Iterable[tuple[str, int]], columns: DutyColu
             columns.fleet[lo:hi],
             columns.rank[lo:hi],
             home_bases[home[lo]][0] if hi > lo else None,
-            [(airports[start[d]], airports[end[d]], sectors[d]) for d in range(lo, hi)],
+            [(airports[start[d]], airports[end[d]], sectors[d], crew[d]) for d in range(lo, hi)],
         )
     return out.facts
