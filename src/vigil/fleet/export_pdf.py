@@ -159,6 +159,7 @@ def _top_duties_page(fig: Figure, summary: dict[str, Any]) -> None:
         "Kind",
         f"Peak {summary['scale']}",
         "Risk R",
+        "What drives it",
     ]
     rows = [
         [
@@ -171,6 +172,7 @@ def _top_duties_page(fig: Figure, summary: dict[str, Any]) -> None:
             d["kind"],
             _fmt(d["peak"]),
             _fmt(d["risk"]),
+            ", ".join(d.get("reasons") or ()),
         ]
         for d in summary["topDuties"]
     ]

@@ -62,6 +62,7 @@ __all__ = [
     "MAGIC",
     "Decoded",
     "decode_all",
+    "decode_frame_full",
     "decode_frame",
     "decode_frames",
     "derive",
@@ -297,10 +298,10 @@ def decode_frame(
     parsed again; ``scales`` a subset of the stored scales to decode (default all), in
     that order: only the series they derive from are rebuilt.
     """
-    return _decode_one(frame, index, scales)[:3]
+    return decode_frame_full(frame, index, scales)[:3]
 
 
-def _decode_one(
+def decode_frame_full(
     frame: bytes | memoryview,
     index: Mapping[str, Any] | None = None,
     scales: Sequence[str] | None = None,
@@ -415,7 +416,7 @@ def decode_all(blob: bytes, scales: Sequence[str] | None = None) -> Decoded:
     at = 0
     duty = 0
     for (start, length), index in zip(spans, indexes, strict=True):
-        part = _decode_one(view[start : start + length], index, wanted)
+        part = decode_frame_full(view[start : start + length], index, wanted)
         schedules.extend(part.rows)
         matrix[at : at + part.matrix.shape[0]] = part.matrix
         at += part.matrix.shape[0]

@@ -488,8 +488,11 @@ def save_preferences(
 
 
 @router.get("/{token}/chart")
-def roster_chart(console: UserConsole, token: str, schedule: str = "", scale: str = "") -> Response:
-    """The chart of one schedule of an uploaded roster, on any of the six scales.
+def roster_chart(
+    console: UserConsole, token: str, schedule: str = "", scale: str = "", duty: str = ""
+) -> Response:
+    """The chart of one schedule of an uploaded roster, on any of the six scales; with
+    ``duty`` (its number in the schedule) the chart opens on three days centred on it.
 
     Reads only stored results: the scores blob, the sleep stored with it and
     the roster facts of the summary (route, sectors, local offsets); never re-parses or
@@ -532,6 +535,9 @@ def roster_chart(console: UserConsole, token: str, schedule: str = "", scale: st
     payload["homeOffsetMin"] = int(table.home_offset[0]) if len(table) else 0
     payload["homeOffsets"] = _home_offsets(payload, table.airports.zone[home] if home >= 0 else "")
     payload["timeAxis"] = prefs["time"]
+    anchor = int(duty) if duty.isdigit() and 1 <= int(duty) <= len(payload["duties"]) else 0
+    if anchor:  # the chart script centres its window on this duty (number from 1)
+        payload["anchor"] = anchor
     duties = [duty_row(table, i, prefs["airports"]) | {"index": i + 1} for i in range(len(table))]
     for row in duties:
         row["reportLocal"] = local_text(row["onUtc"], row["startOffsetMin"])
@@ -556,6 +562,7 @@ def roster_chart(console: UserConsole, token: str, schedule: str = "", scale: st
         rank=table.rank[0],
         back=str(console.request.url.path) + "?" + str(console.request.url.query),
         reviews=chart_reviews(console, table, schedule),
+        anchor=anchor,
     )
 
 

@@ -22,6 +22,7 @@ from vigil.auth.scopes import ALL_KINDS
 from vigil.store import repo
 from vigil.web.console import _session as cookies
 from vigil.web.console import calibration, clients, rosters, settings_page, tryit, whatif
+from vigil.web.console import explorer as duty_explorer
 from vigil.web.console import hazards as hazard_log
 from vigil.web.console._web import (
     HERE,
@@ -201,6 +202,7 @@ router = APIRouter(prefix=PREFIX, include_in_schema=False)
 router.include_router(pages)
 router.include_router(clients.router)
 router.include_router(rosters.router)
+router.include_router(duty_explorer.router)
 router.include_router(tryit.router)
 router.include_router(whatif.router)
 router.include_router(settings_page.router)
