@@ -43,9 +43,9 @@ from vigil.results.compact import unpack
 from vigil.scoring.duty_risk import REASONS
 from vigil.store import uploads
 from vigil.store.tables import RosterUpload
+from vigil.web.console._prefs import preferences
 from vigil.web.console._web import PREFIX, Console, UserConsole
 from vigil.web.console.charts import in_force
-from vigil.web.console.rosters import preferences
 
 __all__ = ["MAX_PER_OPERATOR", "MAX_ROSTERS", "ColumnCache", "router"]
 

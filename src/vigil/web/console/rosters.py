@@ -42,6 +42,7 @@ from vigil.store import results as results_store
 from vigil.store import uploads
 from vigil.store.repo import AlreadyExistsError
 from vigil.store.tables import RosterResult, RosterUpload
+from vigil.web.console._prefs import PREFERENCE_CHOICES, preferences
 from vigil.web.console._web import PREFIX, Console, PostConsole, UserConsole, safe_next
 from vigil.web.console.charts import chart_payload, in_force, risk_band
 from vigil.web.console.dashboard import histogram_bars, hour_grid
@@ -443,23 +444,6 @@ def roster_export(console: UserConsole, token: str, kind: str) -> Response:
         response = Response(body, media_type=media, headers=headers)
     response.headers["Cache-Control"] = "no-store"
     return console.finish(response)
-
-
-#: chart display choices remembered per user (``console_user.preferences_json``)
-PREFERENCE_CHOICES = {"time": ("utc", "home"), "airports": ("iata", "icao")}
-
-
-def preferences(console: Console) -> dict[str, str]:
-    """The user's chart options, defaults filled in (UTC, IATA)."""
-    try:
-        stored = json.loads(console.user.preferences_json or "{}") if console.user else {}
-    except ValueError:
-        stored = {}
-    out = {k: v[0] for k, v in PREFERENCE_CHOICES.items()}
-    for key, allowed in PREFERENCE_CHOICES.items():
-        if isinstance(stored, dict) and stored.get(key) in allowed:
-            out[key] = stored[key]
-    return out
 
 
 @router.post("/preferences")
