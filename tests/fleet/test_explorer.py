@@ -298,3 +298,26 @@ def test_query_parameters_round_trip() -> None:
 def test_stored_drivers_columns_are_in_driver_field_order(columns) -> None:  # type: ignore[no-untyped-def]
     assert drivers.driver(columns.table, "priorSleep").tolist()[1] == 5.0
     assert DRIVER_FIELDS[-2:] == ("kind", "position")
+
+
+def test_sheet_reasons_are_each_duty_s_reasons_joined() -> None:
+    """reasons_text (the sheets' column) on 3,000 random duties crossing every threshold:
+    each duty's own reasons, joined, for all rows or some."""
+    rng = np.random.default_rng(7)
+    n = 3000
+    why = np.column_stack(
+        [rng.choice([1.0, 1.299, 1.3, 1.6], n)] + [np.ones(n)] * 6
+        + [rng.choice([3.25, 5.999, 6.0, 8.0], n), rng.integers(0, 3, n), rng.integers(0, 9, n)]
+    ).astype(np.float32)  # fmt: skip
+    base = duty_table(build(), facts(), "KSS")
+    t = replace(
+        base,
+        drivers=why,
+        minutes=rng.choice([540.0, 599.0, 600.0, 787.0], n),
+        sectors=rng.integers(0, 11, n),
+    )
+    words = drivers.reasons_text(t, np.arange(n))  # the table's own length is 5
+    assert words == ["; ".join(drivers.reasons(t, i)) for i in range(n)]
+    assert len(set(words)) > 50
+    some = [5, 0, 2999]
+    assert drivers.reasons_text(t, some) == [words[i] for i in some]

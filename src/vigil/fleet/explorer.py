@@ -415,10 +415,16 @@ def _num(value: float, digits: int) -> float | None:
 
 
 def explorer_row(
-    c: ExplorerColumns, i: int, *, home_time: bool, style: str = "iata"
+    c: ExplorerColumns,
+    i: int,
+    *,
+    home_time: bool,
+    style: str = "iata",
+    reasons: str | None = None,
 ) -> dict[str, Any]:
     """Duty ``i`` as one explorer row (JSON-ready): route, report and off in the view's
-    time, length, sectors, crew, R with its band and reasons, top of descent."""
+    time, length, sectors, crew, R with its band and reasons (``reasons``: already
+    joined by :func:`vigil.fleet.drivers.reasons_text`, else read here), top of descent."""
     t = c.table
     s = int(t.sched[i])
     start, end = int(t.start[i]), int(t.end[i])
@@ -447,7 +453,11 @@ def explorer_row(
         "risk": _num(t.risk[i], 3),
         "band": t.bands[band].css if band >= 0 else "",
         "bandText": t.bands[band].words if band >= 0 else "",
-        "reasons": drivers.reasons(t, i),
+        "reasons": drivers.reasons(t, i)
+        if reasons is None
+        else reasons.split("; ")
+        if reasons
+        else [],
         "explained": t.drivers is not None,
         "topOfDescent": _num(t.tod[i], 3),
     }
@@ -483,8 +493,10 @@ def explorer_csv(c: ExplorerColumns, q: DutyQuery, style: str = "iata") -> Itera
     writer = csv.writer(buffer, lineterminator="\r\n")
     writer.writerow(EXPLORER_HEADER)
     time = "home-base" if q.home_time else "UTC"
-    for n, i in enumerate(ordered(c, q).tolist(), start=1):
-        r = explorer_row(c, i, home_time=q.home_time, style=style)
+    rows = ordered(c, q)
+    words = drivers.reasons_text(c.table, rows)  # grouped: not one call per duty
+    for n, (i, why) in enumerate(zip(rows.tolist(), words, strict=True), start=1):
+        r = explorer_row(c, i, home_time=q.home_time, style=style, reasons=why)
         text = [
             spreadsheet_safe(str(r[k])) for k in ("reference", "route", "base", "fleet", "rank")
         ]
@@ -505,7 +517,7 @@ def explorer_csv(c: ExplorerColumns, q: DutyQuery, style: str = "iata") -> Itera
                 r["sectors"],
                 "" if r["risk"] is None else r["risk"],
                 r["bandText"],
-                spreadsheet_safe("; ".join(r["reasons"])),
+                spreadsheet_safe(why),
                 "" if r["topOfDescent"] is None else r["topOfDescent"],
             ]
         )

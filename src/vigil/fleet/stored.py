@@ -55,7 +55,7 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 #: bump when the stored shape changes: older summaries are rebuilt on first view
-SUMMARY_VERSION = 4
+SUMMARY_VERSION = 3
 
 
 @dataclass(frozen=True, slots=True)
