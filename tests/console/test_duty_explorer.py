@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import re
+import time
 from typing import Any
 
 import httpx
@@ -134,3 +135,43 @@ def test_operators_never_see_each_others_duties(alice: httpx.Client, bob: httpx.
         answer = bob.get(f"/console/rosters/{token}/{path}")
         assert answer.status_code == 404
         assert "P1" not in answer.text
+
+
+def test_the_dashboard_builds_the_explorer_columns_in_the_background(
+    service: LiveService, alice: httpx.Client
+) -> None:
+    from vigil.web.console.explorer_cache import column_cache
+
+    token = upload_and_wait(alice, ROSTER, "march")
+    cache = column_cache(service.runtime)
+    assert len(cache) == 0
+    assert alice.get(f"/console/rosters/{token}").status_code == 200
+    deadline = time.monotonic() + 60
+    while not len(cache) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert len(cache) == 1  # built without opening the explorer
+    assert alice.get(f"/console/rosters/{token}/duties").status_code == 200
+    assert len(cache) == 1  # the page used it: no second build
+
+
+def test_column_cache_is_bounded_per_operator_and_replaces_an_overwritten_roster() -> None:
+    from vigil.web.console.explorer_cache import ColumnCache
+
+    cache = ColumnCache(limit=3, per_operator=2)
+    value: Any = object()
+    cache.put((1, 10, "t0", "KSS"), value)
+    cache.put((1, 10, "t1", "KSS"), value)  # the same roster, overwritten
+    assert cache.get((1, 10, "t0", "KSS")) is None and len(cache) == 1
+    cache.put((1, 11, "t0", "KSS"), value)
+    cache.put((1, 12, "t0", "KSS"), value)  # operator 1's third roster: its oldest goes
+    assert cache.get((1, 10, "t1", "KSS")) is None and len(cache) == 2
+    cache.put((2, 20, "t0", "KSS"), value)
+    cache.get((1, 11, "t0", "KSS"))  # recently used
+    cache.put((3, 30, "t0", "KSS"), value)  # over the limit: the least recently used goes
+    assert cache.get((1, 12, "t0", "KSS")) is None
+    assert all(cache.get(k) is value for k in ((1, 11, "t0", "KSS"), (2, 20, "t0", "KSS")))
+    # a build in progress is claimed once
+    event = cache.claim((4, 40, "t0", "KSS"))
+    assert event is not None and cache.claim((4, 40, "t0", "KSS")) is None
+    cache.release((4, 40, "t0", "KSS"))
+    assert event.is_set()

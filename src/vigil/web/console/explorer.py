@@ -7,122 +7,39 @@ Rosters are the user's operator's only (:func:`vigil.web.console.rosters.own_upl
 another operator's token is a 404). Bad parameters are a 400 page naming the parameter and
 what it accepts, never a 500.
 
-The filter columns of a roster are built once (decoding the roster's scale of its scores
-and joining the stored facts, :func:`vigil.fleet.explorer.explorer_columns`) and kept in a
-small per-runtime cache (:class:`ColumnCache`): at most :data:`MAX_ROSTERS` rosters and
-:data:`MAX_PER_OPERATOR` per operator, keyed by the upload, its last update and the scale,
-so an overwritten roster is rebuilt and one operator cannot evict all others'.
+The filter columns of a roster are built once and kept per runtime
+(:mod:`vigil.web.console.explorer_cache`; the dashboard starts building them).
 """
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-from typing import Any, NamedTuple
 from urllib.parse import urlencode
 
 from fastapi import APIRouter
 from fastapi.responses import Response, StreamingResponse
 
-from vigil.fleet import stored as fleet_stored
 from vigil.fleet.explorer import (
     CREW_TYPES,
     SORTS,
     DutyQuery,
-    ExplorerColumns,
     QueryError,
-    explorer_columns,
     explorer_csv,
     explorer_row,
     parse_query,
     select,
 )
 from vigil.fleet.table import DUTY_KINDS
-from vigil.fleet.thresholds import Thresholds
-from vigil.results.compact import unpack
 from vigil.scoring.duty_risk import REASONS
 from vigil.store import uploads
 from vigil.store.tables import RosterUpload
 from vigil.web.console._prefs import preferences
 from vigil.web.console._web import PREFIX, Console, UserConsole
 from vigil.web.console.charts import in_force
+from vigil.web.console.explorer_cache import Explored, columns_for
 
-__all__ = ["MAX_PER_OPERATOR", "MAX_ROSTERS", "ColumnCache", "router"]
+__all__ = ["duty_explorer", "duty_explorer_csv", "router"]
 
 router = APIRouter(prefix="/rosters")
-
-#: rosters whose explorer columns are kept (about 40 MB each at 140,000 duties)
-MAX_ROSTERS = 4
-#: of which one operator holds at most
-MAX_PER_OPERATOR = 2
-
-
-class Explored(NamedTuple):
-    """A roster's explorer columns and the thresholds its table was built with."""
-
-    columns: ExplorerColumns
-    thresholds: Thresholds
-
-
-class ColumnCache:
-    """Explorer columns per (operator, upload, last update, scale), least recently used
-    first out, bounded in all and per operator (module doc)."""
-
-    def __init__(self, limit: int = MAX_ROSTERS, per_operator: int = MAX_PER_OPERATOR) -> None:
-        self.limit = limit
-        self.per_operator = per_operator
-        self._items: OrderedDict[tuple[Any, ...], Explored] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple[Any, ...]) -> Explored | None:
-        with self._lock:
-            found = self._items.get(key)
-            if found is not None:
-                self._items.move_to_end(key)
-            return found
-
-    def put(self, key: tuple[Any, ...], columns: Explored) -> None:
-        with self._lock:
-            # an older build of the same roster (before an overwrite) goes first
-            for old in [k for k in self._items if k[:2] == key[:2] and k != key]:
-                del self._items[old]
-            self._items[key] = columns
-            self._items.move_to_end(key)
-            own = [k for k in self._items if k[0] == key[0]]
-            while len(own) > self.per_operator:
-                del self._items[own.pop(0)]
-            while len(self._items) > self.limit:
-                self._items.popitem(last=False)
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-
-def column_cache(console: Console) -> ColumnCache:
-    """The runtime's :class:`ColumnCache` (one per app)."""
-    cache = console.runtime.cache.get("duty_explorer")
-    if cache is None:
-        cache = console.runtime.cache.setdefault("duty_explorer", ColumnCache())
-    assert isinstance(cache, ColumnCache)
-    return cache
-
-
-def columns_for(console: Console, upload: RosterUpload) -> Explored | None:
-    """The upload's explorer columns (cached), ``None`` before it has results."""
-    scale = upload.preferred_scale
-    key = (console.operator_id, upload.id, str(upload.updated_at), scale)
-    cache = column_cache(console)
-    found = cache.get(key)
-    if found is not None:
-        return found
-    result = uploads.get_result(session=console.db, upload_id=upload.id)
-    if result is None:
-        return None
-    summary = fleet_stored.ensure(console.db, upload, result)
-    table = summary.table(unpack(result.scores, (scale,)), scale)
-    built = Explored(explorer_columns(table), summary.thresholds)
-    cache.put(key, built)
-    return built
 
 
 def _params(console: Console) -> dict[str, list[str]]:

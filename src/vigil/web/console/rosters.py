@@ -42,6 +42,7 @@ from vigil.store import results as results_store
 from vigil.store import uploads
 from vigil.store.repo import AlreadyExistsError
 from vigil.store.tables import RosterResult, RosterUpload
+from vigil.web.console import explorer_cache
 from vigil.web.console._prefs import PREFERENCE_CHOICES, preferences
 from vigil.web.console._web import PREFIX, Console, PostConsole, UserConsole, safe_next
 from vigil.web.console.charts import chart_payload, in_force, risk_band
@@ -374,6 +375,7 @@ def roster_detail(
             "pattern_reviews": pattern_reviews(console, s["patterns"]),
             "back": f"{PREFIX}/rosters/{upload.token}",
         }
+        explorer_cache.prefetch(console, upload)  # "all duties" then opens warm
     return console.render(
         "roster.html",
         upload=upload,
