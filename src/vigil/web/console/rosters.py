@@ -375,8 +375,7 @@ def roster_detail(
             "pattern_reviews": pattern_reviews(console, s["patterns"]),
             "back": f"{PREFIX}/rosters/{upload.token}",
         }
-        explorer_cache.prefetch(console, upload)  # "all duties" then opens warm
-    return console.render(
+    response = console.render(
         "roster.html",
         upload=upload,
         status=status_view(upload.status),
@@ -390,6 +389,9 @@ def roster_detail(
         scales=SCALE_CODES,
         **context,
     )
+    if summary is not None:  # once the page is rendered: "all duties" then opens warm
+        explorer_cache.prefetch(console, upload)
+    return response
 
 
 #: export formats: media type and file suffix
