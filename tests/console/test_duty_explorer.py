@@ -73,9 +73,17 @@ def test_explorer_lists_filters_and_exports_the_view(
         for j, d in enumerate(s["duties"])
     }
     assert any(words.values()), "some duty of the roster has a reason"
-    cells = re.findall(r'data-testid="risk-reasons">([^<]*)<', page.text)
-    for (ref, duty), cell in zip(rows_of(page.text), cells, strict=True):
+    parts = {
+        (s["schedule"], j + 1): d["riskComponents"]
+        for s in explained["scheduleScores"]
+        for j, d in enumerate(s["duties"])
+    }
+    cells = re.findall(r'data-testid="risk-reasons" title="([^"]*)">([^<]*)<', page.text)
+    for (ref, duty), (title, cell) in zip(rows_of(page.text), cells, strict=True):
         assert cell == ", ".join(words[(ref, duty)]) or "nothing beyond a standard duty"
+        # the components behind it, as the API gives them
+        assert f"sleepiness ×{parts[(ref, duty)]['sleepiness']} " in title
+        assert f"consecutive ×{parts[(ref, duty)]['consecutive']} " in title
     # filters: home base MAN is P2 alone; the P1 night duty by time of day
     man = alice.get(f"/console/rosters/{token}/duties", params={"base": "MAN"})
     assert rows_of(man.text) == [("P2", 1)]

@@ -257,6 +257,10 @@ def test_csv_is_exactly_the_filtered_view_and_formula_safe() -> None:
         "night; short sleep (5.0 h in the 24 h before report)"
     )
     assert body[1][EXPLORER_HEADER.index("Crew")] == "cabin crew"
+    # the components of each R, as the API's riskComponents name them
+    assert body[0][EXPLORER_HEADER.index("Sleepiness S")] == "1.1"
+    assert body[0][EXPLORER_HEADER.index("Prior sleep (h)")] == "5.0"
+    assert body[1][EXPLORER_HEADER.index("Sleepiness S")] == "1.35"
 
 
 @pytest.mark.parametrize(

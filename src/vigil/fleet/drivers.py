@@ -15,9 +15,23 @@ import numpy as np
 import numpy.typing as npt
 
 from vigil.fleet.table import DutyTable, FloatArray
-from vigil.scoring.duty_risk import DRIVER_FIELDS, REASONS, duty_reasons, reason_flags
+from vigil.scoring.duty_risk import (
+    COMPONENT_FIELDS,
+    DRIVER_FIELDS,
+    REASONS,
+    duty_reasons,
+    reason_flags,
+)
 
-__all__ = ["CREW_WORDS", "crew_words", "driver", "flags", "reasons", "reasons_text"]
+__all__ = [
+    "CREW_WORDS",
+    "components",
+    "crew_words",
+    "driver",
+    "flags",
+    "reasons",
+    "reasons_text",
+]
 
 #: CrewComposition (roster column 9) in words; 0: not known (facts stored before)
 CREW_WORDS = {2: "2 pilots", 3: "3 pilots", 4: "4 pilots", 9: "cabin crew", 0: ""}
@@ -72,6 +86,15 @@ def reasons_text(t: DutyTable, rows: npt.ArrayLike | None = None) -> list[str]:
     if t.drivers is None:
         return ["" for _ in picked]
     return ["; ".join(reasons(t, i)) for i in picked]
+
+
+def components(t: DutyTable, i: int) -> dict[str, float]:
+    """Duty ``i``'s stored risk components as the API's ``riskComponents`` names them
+    (empty when not stored)."""
+    if t.drivers is None:
+        return {}
+    row = t.drivers[i].tolist()
+    return {name: round(row[k], 3) for k, name in enumerate(COMPONENT_FIELDS)}
 
 
 def crew_words(t: DutyTable, i: int) -> str:

@@ -459,9 +459,20 @@ def explorer_row(
         if reasons
         else [],
         "explained": t.drivers is not None,
+        "components": drivers.components(t, i),
         "topOfDescent": _num(t.tod[i], 3),
     }
 
+
+#: the risk's factors as the export names them (vigil.model.risk: R's S, T, D, B, M)
+COMPONENT_COLUMNS = (
+    ("S", "Sleepiness"),
+    ("T", "Time of day"),
+    ("D", "Time on duty"),
+    ("B", "Breaks"),
+    ("M", "Consecutive"),
+)
+_COMPONENT_KEYS = ("sleepiness", "timeOfDay", "timeOnDuty", "breaks", "consecutive")
 
 #: the explorer export's columns (one row per duty of the view, in its order)
 EXPLORER_HEADER = (
@@ -482,6 +493,8 @@ EXPLORER_HEADER = (
     "Band",
     "What drives the risk",
     "Top of descent",
+    *(f"{words} {symbol}" for symbol, words in COMPONENT_COLUMNS),
+    "Prior sleep (h)",
 )
 _ROWS_PER_PIECE = 2000
 
@@ -519,6 +532,8 @@ def explorer_csv(c: ExplorerColumns, q: DutyQuery, style: str = "iata") -> Itera
                 r["bandText"],
                 spreadsheet_safe(why),
                 "" if r["topOfDescent"] is None else r["topOfDescent"],
+                *(r["components"].get(key, "") for key in _COMPONENT_KEYS),
+                r["components"].get("priorSleep", ""),
             ]
         )
         if n % _ROWS_PER_PIECE == 0:

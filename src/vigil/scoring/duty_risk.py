@@ -27,6 +27,7 @@ from vigil.scoring.layout import Layout
 from vigil.scoring.request import DECIMALS
 
 __all__ = [
+    "COMPONENT_FIELDS",
     "DRIVER_FIELDS",
     "REASONS",
     "DutyRiskDetail",
