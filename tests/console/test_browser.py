@@ -70,10 +70,21 @@ def sign_in(page: Any, username: str) -> None:
 
 
 def hover_first_point(page: Any) -> str:
-    """Move the mouse onto the first drawn score point; the tooltip's text."""
-    d = page.get_attribute(".chart path.score-line", "d")
-    x, y = (float(v) for v in re.match(r"M([\d.]+),([\d.]+)", d).groups())
+    """Move the mouse onto the first score point inside the plot (a chart opened on a
+    duty shows a window of the roster: earlier points are drawn left of it, clipped);
+    the tooltip's text."""
     box = page.locator(".chart svg").bounding_box()
+    paths = page.locator(".chart path.score-line").evaluate_all(
+        "ps => ps.map(p => p.getAttribute('d'))"
+    )
+    x, y = next(
+        (float(a), float(b))
+        for d in paths
+        for a, b in re.findall(r"[ML](-?[\d.]+),(-?[\d.]+)", d)
+        if 50
+        <= float(a)
+        <= box["width"] - 66  # the plot: 48 px in from the left, 64 from the right
+    )
     page.mouse.move(box["x"] + x, box["y"] + y)
     tip = page.locator(".chart-tip")
     tip.wait_for(state="visible")

@@ -51,6 +51,7 @@ def _table(
     header: list[str],
     rows: list[list[str]],
     title: str = "",
+    widths: list[float] | None = None,
 ) -> None:
     ax = fig.add_axes(rect)
     ax.axis("off")
@@ -59,7 +60,9 @@ def _table(
     if not rows:
         ax.text(0, 0.9, "none", fontsize=9)
         return
-    table = ax.table(cellText=rows, colLabels=header, loc="upper left", cellLoc="left")
+    table = ax.table(
+        cellText=rows, colLabels=header, loc="upper left", cellLoc="left", colWidths=widths
+    )
     table.auto_set_font_size(False)
     table.set_fontsize(7.5)
     table.scale(1, 1.15)
@@ -159,6 +162,7 @@ def _top_duties_page(fig: Figure, summary: dict[str, Any]) -> None:
         "Kind",
         f"Peak {summary['scale']}",
         "Risk R",
+        "What drives it",
     ]
     rows = [
         [
@@ -171,10 +175,20 @@ def _top_duties_page(fig: Figure, summary: dict[str, Any]) -> None:
             d["kind"],
             _fmt(d["peak"]),
             _fmt(d["risk"]),
+            # the API's words; the sleep's window is the column's note, not each cell's
+            ", ".join(d.get("reasons") or ()).replace(" in the 24 h before report", ""),
         ]
         for d in summary["topDuties"]
     ]
-    _table(fig, (0.04, 0.08, 0.92, 0.82), header, rows)
+    widths = [0.07, 0.035, 0.09, 0.09, 0.07, 0.045, 0.045, 0.05, 0.04, 0.465]
+    _table(fig, (0.04, 0.12, 0.92, 0.78), header, rows, widths=widths)
+    fig.text(
+        0.04,
+        0.07,
+        "What drives it: the risk model's reasons (ProcessFatigueRisk's riskReasons); "
+        "short sleep counts the 24 h before report.",
+        fontsize=8,
+    )
 
 
 def _schedule_chart(

@@ -37,6 +37,7 @@ _FORMATS["time"] = "yyyy-mm-dd hh:mm"
 #: per column of :func:`vigil.fleet.records.duty_header`
 _DUTY_KINDS = ["text", "int", "text", "text", "text", "text", "int", "text"]
 _DUTY_KINDS += ["time"] * 4 + ["2dp", "3dp", "3dp", "3dp", "1dp", "3dp", "text", "2dp"]
+_DUTY_KINDS += ["text", "text"]  # crew, what drives the risk
 _SCHED_KINDS = ["text", "text", "text", "int", "3dp", "3dp", "1dp", "pct", "int", "int", "int"]
 _WIDTHS = {"text": 12, "int": 8, "2dp": 9, "3dp": 9, "1dp": 10, "pct": 10, "time": 17}
 

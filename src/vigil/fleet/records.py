@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from vigil.fleet import drivers
 from vigil.fleet.table import DUTY_KINDS, DutyTable, FloatArray, IntArray
 
 __all__ = [
@@ -74,6 +75,8 @@ def duty_header(scale: str) -> list[str]:
         "Risk",
         "Band",
         "Rest before (h)",
+        "Crew",
+        "What drives the risk",
     ]
 
 
@@ -156,7 +159,17 @@ def duty_columns(
         np.round(t.risk, 3),
         words[band],
         np.round(t.rest_before_h, 2),
+        _crew_column(t),
+        drivers.reasons_text(t),  # the API's riskReasons; "" where not stored
     ]
+
+
+def _crew_column(t: DutyTable) -> npt.NDArray[Any]:
+    """Each duty's crew composition in words (:data:`vigil.fleet.drivers.CREW_WORDS`)."""
+    crew = t.crew if t.crew is not None else np.zeros(len(t), dtype=np.int64)
+    codes = sorted({*drivers.CREW_WORDS, *np.unique(crew).tolist()})
+    words = np.asarray([drivers.CREW_WORDS.get(c, str(c)) for c in codes], dtype=object)
+    return words[np.searchsorted(codes, crew)]
 
 
 def _plain(column: npt.NDArray[Any] | list[Any]) -> list[Any]:

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from vigil.fleet import drivers
 from vigil.fleet.table import DUTY_KINDS, DutyTable, FloatArray, IntArray
 from vigil.model import DEFAULT, SCALE_INFO, WARNING_KSS
 
@@ -237,6 +238,9 @@ def duty_row(t: DutyTable, i: int, airport_style: str = "iata") -> dict[str, Any
         "minutes": _num(t.minutes[i], 1),
         "workingMinutes": _num(t.working_minutes[i], 1),
         "restBeforeH": _num(t.rest_before_h[i], 2),
+        "crew": drivers.crew_words(t, i),
+        # what drives the risk, in words (None: not stored with this roster's scores)
+        "reasons": drivers.reasons(t, i) if t.drivers is not None else None,
     }
 
 

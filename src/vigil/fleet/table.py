@@ -40,7 +40,7 @@ from vigil import tz
 from vigil.contract import INTERVAL_SECONDS
 from vigil.domain import Schedule
 from vigil.model import EARLY, NIGHT, classify_duty, warning_level
-from vigil.results.compact import IndexedDuty, IndexedSchedule, StoredScores
+from vigil.results.compact import IndexedDuty, IndexedSchedule, StoredScores, drivers_of
 from vigil.results.routes import Airports, RouteFacts, route_facts, route_facts_of_columns
 from vigil.scoring.controls import duty_summaries, mask_from_ranges
 from vigil.scoring.report import ScheduleResult
@@ -114,6 +114,10 @@ class DutyTable:
     rest_intervals: IntArray  #: of them, the crew member's own rest (not at work)
     peak_at_s: IntArray  #: start of the peak's interval [s since the epoch]; on duty if none
     bands: tuple[RiskBand, ...] = RISK_BANDS  #: the risk bands in force (:mod:`.thresholds`)
+    #: each duty's CrewComposition (2, 3, 4 pilots; 9 cabin crew; 0 unknown)
+    crew: IntArray | None = None
+    #: what drives each duty's risk as stored (:attr:`StoredScores.drivers`), or ``None``
+    drivers: npt.NDArray[np.float32] | None = None
 
     def __len__(self) -> int:
         return int(self.sched.shape[0])
@@ -180,6 +184,8 @@ class RosterFacts:
     #: per schedule: its first row of the score matrix and its first duty (chart reads)
     row_offset: list[int] = field(default_factory=list)
     first_duty: list[int] = field(default_factory=list)
+    #: per duty: its CrewComposition (empty in facts stored before it was kept)
+    crew: list[int] = field(default_factory=list)
     #: per schedule: every airport its HomeBase cell lists, the home base first (empty in
     #: summaries stored before it was kept: :meth:`base_lists` falls back to ``home``)
     bases: list[list[int]] = field(default_factory=list)
@@ -265,6 +271,7 @@ def _with_offsets(schedules: Sequence[IndexedSchedule], routes: RouteFacts) -> R
         [0, *accumulate(rows)][:-1],
         [0, *accumulate(counts)][:-1],
         bases=routes.base_lists(),
+        crew=routes.crew,
     )
 
 
@@ -322,7 +329,7 @@ def duty_table(
     :func:`vigil.model.warning_level`); ``bands`` the risk bands in force.
     """
     column = stored.matrix[:, stored.scales.index(scale)]
-    return _table(stored.schedules, column, facts, scale, level, bands)
+    return _table(stored.schedules, column, facts, scale, level, bands, stored.drivers)
 
 
 def results_table(
@@ -347,7 +354,8 @@ def results_table(
         if results
         else np.zeros(0, dtype=np.float32)
     )
-    return _table(index, column, facts or _no_facts(index), scale, level, bands)
+    drivers = drivers_of(results)
+    return _table(index, column, facts or _no_facts(index), scale, level, bands, drivers)
 
 
 def _no_facts(schedules: Sequence[IndexedSchedule]) -> RosterFacts:
@@ -367,9 +375,11 @@ def _table(
     scale: str,
     level: float | None,
     bands: tuple[RiskBand, ...],
+    drivers: npt.NDArray[np.float32] | None = None,
 ) -> DutyTable:
     """The one builder: every duty of ``schedules``, its scores in ``column`` (the
-    schedules' intervals back to back)."""
+    schedules' intervals back to back), and what drives each duty's risk where stored
+    (``drivers``: one row per duty)."""
     level = warning_level(scale) if level is None else level
     n = sum(len(s.duties) for s in schedules)
     if len(facts.start) != n:
@@ -443,6 +453,8 @@ def _table(
         rest_intervals=counts - at_work.astype(np.int64),
         peak_at_s=np.where(summary.peak_index >= 0, peak_at, on_s),
         bands=bands,
+        crew=_ints(facts.crew) if len(facts.crew) == n else np.zeros(n, dtype=np.int64),
+        drivers=drivers if drivers is not None and drivers.shape[0] == n else None,
     )
 
 
@@ -466,8 +478,12 @@ def schedule_table(
         first_duty = sum(len(s.duties) for s in stored.schedules[:index])
         first_row = sum(s.interval_count for s in stored.schedules[:index])
         entry = stored.schedules[index]
+        drivers = stored.drivers
         one = StoredScores(
-            stored.scales, [entry], stored.matrix[first_row : first_row + entry.interval_count]
+            stored.scales,
+            [entry],
+            stored.matrix[first_row : first_row + entry.interval_count],
+            drivers[first_duty : first_duty + len(entry.duties)] if drivers is not None else None,
         )
     else:
         one, entry = stored, stored.schedules[0]
@@ -483,5 +499,6 @@ def schedule_table(
         start_offset=facts.start_offset[rows],
         end_offset=facts.end_offset[rows],
         home_offset=facts.home_offset[rows],
+        crew=facts.crew[rows],
     )
     return duty_table(one, part, scale, level=level, bands=bands)

@@ -30,8 +30,9 @@ import numpy as np
 import numpy.typing as npt
 
 from vigil.results.frames import MAGIC as FRAMES_MAGIC
-from vigil.results.frames import decode_frames, read_index
+from vigil.results.frames import decode_all, read_index
 from vigil.results.stored_sleep import StoredSleep
+from vigil.scoring.duty_risk import COMPONENT_FIELDS, DRIVER_FIELDS
 from vigil.scoring.report import DutyResult, ScheduleResult, stream_envelope
 from vigil.scoring.request import DECIMALS
 
@@ -39,6 +40,7 @@ __all__ = [
     "IndexedDuty",
     "IndexedSchedule",
     "StoredScores",
+    "drivers_of",
     "unpack",
 ]
 
@@ -86,11 +88,15 @@ def _duty(row: list[Any]) -> IndexedDuty:
 
 @dataclass(frozen=True, slots=True)
 class StoredScores:
-    """A decoded blob: the index and a read-only float32 view of the scores."""
+    """A decoded blob: the index and a read-only float32 view of the scores, with what
+    drives each duty's risk where it was stored (``(duties, len(DRIVER_FIELDS))`` in
+    :data:`vigil.scoring.duty_risk.DRIVER_FIELDS` order, duties in stored order;
+    ``None`` for rosters stored before, or without risk)."""
 
     scales: tuple[str, ...]
     schedules: list[IndexedSchedule]
     matrix: Float32Array
+    drivers: Float32Array | None = None
 
     @classmethod
     def of_results(cls, results: Sequence[ScheduleResult], scales: Sequence[str]) -> StoredScores:
@@ -115,7 +121,7 @@ class StoredScores:
         ]
         blocks = [np.stack([r.scores[s] for s in scales], axis=1).astype(_DTYPE) for r in results]
         matrix = np.concatenate(blocks) if blocks else np.empty((0, len(scales)), dtype=_DTYPE)
-        return cls(tuple(scales), schedules, matrix)
+        return cls(tuple(scales), schedules, matrix, drivers_of(results))
 
     @property
     def references(self) -> list[str]:
@@ -187,6 +193,21 @@ class StoredScores:
         )
 
 
+def drivers_of(results: Sequence[ScheduleResult]) -> Float32Array | None:
+    """The drivers of every duty of ``results`` (``None`` unless every duty has them)."""
+    duties = [d.drivers for r in results for d in r.duties]
+    if not duties or any(d is None for d in duties):
+        return None
+    rows = [
+        [*(d.components.get(k, 0.0) for k in COMPONENT_FIELDS), d.kind, d.position]
+        for d in duties
+        if d is not None
+    ]
+    out = np.asarray(rows, dtype=np.float64).round(3).astype(_DTYPE)
+    assert out.shape[1] == len(DRIVER_FIELDS)
+    return out
+
+
 def unpack(blob: bytes, scales: Sequence[str] | None = None) -> StoredScores:
     """Decode a stored scores blob: the layout above (``VGS1``, rosters stored before the
     frames) or the smaller ``VGS2`` of :mod:`vigil.results.frames` (what workers store).
@@ -195,8 +216,8 @@ def unpack(blob: bytes, scales: Sequence[str] | None = None) -> StoredScores:
     blob then rebuilds only the series they need (the roster summary reads one scale).
     """
     if bytes(blob[:4]) == FRAMES_MAGIC:
-        codes, rows, matrix = decode_frames(blob, scales)
-        return StoredScores(codes, [IndexedSchedule.from_json(r) for r in rows], matrix)
+        codes, rows, matrix, drivers = decode_all(blob, scales)
+        return StoredScores(codes, [IndexedSchedule.from_json(r) for r in rows], matrix, drivers)
     magic, length = _HEADER.unpack_from(blob, 0)
     if magic != MAGIC:
         raise ValueError("not a Vigil scores blob")

@@ -31,6 +31,14 @@ duties], ...]}`` (duties as in ``VGS1``, a sixth field with the duty's rest runs
 has any) and the six int32 rows KSS-delta, KP-delta, then
 the SP, VD, CRD, PMR residuals, stored as 4 byte planes (bytes 0 of every value, then
 bytes 1, …) so that zlib sees long runs of zeros.
+
+A frame whose duties were scored with risk also keeps what drives each duty's R
+(:data:`vigil.scoring.duty_risk.DRIVER_FIELDS`: the risk components, prior sleep, the
+duty's kind and place in its run), so the console and the exports explain every stored
+duty without re-scoring: the index names them (``"drivers": [...]``) and an int32
+``[len(drivers), duties]`` block in thousandths follows the planes, as byte planes too.
+Frames without the key (stored before, or scored without risk) have no block and read
+as unexplained.
 """
 
 from __future__ import annotations
@@ -40,17 +48,21 @@ import struct
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 import orjson
 
 from vigil.model.parameters import Parameters
+from vigil.scoring.duty_risk import COMPONENT_FIELDS, DRIVER_FIELDS
 from vigil.scoring.report import ScheduleResult
 
 __all__ = [
     "MAGIC",
+    "Decoded",
+    "decode_all",
+    "decode_frame_full",
     "decode_frame",
     "decode_frames",
     "derive",
@@ -164,6 +176,9 @@ def encode_frame(
         else np.empty(0, np.int64)
         for code in _ROWS
     }
+    drivers = _driver_block(results)
+    if drivers is not None:
+        index["drivers"] = list(DRIVER_FIELDS)
     derived = derive(q["KSS"], constants) | derive_from_vd(q["KSS"], q["VD"], constants)
     rows = np.empty((len(_ROWS), total), dtype="<i4")
     rows[0] = np.diff(q["KSS"], prepend=np.int64(0))
@@ -171,8 +186,27 @@ def encode_frame(
     for i, code in enumerate(_DERIVED, start=2):
         rows[i] = q[code] - derived[code]
     planes = rows.view(np.uint8).reshape(-1, 4).T.tobytes()
+    if drivers is not None:
+        planes += drivers.view(np.uint8).reshape(-1, 4).T.tobytes()
     head = json.dumps(index, separators=(",", ":")).encode()
     return zlib.compress(_LENGTH.pack(len(head)) + head + planes, _LEVEL)
+
+
+def _driver_block(results: Sequence[ScheduleResult]) -> npt.NDArray[np.int32] | None:
+    """``int32[len(DRIVER_FIELDS), duties]`` in thousandths of every duty's drivers, or
+    ``None`` when a duty has none (scored without risk)."""
+    duties = [d for r in results for d in r.duties]
+    if not duties or any(d.drivers is None for d in duties):
+        return None
+    values = np.array(
+        [
+            [*(d.drivers.components.get(k, 0.0) for k in COMPONENT_FIELDS)]  # type: ignore[union-attr]
+            + [d.drivers.kind, d.drivers.position]  # type: ignore[union-attr]
+            for d in duties
+        ],
+        dtype=np.float64,
+    )
+    return np.ascontiguousarray(_thousandths(np.nan_to_num(values)).T.astype("<i4"))
 
 
 def join_frames(frames: Iterable[bytes]) -> bytes:
@@ -243,6 +277,16 @@ def frame_index_raw(read: Callable[[int, int], bytes], at: int, length: int) -> 
         pending = inflate.unconsumed_tail
 
 
+class Decoded(NamedTuple):
+    """A decoded frame or blob: scales, index rows, the float32 matrix ``(intervals,
+    scales)`` and the drivers ``(duties, len(DRIVER_FIELDS))`` (``None``: not stored)."""
+
+    scales: tuple[str, ...]
+    rows: list[list[Any]]
+    matrix: npt.NDArray[np.float32]
+    drivers: npt.NDArray[np.float32] | None
+
+
 def decode_frame(
     frame: bytes | memoryview,
     index: Mapping[str, Any] | None = None,
@@ -254,6 +298,15 @@ def decode_frame(
     parsed again; ``scales`` a subset of the stored scales to decode (default all), in
     that order: only the series they derive from are rebuilt.
     """
+    return decode_frame_full(frame, index, scales)[:3]
+
+
+def decode_frame_full(
+    frame: bytes | memoryview,
+    index: Mapping[str, Any] | None = None,
+    scales: Sequence[str] | None = None,
+) -> Decoded:
+    """:func:`decode_frame` with the frame's drivers (module doc)."""
     payload = zlib.decompress(frame)
     (length,) = _LENGTH.unpack_from(payload, 0)
     if index is None:
@@ -263,13 +316,33 @@ def decode_frame(
     if not set(wanted) <= set(stored):
         raise ValueError(f"scales {wanted} are not all stored ({stored})")
     planes = np.frombuffer(payload, np.uint8, offset=_LENGTH.size + length)
+    drivers: npt.NDArray[np.float32] | None = None
+    names = index.get("drivers")
+    if names:
+        total = sum(int(row[1]) for row in index["schedules"])
+        cut = 4 * len(_ROWS) * total
+        duties = sum(len(row[2]) for row in index["schedules"])
+        extra = planes[cut:].reshape(4, -1).T.copy().view("<i4").reshape(len(names), duties)
+        drivers = _driver_columns(extra, names)
+        planes = planes[:cut]
     rows = planes.reshape(4, -1).T.copy().view("<i4").reshape(len(_ROWS), -1)
     del payload, planes
     q = _series(rows, index["derive"], wanted)
     block = np.empty((rows.shape[1], len(wanted)), dtype=np.float32)
     for column, code in enumerate(wanted):
         block[:, column] = q[code] / 1000.0
-    return wanted, list(index["schedules"]), block
+    return Decoded(wanted, list(index["schedules"]), block, drivers)
+
+
+def _driver_columns(block: npt.NDArray[np.int32], names: Sequence[str]) -> npt.NDArray[np.float32]:
+    """Stored driver rows (thousandths) as ``(duties, len(DRIVER_FIELDS))`` float32, in
+    :data:`DRIVER_FIELDS` order (a field the frame lacks reads 0)."""
+    out = np.zeros((block.shape[1], len(DRIVER_FIELDS)), dtype=np.float32)
+    where = {name: i for i, name in enumerate(names)}
+    for column, name in enumerate(DRIVER_FIELDS):
+        if name in where:
+            out[:, column] = block[where[name]] / 1000.0
+    return out
 
 
 def _series(
@@ -313,7 +386,14 @@ def frame_spans(read: Callable[[int, int], bytes]) -> Iterator[tuple[int, int]]:
 def decode_frames(
     blob: bytes, scales: Sequence[str] | None = None
 ) -> tuple[tuple[str, ...], list[list[Any]], npt.NDArray[np.float32]]:
-    """``(scales, index rows, float32 matrix (intervals, scales))`` of a ``VGS2`` blob.
+    """``(scales, index rows, float32 matrix (intervals, scales))`` of a ``VGS2`` blob
+    (:func:`decode_all` without the drivers)."""
+    return decode_all(blob, scales)[:3]
+
+
+def decode_all(blob: bytes, scales: Sequence[str] | None = None) -> Decoded:
+    """Every frame of a ``VGS2`` blob, with the drivers of its duties when every frame
+    stored them.
 
     The matrix holds every scale's 3-decimal score as float32, as ``VGS1`` stored it (with
     ``scales``, only those columns, in that order). It is allocated once, from the frames'
@@ -329,11 +409,18 @@ def decode_frames(
     wanted = stored if scales is None else tuple(scales)
     total = sum(int(row[1]) for index in indexes for row in index["schedules"])
     matrix = np.empty((total, len(wanted)), dtype=np.float32)
+    explained = bool(indexes) and all(index.get("drivers") for index in indexes)
+    duties = sum(len(row[2]) for index in indexes for row in index["schedules"])
+    drivers = np.empty((duties, len(DRIVER_FIELDS)), np.float32) if explained else None
     schedules: list[list[Any]] = []
     at = 0
+    duty = 0
     for (start, length), index in zip(spans, indexes, strict=True):
-        _, rows, block = decode_frame(view[start : start + length], index, wanted)
-        schedules.extend(rows)
-        matrix[at : at + block.shape[0]] = block
-        at += block.shape[0]
-    return wanted, schedules, matrix
+        part = decode_frame_full(view[start : start + length], index, wanted)
+        schedules.extend(part.rows)
+        matrix[at : at + part.matrix.shape[0]] = part.matrix
+        at += part.matrix.shape[0]
+        if drivers is not None and part.drivers is not None:
+            drivers[duty : duty + part.drivers.shape[0]] = part.drivers
+            duty += part.drivers.shape[0]
+    return Decoded(wanted, schedules, matrix, drivers)

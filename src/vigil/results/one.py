@@ -113,15 +113,21 @@ def _from_frames(read: Reader, reference: str, locate: bool) -> OneSchedule | No
             position += len(rows)
             duty += sum(len(row[2]) for row in rows)
             continue
-        scales, rows, matrix = frames.decode_frame(read(at, length), index)
+        part = frames.decode_frame_full(read(at, length), index)
+        scales, rows, matrix = part.scales, part.rows, part.matrix
         k = names.index(reference)
         first = sum(int(row[1]) for row in rows[:k])
         schedule = IndexedSchedule.from_json(rows[k])
         block = matrix[first : first + schedule.interval_count]
-        duty += sum(len(row[2]) for row in rows[:k])
+        before = sum(len(row[2]) for row in rows[:k])
+        duty += before
+        why = part.drivers
+        if why is not None:  # the schedule's duties' stored risk drivers
+            why = why[before : before + len(schedule.duties)]
+        one = StoredScores(scales, [schedule], block, why)
         if not locate:
-            return OneSchedule(StoredScores(scales, [schedule], block), -1, -1, (number, k))
-        return OneSchedule(StoredScores(scales, [schedule], block), position + k, duty, (number, k))
+            return OneSchedule(one, -1, -1, (number, k))
+        return OneSchedule(one, position + k, duty, (number, k))
     return None
 
 

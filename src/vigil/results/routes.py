@@ -51,6 +51,8 @@ class RouteFacts:
     start: list[int]
     end: list[int]
     sectors: list[int]
+    #: per stored duty: its CrewComposition (2, 3, 4 pilots; 9 cabin crew; 0 unknown)
+    crew: list[int] = field(default_factory=list)
     bases: list[list[int]] = field(default_factory=list)
 
     def base_lists(self) -> list[list[int]]:
@@ -82,6 +84,7 @@ class RouteFacts:
             out.duties.extend(part.duties)
             out.sectors.extend(part.sectors)
             out.bases.extend([remap[i] for i in b] for b in part.base_lists())
+            out.crew.extend(part.crew)
             for ours, theirs in (
                 (out.home, part.home),
                 (out.start, part.start),
@@ -116,12 +119,13 @@ class _RouteBuilder:
         fleet: Iterable[str],
         rank: Iterable[str],
         base: Airport | None,
-        route: Sequence[tuple[Airport, Airport, int]],
+        route: Sequence[tuple[Airport, Airport, int, int]],
         others: Sequence[Airport] = (),
     ) -> None:
         """One stored schedule of ``count`` duties: its duties' Fleet and Rank cells (the
         first non-blank of each is kept), home base (and the HomeBase cell's ``others``),
-        and (start, end, sectors) of its parsed duties in order (those beyond ``count``
+        and (start, end, sectors) of its parsed duties in order, with each one's
+        CrewComposition (those beyond ``count``
         are not stored; missing ones are blank)."""
         facts = self.facts
         facts.fleet.append(next((f for f in fleet if f), ""))
@@ -129,14 +133,16 @@ class _RouteBuilder:
         facts.home.append(self.place(base) if base is not None else -1)
         facts.bases.append([self.place(a) for a in (base, *others)] if base is not None else [])
         facts.duties.append(count)
-        for start, end, sectors in route[:count]:
+        for start, end, sectors, crew in route[:count]:
             facts.start.append(self.place(start))
             facts.end.append(self.place(end))
             facts.sectors.append(sectors)
+            facts.crew.append(crew)
         missing = count - min(count, len(route))
         facts.start.extend([-1] * missing)
         facts.end.extend([-1] * missing)
         facts.sectors.extend([0] * missing)
+        facts.crew.extend([0] * missing)
 
 
 def route_facts(entries: Iterable[tuple[str, int]], schedules: Sequence[Schedule]) -> RouteFacts:
@@ -157,7 +163,7 @@ def route_facts(entries: Iterable[tuple[str, int]], schedules: Sequence[Schedule
             (d.fleet for d in duties),
             (d.rank for d in duties),
             duties[0].home_base[0] if duties else None,
-            [(d.start_airport, d.end_airport, d.sectors) for d in duties],
+            [(d.start_airport, d.end_airport, d.sectors, int(d.crew_composition)) for d in duties],
             duties[0].home_base[1:] if duties else (),
         )
     return out.facts
@@ -171,6 +177,7 @@ def route_facts_of_columns(entries: Iterable[tuple[str, int]], columns: DutyColu
     airports, home_bases = columns.airports, columns.home_bases
     start, end = columns.start_airport.tolist(), columns.end_airport.tolist()
     home, sectors = columns.home_base.tolist(), columns.sectors.tolist()
+    crew = columns.crew_composition.tolist()
     out = _RouteBuilder()
     for reference, count in entries:
         i = by_ref.get(reference)
@@ -180,7 +187,7 @@ def route_facts_of_columns(entries: Iterable[tuple[str, int]], columns: DutyColu
             columns.fleet[lo:hi],
             columns.rank[lo:hi],
             home_bases[home[lo]][0] if hi > lo else None,
-            [(airports[start[d]], airports[end[d]], sectors[d]) for d in range(lo, hi)],
+            [(airports[start[d]], airports[end[d]], sectors[d], crew[d]) for d in range(lo, hi)],
             home_bases[home[lo]][1:] if hi > lo else (),
         )
     return out.facts

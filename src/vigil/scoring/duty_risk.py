@@ -26,7 +26,18 @@ from vigil.scoring.grid import FloatArray
 from vigil.scoring.layout import Layout
 from vigil.scoring.request import DECIMALS
 
-__all__ = ["DutyRiskDetail", "RiskDrivers", "duty_risk_detail", "duty_risks", "risk_drivers"]
+__all__ = [
+    "COMPONENT_FIELDS",
+    "DRIVER_FIELDS",
+    "REASONS",
+    "DutyRiskDetail",
+    "RiskDrivers",
+    "duty_reasons",
+    "duty_risk_detail",
+    "duty_risks",
+    "reason_flags",
+    "risk_drivers",
+]
 
 _CREW_STRIDE = 1.0e6  #: [h] offset separating crew rows when searching sorted episodes
 
@@ -213,10 +224,14 @@ def duty_risk_detail(
 
 class RiskDrivers(NamedTuple):
     """What drives one duty's R, for people: the components of
-    :class:`vigil.model.risk.DutyComponents` (rounded) and plain-word reasons."""
+    :class:`vigil.model.risk.DutyComponents` (rounded) and plain-word reasons, with the
+    duty's kind (``model.NIGHT``, ``EARLY``, ``OTHER``) and place in its run, which the
+    reasons read and the stored results keep (:data:`DRIVER_FIELDS`)."""
 
     components: dict[str, float]
     reasons: tuple[str, ...]
+    kind: int = -1
+    position: int = 0
 
 
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh")
@@ -226,6 +241,93 @@ _COUNTS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight")
 SLEEPY_FACTOR = 1.3
 SHORT_SLEEP_HOURS = 6.0  #: [h] "short sleep": less than this asleep in the 24 h before report
 LONG_DUTY_HOURS = 10.0  #: [h] "long duty": past the hours where D has risen 25 % (c = 0.129)
+MANY_LANDINGS = 3  #: a duty with this many landings or more names them as a reason
+
+#: the per-duty values a stored result keeps to explain each R without re-scoring
+#: (:mod:`vigil.results.frames`): the components of :class:`RiskDrivers` in order, then
+#: the duty's kind and place in its run of nights or earlies
+COMPONENT_FIELDS = (
+    "sleepiness",
+    "timeOfDay",
+    "timeOnDuty",
+    "breaks",
+    "consecutive",
+    "workingHours",
+    "taskExposure",
+    "priorSleep",
+)
+DRIVER_FIELDS = (*COMPONENT_FIELDS, "kind", "position")
+
+#: what can drive a duty's risk, as the "driven by" filter names it: key -> words
+REASONS = {
+    "night": "night",
+    "early": "early start",
+    "consecutive": "consecutive nights or earlies",
+    "long": "long duty",
+    "landings": "three or more landings",
+    "shortSleep": "short sleep",
+    "sleepy": "sleepier than usual for the hour",
+}
+
+
+def reason_flags(
+    kind: npt.ArrayLike,
+    position: npt.ArrayLike,
+    duty_hours: npt.ArrayLike,
+    sectors: npt.ArrayLike,
+    prior_sleep: npt.ArrayLike,
+    sleepiness: npt.ArrayLike,
+) -> dict[str, npt.NDArray[np.bool_]]:
+    """Which of :data:`REASONS` apply to each duty (vectorised; the rules of
+    :func:`duty_reasons`, which words the same tests one duty at a time)."""
+    k = np.asarray(kind)
+    pos = np.asarray(position)
+    run = (k == model.NIGHT) | (k == model.EARLY)
+    return {
+        "night": k == model.NIGHT,
+        "early": k == model.EARLY,
+        "consecutive": run & (pos >= 2),
+        "long": np.asarray(duty_hours) >= LONG_DUTY_HOURS,
+        "landings": np.asarray(sectors) >= MANY_LANDINGS,
+        "shortSleep": np.asarray(prior_sleep) < SHORT_SLEEP_HOURS,
+        "sleepy": np.asarray(sleepiness) >= SLEEPY_FACTOR,
+    }
+
+
+def duty_reasons(
+    kind: int,
+    position: int,
+    duty_hours: float,
+    sectors: int,
+    prior_sleep: float,
+    sleepiness: float,
+) -> tuple[str, ...]:
+    """The reasons a safety officer would give for one duty's risk, in their words.
+
+    Night (touches 02:00-04:59 body time), early start (report 05:00-06:59 body time),
+    the k-th consecutive night or early (k >= 2), long duty (>= 10 h), three or more
+    landings, short sleep (< 6 h in the 24 h before report), sleepier than usual for the
+    hour (S >= 1.3: sleepier than the typical shiftworker at those hours, e.g. after a
+    long time awake or across time zones). :func:`reason_flags` applies the same rules
+    to many duties at once.
+    """
+    reasons: list[str] = []
+    word = {model.NIGHT: "night", model.EARLY: "early start"}.get(kind)
+    if word is not None:
+        if position >= 2:
+            nth = _ORDINALS[min(position, len(_ORDINALS)) - 1]
+            reasons.append(f"{nth} consecutive {'night' if kind == model.NIGHT else 'early'}")
+        else:
+            reasons.append(word)
+    if duty_hours >= LONG_DUTY_HOURS:
+        reasons.append(f"long duty ({duty_hours:.1f} h)")
+    if sectors >= MANY_LANDINGS:
+        reasons.append(f"{_COUNTS[min(sectors, len(_COUNTS) - 1)]} landings")
+    if prior_sleep < SHORT_SLEEP_HOURS:
+        reasons.append(f"short sleep ({prior_sleep:.1f} h in the 24 h before report)")
+    if sleepiness >= SLEEPY_FACTOR:
+        reasons.append("sleepier than usual for the hour")
+    return tuple(reasons)
 
 
 def prior_sleep_hours(
@@ -241,14 +343,8 @@ def prior_sleep_hours(
 
 
 def risk_drivers(detail: DutyRiskDetail, prior_sleep: FloatArray) -> list[RiskDrivers]:
-    """Per duty: the components of its R and the reasons a safety officer would give.
-
-    Reasons: night (touches 02:00-04:59 body time), early start (report 05:00-06:59
-    body time), the k-th consecutive night or early (k >= 2), long duty (>= 10 h), three
-    or more landings, short sleep (< 6 h in the 24 h before report), sleepier than usual
-    for the hour (S >= 1.3: the crew member is sleepier than the typical shiftworker at
-    those hours, e.g. after a long time awake or across time zones).
-    """
+    """Per duty: the components of its R and the reasons a safety officer would give
+    (:func:`duty_reasons`)."""
     c = detail.components
     out: list[RiskDrivers] = []
     for i in range(detail.risk.size):
@@ -263,24 +359,14 @@ def risk_drivers(detail: DutyRiskDetail, prior_sleep: FloatArray) -> list[RiskDr
             "priorSleep": prior_sleep[i],
         }
         rounded = {k: round(float(v), 3) if math.isfinite(v) else 0.0 for k, v in comps.items()}
-        reasons: list[str] = []
         kind, pos = int(detail.kind[i]), int(detail.position[i])
-        word = {model.NIGHT: "night", model.EARLY: "early start"}.get(kind)
-        if word is not None:
-            if pos >= 2:
-                nth = _ORDINALS[min(pos, len(_ORDINALS)) - 1]
-                reasons.append(f"{nth} consecutive {'night' if kind == model.NIGHT else 'early'}")
-            else:
-                reasons.append(word)
-        hours = float(detail.duty_hours[i])
-        if hours >= LONG_DUTY_HOURS:
-            reasons.append(f"long duty ({hours:.1f} h)")
-        landings = int(detail.sectors[i])
-        if landings >= 3:
-            reasons.append(f"{_COUNTS[min(landings, len(_COUNTS) - 1)]} landings")
-        if prior_sleep[i] < SHORT_SLEEP_HOURS:
-            reasons.append(f"short sleep ({prior_sleep[i]:.1f} h in the 24 h before report)")
-        if c.sleepiness[i] >= SLEEPY_FACTOR:
-            reasons.append("sleepier than usual for the hour")
-        out.append(RiskDrivers(rounded, tuple(reasons)))
+        reasons = duty_reasons(
+            kind,
+            pos,
+            float(detail.duty_hours[i]),
+            int(detail.sectors[i]),
+            float(prior_sleep[i]),
+            float(c.sleepiness[i]),
+        )
+        out.append(RiskDrivers(rounded, reasons, kind, pos))
     return out

@@ -166,3 +166,6 @@ class RuntimeState:
     #: the console's per-roster views (duty table, trips, hot spots), weighed in duties
     #: (vigil.web.console.roster_views, which sits above this module and narrows the type)
     roster_views: ReportCache[Any] | None = None
+    #: the duty explorer's filter columns per roster (vigil.web.console.explorer_cache,
+    #: which sits above this module and narrows the type)
+    duty_explorer: Any = None

@@ -42,6 +42,8 @@ from vigil.store import results as results_store
 from vigil.store import uploads
 from vigil.store.repo import AlreadyExistsError
 from vigil.store.tables import RosterResult, RosterUpload
+from vigil.web.console import explorer_cache
+from vigil.web.console._prefs import PREFERENCE_CHOICES, preferences
 from vigil.web.console._web import PREFIX, Console, PostConsole, UserConsole, safe_next
 from vigil.web.console.charts import chart_payload, in_force, risk_band
 from vigil.web.console.dashboard import histogram_bars, hour_grid
@@ -373,7 +375,7 @@ def roster_detail(
             "pattern_reviews": pattern_reviews(console, s["patterns"]),
             "back": f"{PREFIX}/rosters/{upload.token}",
         }
-    return console.render(
+    response = console.render(
         "roster.html",
         upload=upload,
         status=status_view(upload.status),
@@ -387,6 +389,9 @@ def roster_detail(
         scales=SCALE_CODES,
         **context,
     )
+    if summary is not None:  # once the page is rendered: "all duties" then opens warm
+        explorer_cache.prefetch(console, upload)
+    return response
 
 
 #: export formats: media type and file suffix
@@ -445,23 +450,6 @@ def roster_export(console: UserConsole, token: str, kind: str) -> Response:
     return console.finish(response)
 
 
-#: chart display choices remembered per user (``console_user.preferences_json``)
-PREFERENCE_CHOICES = {"time": ("utc", "home"), "airports": ("iata", "icao")}
-
-
-def preferences(console: Console) -> dict[str, str]:
-    """The user's chart options, defaults filled in (UTC, IATA)."""
-    try:
-        stored = json.loads(console.user.preferences_json or "{}") if console.user else {}
-    except ValueError:
-        stored = {}
-    out = {k: v[0] for k, v in PREFERENCE_CHOICES.items()}
-    for key, allowed in PREFERENCE_CHOICES.items():
-        if isinstance(stored, dict) and stored.get(key) in allowed:
-            out[key] = stored[key]
-    return out
-
-
 @router.post("/preferences")
 def save_preferences(
     console: PostConsole,
@@ -488,8 +476,11 @@ def save_preferences(
 
 
 @router.get("/{token}/chart")
-def roster_chart(console: UserConsole, token: str, schedule: str = "", scale: str = "") -> Response:
-    """The chart of one schedule of an uploaded roster, on any of the six scales.
+def roster_chart(
+    console: UserConsole, token: str, schedule: str = "", scale: str = "", duty: str = ""
+) -> Response:
+    """The chart of one schedule of an uploaded roster, on any of the six scales; with
+    ``duty`` (its number in the schedule) the chart opens on three days centred on it.
 
     Reads only stored results: the scores blob, the sleep stored with it and
     the roster facts of the summary (route, sectors, local offsets); never re-parses or
@@ -532,6 +523,9 @@ def roster_chart(console: UserConsole, token: str, schedule: str = "", scale: st
     payload["homeOffsetMin"] = int(table.home_offset[0]) if len(table) else 0
     payload["homeOffsets"] = _home_offsets(payload, table.airports.zone[home] if home >= 0 else "")
     payload["timeAxis"] = prefs["time"]
+    anchor = int(duty) if duty.isdigit() and 1 <= int(duty) <= len(payload["duties"]) else 0
+    if anchor:  # the chart script centres its window on this duty (number from 1)
+        payload["anchor"] = anchor
     duties = [duty_row(table, i, prefs["airports"]) | {"index": i + 1} for i in range(len(table))]
     for row in duties:
         row["reportLocal"] = local_text(row["onUtc"], row["startOffsetMin"])
@@ -556,6 +550,7 @@ def roster_chart(console: UserConsole, token: str, schedule: str = "", scale: st
         rank=table.rank[0],
         back=str(console.request.url.path) + "?" + str(console.request.url.query),
         reviews=chart_reviews(console, table, schedule),
+        anchor=anchor,
     )
 
 

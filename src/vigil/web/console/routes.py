@@ -22,6 +22,7 @@ from vigil.store import repo
 from vigil.web.console import _session as cookies
 from vigil.web.console import calibration, clients, rosters, settings_page, tryit, whatif
 from vigil.web.console import compare as compare_page
+from vigil.web.console import explorer as duty_explorer
 from vigil.web.console import hazards as hazard_log
 from vigil.web.console import trips as trip_pages
 from vigil.web.console._web import (
@@ -194,6 +195,7 @@ router = APIRouter(prefix=PREFIX, include_in_schema=False)
 router.include_router(pages)
 router.include_router(clients.router)
 router.include_router(rosters.router)
+router.include_router(duty_explorer.router)
 router.include_router(tryit.router)
 router.include_router(whatif.router)
 router.include_router(settings_page.router)

@@ -247,6 +247,13 @@
     }
     function render() { state.width = box.clientWidth; draw(box, data, view()); }
     var select = figure.querySelector("[data-window]");
+    var anchor = data.anchor ? data.duties[data.anchor - 1] : null;
+    if (anchor) { // opened from a duty link: three days centred on that duty
+      state.windowH = 72;
+      state.start = (anchor.on + anchor.off) / 2 - 36 * HOUR;
+      if (select) select.value = "72";
+      box.setAttribute("data-anchor", String(data.anchor));
+    }
     if (select) {
       select.addEventListener("change", function () { state.windowH = Number(select.value); render(); });
     }
