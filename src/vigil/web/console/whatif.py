@@ -267,9 +267,8 @@ def whatif_page(console: UserConsole, token: str, schedule: str = "", scale: str
     date_format = DateFormat(upload.date_format)
     context = context_of_upload(console.db, upload.id)
     parsed = _parse_rows(upload, [schedule], context)
-    mine: Schedule | None = next(
-        (s for s in parsed.schedules if s.reference == schedule) if parsed else (), None
-    )
+    found = parsed.schedules if parsed is not None else ()
+    mine: Schedule | None = next((s for s in found if s.reference == schedule), None)
     if mine is None:
         return console.not_found("schedule")
     entry = schedule_entry(result, code, risk=True, arrays=False)
