@@ -344,14 +344,20 @@ def build_report(
         activity_text=activity_text,
     )
     with_actual = score(request)
-    predicted_only = score(
-        context.request(
-            roster_text,
-            date_format=date_format,
-            scale="KSS",
-            activity_text=activity_text,
-            include_sleep=True,
-        )
+    # predicted sleep is compared with the actual sleep given: only those crews need it
+    slept = {p.reference for p in actual_sleep}
+    predicted_only = (
+        score(
+            context.request(
+                only_schedules(roster_text, slept),
+                date_format=date_format,
+                scale="KSS",
+                activity_text=only_schedules(activity_text, slept) if activity_text else "",
+                include_sleep=True,
+            )
+        ).schedules
+        if slept
+        else ()
     )
     parsed = context.parse(roster_text, date_format, activity_text=activity_text)
     schedules = {s.reference: s for s in parsed.schedules}
@@ -366,9 +372,7 @@ def build_report(
         input_errors=(*input_errors, *with_actual.errors),
         sleep_given_for=tuple(given),
         sleep=tuple(
-            _sleep_comparison(
-                schedules, {r.reference: r for r in predicted_only.schedules}, actual_sleep
-            )
+            _sleep_comparison(schedules, {r.reference: r for r in predicted_only}, actual_sleep)
         ),
     )
     kss = report.by_instrument("KSS")
