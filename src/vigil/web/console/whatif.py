@@ -51,7 +51,6 @@ from vigil.web.console.whatif_draft import (
     Draft,
     crew_of,
     draft_of,
-    references_of,
     roster_text,
     rows_of,
     sleep_data,
@@ -105,30 +104,35 @@ def _stored_sleep(upload: RosterUpload, references: Sequence[str]) -> list[dict[
 
 
 class _References:
-    """Each recent upload's References, by roster token (a token's rows never change: a
-    replaced roster gets a new token). Read only after the operator-scoped look-up of the
-    upload, so it answers nothing across operators."""
+    """The References each recent upload is known to have, by roster token (a token's rows
+    never change: a replaced roster gets a new token). Read only after the operator-scoped
+    look-up of the upload, so it answers nothing across operators. A Reference not yet
+    known is looked for in the roster's text (:func:`.whatif_draft.rows_of`: the lines
+    holding it, not the whole roster read as CSV)."""
 
     def __init__(self, size: int) -> None:
         self.size = size
         self.lock = threading.Lock()
-        self.known: OrderedDict[str, frozenset[str]] = OrderedDict()
+        self.known: OrderedDict[str, set[str]] = OrderedDict()
 
-    def of(self, upload: RosterUpload) -> frozenset[str]:
+    def has(self, upload: RosterUpload, reference: str) -> bool:
         with self.lock:
             found = self.known.get(upload.token)
             if found is not None:
                 self.known.move_to_end(upload.token)
-                return found
-        found = references_of(upload.roster_text)
+                if reference in found:
+                    return True
+        if not reference or not rows_of(upload.roster_text, [reference])[1]:
+            return False
         with self.lock:
-            self.known[upload.token] = found
+            self.known.setdefault(upload.token, set()).add(reference)
+            self.known.move_to_end(upload.token)
             while len(self.known) > self.size:
                 self.known.popitem(last=False)
-        return found
+        return True
 
 
-#: uploads whose References each server process keeps (ours)
+#: uploads whose known References each server process keeps (ours)
 REFERENCE_CACHE_SIZE = 32
 
 
@@ -138,7 +142,7 @@ def _has_schedule(console: Console, upload: RosterUpload, reference: str) -> boo
     if not isinstance(cache, _References):
         cache = _References(REFERENCE_CACHE_SIZE)
         console.runtime.cache["whatif_references"] = cache
-    return reference in cache.of(upload)
+    return cache.has(upload, reference)
 
 
 def score_draft(
