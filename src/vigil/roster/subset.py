@@ -16,9 +16,10 @@ from collections.abc import Collection
 __all__ = ["only_schedules"]
 
 
-def _cells(line: str) -> list[str]:
+def _cells(line: str, upto: int = -1) -> list[str]:
+    """The line's cells (the first ``upto + 1`` of them split off when no cell is quoted)."""
     if '"' not in line:
-        return line.split(",")
+        return line.split(",", upto + 1) if upto >= 0 else line.split(",")
     return next(csv.reader([line]), [])
 
 
@@ -39,7 +40,7 @@ def only_schedules(text: str, references: Collection[str]) -> str:
         if has_header and i == head:
             out.append(line)
             continue
-        cells = _cells(line.rstrip("\r")) if line else []
+        cells = _cells(line.rstrip("\r"), column) if line else []
         cell = cells[column].strip().lstrip("\ufeff") if len(cells) > column else ""
         out.append(line if cell and cell in wanted else "")
     return "\n".join(out)
