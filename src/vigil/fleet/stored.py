@@ -33,6 +33,7 @@ from vigil.fleet.table import (
     RouteFacts,
     duty_table,
     roster_facts,
+    route_facts_of_columns,
     with_offsets,
 )
 from vigil.fleet.thresholds import DEFAULT_THRESHOLDS, Thresholds
@@ -104,7 +105,11 @@ def build(
             sleep_data=json.loads(sleep_json or "[]"),
             activity_text=activity_text,
         )
-        facts = roster_facts(stored, parsed.schedules)
+        if parsed.columns is not None:  # the columnar reader's arrays: no Duty objects
+            entries = ((entry.reference, len(entry.duties)) for entry in stored.schedules)
+            facts = with_offsets(stored, route_facts_of_columns(entries, parsed.columns))
+        else:
+            facts = roster_facts(stored, parsed.schedules)
         del parsed
     table = duty_table(stored, facts, scale, level=thresholds.level(scale), bands=thresholds.bands)
     rows = schedule_rows(table)
@@ -154,7 +159,7 @@ def _build_for(
     session: Session, upload: Any, result: RosterResult, stored: StoredScores | None = None
 ) -> bytes:
     return build(
-        stored if stored is not None else unpack(result.scores),
+        stored if stored is not None else unpack(result.scores, (upload.preferred_scale,)),
         roster_text=upload.roster_text,
         date_format=upload.date_format,
         sleep_json=upload.sleep_json,
@@ -184,7 +189,7 @@ def record_summary(
             stored = unpack(scores, (job.preferred_scale,))
             facts = with_offsets(stored, routes)
         else:
-            stored = unpack(scores)
+            stored = unpack(scores, (job.preferred_scale,))
         text = build(
             stored,
             roster_text=job.roster_text,
