@@ -163,3 +163,27 @@ def test_pdf_and_svg() -> None:
     assert pdf.startswith(b"%PDF") and len(pdf) > 10_000
     # tenant text is printed as written: an unbalanced TeX command would break mathtext
     assert report_pdf(report, r"winter $\frac{$ study").startswith(b"%PDF")
+
+
+def test_only_the_rated_crews_are_read_and_scored() -> None:
+    """A study group's report scores its crews alone (vigil.roster.subset): the same
+    numbers as scoring the whole roster, and an unrated crew member's bad row is not
+    reported (a rated one's is, at its row number in the roster)."""
+    lines = roster().removesuffix("\r\n").split("\r\n")
+    bad = lines[-1].split(",")
+    bad[3] = "XYZ"  # an unknown airport on the last row
+    text = "\r\n".join([*lines, ",".join(bad)])
+    bad_ref, bad_row = bad[0], len(lines) + 1
+    ratings, _ = parse_observations(simulate_observations(roster(), seed=5, bias=0.4, per_duty=2))
+    group = sorted({r.reference for r in ratings} - {bad_ref})[:5]
+    rated = [r for r in ratings if r.reference in group]
+    report = build_report(text, DateFormat.DMY, rated)
+    assert {m.observation.reference for m in report.matched} == set(group)
+    assert not any(f"|{bad_ref}|" in e for e in report.input_errors)
+    with_bad = build_report(
+        text, DateFormat.DMY, [*rated, *(r for r in ratings if r.reference == bad_ref)]
+    )
+    assert any(e.startswith(f"{bad_row}|{bad_ref}|") for e in with_bad.input_errors)
+    # the group's predictions are those of the whole roster scored
+    full = build_report(roster(), DateFormat.DMY, rated)
+    assert [m.predicted for m in report.matched] == [m.predicted for m in full.matched]
