@@ -184,6 +184,13 @@ def test_only_the_rated_crews_are_read_and_scored() -> None:
         text, DateFormat.DMY, [*rated, *(r for r in ratings if r.reference == bad_ref)]
     )
     assert any(e.startswith(f"{bad_row}|{bad_ref}|") for e in with_bad.input_errors)
-    # the group's predictions are those of the whole roster scored
-    full = build_report(roster(), DateFormat.DMY, rated)
-    assert [m.predicted for m in report.matched] == [m.predicted for m in full.matched]
+    # the group's predictions are the whole roster's scores at the rated intervals
+    from vigil.domain import INTERVAL
+    from vigil.scoring.service import ScoreRequest, score
+
+    whole = {r.reference: r for r in score(ScoreRequest(roster(), DateFormat.DMY)).schedules}
+    for m in report.matched:
+        result, at = whole[m.observation.reference], m.observation.at
+        duty = next(d for d in result.duties if d.on_duty <= at < d.off_duty)
+        k = duty.first_interval + int((at - duty.on_duty) / INTERVAL)
+        assert m.predicted == float(result.scores["KSS"][k])
