@@ -191,6 +191,25 @@ def read_fleet(out: str) -> Figures:
     )
 
 
+def read_officer(out: str) -> Figures:
+    head = _find(r"^the officer's screens, (\d+) crew × (\d+) d", out)
+    wall = {
+        name: _find(rf"^  {name}\s.*?\s([\d.]+) s\s+[\d.]+ s\s+(?:≤|-)", out)[1]
+        for name in (
+            "dashboard at completion",
+            "what-if page",
+            "first calibration report",
+            "CSV export",
+            "XLSX export",
+            "PDF export",
+        )
+    }
+    return (
+        f"officer's screens, {head[1]} crew x {head[2]} d (stored upload, SQLite, app in process)",
+        ", ".join(f"{name} {value} s" for name, value in wall.items()),
+    )
+
+
 def read_whatif(out: str) -> Figures:
     r = _last_json(out)
     return (
@@ -324,6 +343,14 @@ BENCHES: tuple[Bench, ...] = (
         "dashboard <= 2 s, chart <= 0.5 s, table <= 1 s, XLSX <= 10 s, PDF <= 20 s, "
         "<= 1.5 GiB (10k crew)",
         read_fleet,
+    ),
+    Bench(
+        "officer",
+        "bench_officer.py",
+        (),
+        ("--crew", "1000", "--study", "100", "--repeat", "1"),
+        "dashboard at completion <= 2 s, what-if <= 1 s, calibration <= 3 s, CSV <= 3 s (10k crew)",
+        read_officer,
     ),
 )
 

@@ -163,3 +163,34 @@ def test_pdf_and_svg() -> None:
     assert pdf.startswith(b"%PDF") and len(pdf) > 10_000
     # tenant text is printed as written: an unbalanced TeX command would break mathtext
     assert report_pdf(report, r"winter $\frac{$ study").startswith(b"%PDF")
+
+
+def test_only_the_rated_crews_are_read_and_scored() -> None:
+    """A study group's report scores its crews alone (vigil.roster.subset): the same
+    numbers as scoring the whole roster, and an unrated crew member's bad row is not
+    reported (a rated one's is, at its row number in the roster)."""
+    lines = roster().removesuffix("\r\n").split("\r\n")
+    bad = lines[-1].split(",")
+    bad[3] = "XYZ"  # an unknown airport on the last row
+    text = "\r\n".join([*lines, ",".join(bad)])
+    bad_ref, bad_row = bad[0], len(lines) + 1
+    ratings, _ = parse_observations(simulate_observations(roster(), seed=5, bias=0.4, per_duty=2))
+    group = sorted({r.reference for r in ratings} - {bad_ref})[:5]
+    rated = [r for r in ratings if r.reference in group]
+    report = build_report(text, DateFormat.DMY, rated)
+    assert {m.observation.reference for m in report.matched} == set(group)
+    assert not any(f"|{bad_ref}|" in e for e in report.input_errors)
+    with_bad = build_report(
+        text, DateFormat.DMY, [*rated, *(r for r in ratings if r.reference == bad_ref)]
+    )
+    assert any(e.startswith(f"{bad_row}|{bad_ref}|") for e in with_bad.input_errors)
+    # the group's predictions are the whole roster's scores at the rated intervals
+    from vigil.domain import INTERVAL
+    from vigil.scoring.service import ScoreRequest, score
+
+    whole = {r.reference: r for r in score(ScoreRequest(roster(), DateFormat.DMY)).schedules}
+    for m in report.matched:
+        result, at = whole[m.observation.reference], m.observation.at
+        duty = next(d for d in result.duties if d.on_duty <= at < d.off_duty)
+        k = duty.first_interval + int((at - duty.on_duty) / INTERVAL)
+        assert m.predicted == float(result.scores["KSS"][k])

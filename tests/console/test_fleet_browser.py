@@ -146,6 +146,13 @@ def test_airline_month_dashboard_and_reports(
     # CSV: every duty, each risk equal to the API's
     rows = list(csv.DictReader(io.StringIO(download(page, "csv").decode())))
     assert len(rows) == len(api_risks)
+    # its progress bar counted the rows against the duties the server announced
+    page.wait_for_selector("[data-testid=export-progress][data-state=done]")
+    counted = page.eval_on_selector(
+        "[data-testid=export-progress] progress", "p => [p.value, p.max]"
+    )
+    assert counted == [len(api_risks) + 1, len(api_risks) + 1]  # the header and each duty
+    assert "Saved vigil-march.csv" in page.inner_text("[data-testid=export-progress]")
     for r in rows:
         assert float(r["Risk"]) == pytest.approx(
             api_risks[(r["Reference"], int(r["Duty"]))], abs=1e-3

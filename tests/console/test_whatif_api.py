@@ -488,3 +488,37 @@ def test_given_sleep_of_the_upload_is_the_drafts_and_the_plans(
             )
         ],
     }
+
+
+def test_the_page_parses_only_its_schedule_and_the_crew_of_its_augmented_duty(
+    service: LiveService, alice: httpx.Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page hands the parser its schedule's rows, then those of the schedules the
+    stored scores have on duty at the augmented duty's exact times: never the roster."""
+    from vigil.scoring.context import ScoringContext
+    from vigil.web.console.whatif_draft import references_of
+
+    off = ON + timedelta(hours=14.5)
+    same_times = (  # on duty at the long haul's times, to another airport: not its crew
+        f"XS,{ON:%d/%m/%Y},{ON:%H:%M},LHR,{off:%d/%m/%Y},{off:%H:%M},HKG,LHR,0,4,1,1"
+    )
+    others = [
+        f"X{k:03d},{(ON - timedelta(days=d)):%d/%m/%Y},06:00,LHR,"
+        f"{(ON - timedelta(days=d)):%d/%m/%Y},12:00,MAN,LHR,0,2,0,1"
+        for k in range(40)
+        for d in (3, 4, 5)
+    ]
+    text = "\r\n".join([crew_roster(10), same_times, *others])
+    token = processed_upload(service, "acme", "crowded", text)
+    handed: list[frozenset[str]] = []
+    parse = ScoringContext.parse
+
+    def counting_parse(self: ScoringContext, roster_text: str, *args: Any, **kw: Any) -> Any:
+        handed.append(references_of(roster_text))
+        return parse(self, roster_text, *args, **kw)
+
+    monkeypatch.setattr(ScoringContext, "parse", counting_parse)
+    data = page_data(alice, token)
+    assert handed[0] == {"CB"}  # the page's own schedule, alone
+    assert frozenset().union(*handed) == {*CREW, "XS"}  # then the candidates by times
+    assert [v["crew"] for v in data["crew"].values()] == [list(CREW), list(CREW)]

@@ -91,3 +91,18 @@ def test_pdf_pages_carry_model_and_preset(stored: StoredScores, table: DutyTable
     assert all("model 1.1.1+ingre2014_5c" in p and "preset ingre2014_5c" in p for p in pages)
     assert "Duty time at or above warning: 18.6 %" in pages[0]
     assert "3.50" in pages[2] and "LHR–CDG" in pages[2]
+
+
+def test_csv_is_the_csv_modules_writing_of_the_duty_records(table: DutyTable) -> None:
+    """Written column by column, the CSV is byte for byte what ``csv.writer`` writes over
+    the per-duty records (quoting of the hostile Reference, empty cells, numbers)."""
+    from vigil.fleet.records import duty_header, duty_records
+
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(duty_header(table.scale))
+    for row in duty_records(table):
+        writer.writerow(["" if v is None else v for v in row])
+    written = b"".join(duty_csv(table)).decode()
+    assert '"\'=HYPERLINK(""http://x"",""y"")"' in written
+    assert written == out.getvalue()

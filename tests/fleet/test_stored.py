@@ -69,3 +69,29 @@ def test_record_summary_does_nothing_when_the_lease_was_lost(
 ) -> None:
     with sessions.begin() as session:
         fleet_stored.record_summary(session, SimpleNamespace(id=1), b"", None)
+
+
+def test_a_summary_built_from_the_text_equals_one_from_the_schedules() -> None:
+    """Built without the worker's route facts (first view, or the summariser), the facts
+    come from the columnar reader's arrays: the same summary as from parsed schedules."""
+    import orjson
+
+    from vigil.domain import DateFormat
+    from vigil.fleet.table import roster_facts
+    from vigil.results.compact import StoredScores
+    from vigil.roster import parse_request
+    from vigil.roster.synthetic import generate_airline_roster
+    from vigil.scoring.service import ScoreRequest, score
+
+    text = generate_airline_roster(160, 14, seed=9)  # over COLUMNAR_MIN_LINES rows
+    stored = StoredScores.of_results(
+        score(ScoreRequest(text, DateFormat.DMY, risk=True)).schedules, ("KSS",)
+    )
+    parsed = parse_request(text, DateFormat.DMY)
+    assert parsed.columns is not None  # the path under test
+    from_text = fleet_stored.build(stored, roster_text=text, scale="KSS", model_version="m")
+    from_schedules = fleet_stored.build(
+        stored, scale="KSS", model_version="m", facts=roster_facts(stored, parsed.schedules)
+    )
+    assert orjson.loads(from_text) == orjson.loads(from_schedules)
+    assert orjson.loads(from_text)["facts"]["start"]  # routes were read

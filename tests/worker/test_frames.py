@@ -80,3 +80,37 @@ def test_read_index_reads_what_json_dumps_wrote() -> None:
     assert read_index(raw) == index == read_index(memoryview(raw))
     odd = read_index(json.dumps([float("nan"), float("inf"), 0.1]).encode())
     assert math.isnan(odd[0]) and odd[1] == math.inf and odd[2] == 0.1
+
+
+def test_schedules_with_a_duty_at_given_times_found_in_either_format() -> None:
+    """The crew search of the what-if page (vigil.results.one.schedules_with_duty): the
+    schedules with a duty reported and off at exactly those instants, in roster order,
+    from a VGS2 blob of several frames and from a VGS1 blob alike."""
+    from vigil.results.one import schedules_with_duty
+
+    results = _results(PRESETS[0])
+    params = resolve_preset(PRESETS[0])
+    frames = join_frames(
+        [
+            encode_frame(results[:7], params, SCALE_CODES),
+            encode_frame(results[7:], params, SCALE_CODES),
+        ]
+    )
+    old = pack([compact_chunk(results, SCALE_CODES)], SCALE_CODES)
+    first, later = results[2].duties[0], results[12].duties[-1]
+    spans = {
+        (int(first.on_duty.timestamp()), int(first.off_duty.timestamp())),
+        (int(later.on_duty.timestamp()), int(later.off_duty.timestamp())),
+    }
+    want = [
+        r.reference
+        for r in results
+        if any((int(d.on_duty.timestamp()), int(d.off_duty.timestamp())) in spans for d in r.duties)
+    ]
+    assert results[2].reference in want and results[12].reference in want
+    assert schedules_with_duty(frames, spans) == want
+    assert schedules_with_duty(old, spans) == want
+    # one second off is another duty; no span, no search
+    on, off = next(iter(spans))
+    assert schedules_with_duty(frames, {(on, off + 1)}) == []
+    assert schedules_with_duty(frames, set()) == []

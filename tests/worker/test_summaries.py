@@ -48,12 +48,38 @@ def test_the_next_roster_does_not_wait_for_the_last_summary(
     worker = Worker(sessions, chunk_size=4, summaries=summaries, record_summary=record_summary)
     try:
         assert worker.run_once() and worker.run_once()  # both claimed, scored, stored
+        # the first finished with the second queued: its summary waits for the summariser
         assert _state(sessions, first) == (JobStatus.COMPLETED_SUCCESSFULLY, False)
-        assert _state(sessions, second) == (JobStatus.COMPLETED_SUCCESSFULLY, False)
+        # the second finished with nothing queued: stored with its result, delaying no one
+        assert _state(sessions, second) == (JobStatus.COMPLETED_SUCCESSFULLY, True)
         gate.set()
         summaries.drain()
         assert _state(sessions, first) == (JobStatus.COMPLETED_SUCCESSFULLY, True)
-        assert _state(sessions, second) == (JobStatus.COMPLETED_SUCCESSFULLY, True)
+    finally:
+        gate.set()
+        summaries.close()
+
+
+def test_with_nothing_queued_the_roster_finishes_with_its_summary(
+    sessions: sessionmaker[Session],
+) -> None:
+    """The roster reads as finished only with its dashboard's figures, even while the
+    summariser is busy: the dashboard opened at completion reads them (no build)."""
+    upload_id = _upload(sessions, "a", 4)
+    summaries = Summariser()
+    gate = threading.Event()
+    summaries.submit(gate.wait, "the gate")  # a busy summariser
+    seen: list[tuple[str, bool]] = []
+    worker = Worker(
+        sessions,
+        chunk_size=4,
+        summaries=summaries,
+        record_summary=record_summary,
+        on_processed=lambda job, status: seen.append(_state(sessions, upload_id)),
+    )
+    try:
+        assert worker.run_once()
+        assert seen == [(JobStatus.COMPLETED_SUCCESSFULLY, True)]
     finally:
         gate.set()
         summaries.close()

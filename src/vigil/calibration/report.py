@@ -31,6 +31,7 @@ from vigil.calibration.observations import (
 )
 from vigil.calibration.verdict import Verdict, adoption_text, band_order, verdict
 from vigil.domain import INTERVAL, DateFormat, Schedule
+from vigil.roster.subset import only_schedules
 from vigil.scoring.context import DEFAULT_CONTEXT, ScoringContext
 from vigil.scoring.grid import from_epoch_hours
 from vigil.scoring.service import ScheduleResult, score
@@ -307,7 +308,12 @@ def build_report(
     fit_name: str = "calibrated-kss",
     fit_source: str = "",
 ) -> CalibrationReport:
-    """Score the roster, match the ratings, summarise (module docstring).
+    """Score the rated crews' schedules, match the ratings, summarise (module docstring).
+
+    Only the schedules of References in ``observations`` or ``actual_sleep`` are read and
+    scored (:func:`vigil.roster.subset.only_schedules`): each scores from its own rows, so
+    as in the whole roster, and a report on a study group costs the group, not the roster.
+    Roster errors reported are those of these schedules' rows.
 
     Parameters
     ----------
@@ -323,6 +329,11 @@ def build_report(
     fit_name, fit_source
         Name and provenance of the offered KSS preset (:func:`vigil.calibration.fit_kss`).
     """
+    # only the rated (or slept) crews' rows are scored: a schedule scores from its own
+    # rows, and the others' rows are blank lines, so row numbers hold (roster.subset)
+    rated = {o.reference for o in observations} | {p.reference for p in actual_sleep}
+    roster_text = only_schedules(roster_text, rated)
+    activity_text = only_schedules(activity_text, rated) if activity_text else ""
     sleep_data = [p.sleep_data() for p in actual_sleep]
     request = context.request(
         roster_text,
@@ -333,14 +344,20 @@ def build_report(
         activity_text=activity_text,
     )
     with_actual = score(request)
-    predicted_only = score(
-        context.request(
-            roster_text,
-            date_format=date_format,
-            scale="KSS",
-            activity_text=activity_text,
-            include_sleep=True,
-        )
+    # predicted sleep is compared with the actual sleep given: only those crews need it
+    slept = {p.reference for p in actual_sleep}
+    predicted_only = (
+        score(
+            context.request(
+                only_schedules(roster_text, slept),
+                date_format=date_format,
+                scale="KSS",
+                activity_text=only_schedules(activity_text, slept) if activity_text else "",
+                include_sleep=True,
+            )
+        ).schedules
+        if slept
+        else ()
     )
     parsed = context.parse(roster_text, date_format, activity_text=activity_text)
     schedules = {s.reference: s for s in parsed.schedules}
@@ -355,9 +372,7 @@ def build_report(
         input_errors=(*input_errors, *with_actual.errors),
         sleep_given_for=tuple(given),
         sleep=tuple(
-            _sleep_comparison(
-                schedules, {r.reference: r for r in predicted_only.schedules}, actual_sleep
-            )
+            _sleep_comparison(schedules, {r.reference: r for r in predicted_only}, actual_sleep)
         ),
     )
     kss = report.by_instrument("KSS")

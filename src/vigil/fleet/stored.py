@@ -155,7 +155,7 @@ def _build_for(
     session: Session, upload: Any, result: RosterResult, stored: StoredScores | None = None
 ) -> bytes:
     return build(
-        stored if stored is not None else unpack(result.scores),
+        stored if stored is not None else unpack(result.scores, (upload.preferred_scale,)),
         roster_text=upload.roster_text,
         date_format=upload.date_format,
         sleep_json=upload.sleep_json,
@@ -185,7 +185,7 @@ def record_summary(
             stored = unpack(scores, (job.preferred_scale,))
             facts = with_offsets(stored, routes)
         else:
-            stored = unpack(scores)
+            stored = unpack(scores, (job.preferred_scale,))
         text = build(
             stored,
             roster_text=job.roster_text,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,7 +22,7 @@ import orjson
 from vigil.results import frames
 from vigil.results.compact import IndexedSchedule, StoredScores
 
-__all__ = ["OneSchedule", "one_schedule"]
+__all__ = ["OneSchedule", "one_schedule", "schedules_with_duty"]
 
 _HEADER = struct.Struct("<4sI")
 _DTYPE = np.dtype("<f4")
@@ -146,3 +146,32 @@ def _entry(raw: bytes, reference: str) -> tuple[tuple[str, ...], IndexedSchedule
     if not isinstance(entry, list) or entry[0] != reference:
         return None
     return tuple(scales), IndexedSchedule.from_json(entry)
+
+
+def schedules_with_duty(blob: bytes | Reader, spans: Collection[tuple[int, int]]) -> list[str]:
+    """References of the stored schedules with a duty reported and off at exactly one of
+    ``spans`` (``(on_s, off_s)``, seconds since the epoch), in roster order.
+
+    Finds the crew of a duty without parsing the roster: in a ``VGS2`` blob each frame's
+    index (its first bytes only) is searched for the duty's ``[on_s,off_s,`` as the index
+    writes it, and only a frame where it occurs is parsed to check whose duty it is.
+    """
+    wanted = {(int(on), int(off)) for on, off in spans}
+    if not wanted:
+        return []
+    read: Reader = blob if callable(blob) else (lambda at, n: bytes(blob[at : at + n]))
+    magic, length = _HEADER.unpack(read(0, _HEADER.size))
+    if magic == frames.MAGIC:
+        markers = [b"[%d,%d," % pair for pair in sorted(wanted)]
+        raws = (frames.frame_index_raw(read, at, n) for at, n in frames.frame_spans(read))
+        rows = [
+            row
+            for raw in raws
+            if any(m in raw for m in markers)
+            for row in frames.read_index(raw)["schedules"]
+        ]
+    elif magic == b"VGS1":
+        rows = orjson.loads(read(_HEADER.size, length))["schedules"]
+    else:
+        raise ValueError("not a Vigil scores blob")
+    return [str(row[0]) for row in rows if any((int(d[0]), int(d[1])) in wanted for d in row[2])]

@@ -169,3 +169,9 @@ class RuntimeState:
     #: the duty explorer's filter columns per roster (vigil.web.console.explorer_cache,
     #: which sits above this module and narrows the type)
     duty_explorer: Any = None
+    #: each recent roster's decoded scores and duty table for its exports, by roster token
+    #: and scale (vigil.web.console.rosters: the CSV, XLSX and PDF of one roster are asked
+    #: for one after another; about 45 MiB each at 10,000 crew, so two are kept)
+    export_tables: RecentMap[tuple[str, str], tuple[Any, Any]] = field(
+        default_factory=lambda: RecentMap(2)
+    )

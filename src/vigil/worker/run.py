@@ -248,16 +248,40 @@ class Worker:
                 model_version=scored.model_version,
                 sleep=scored.sleep,
             )
+            built = self._summarise_with_result(session, job, scored, status)
         self._release_scorers()
-        self._summarise(job, scored, status)
+        if not built:
+            self._summarise(job, scored, status)
         return status
+
+    def _summarise_with_result(
+        self,
+        session: Session,
+        job: jobs.ClaimedJob,
+        scored: ScoredRoster,
+        status: jobs.JobStatus | None,
+    ) -> bool:
+        """Store the dashboard's figures in the result's own transaction when that delays
+        no one: the chunk tasks gave their route facts (no parse of the roster) and no
+        roster waits in the queue. The roster then reads as finished with its dashboard
+        ready: one opened at that moment does not build the figures itself (a parse of
+        the whole roster). With rosters queued, the summariser builds it beside the next
+        one (:mod:`vigil.worker.summaries`). Answers whether it was stored here."""
+        record = self.record_summary
+        if record is None or scored.routes is None or status is None:
+            return False
+        if self.summaries is not None and jobs.queued(session=session):
+            return False
+        record(session, job, scored.scores, status, scored.routes)
+        return True
 
     def _summarise(
         self, job: jobs.ClaimedJob, scored: ScoredRoster, status: jobs.JobStatus | None
     ) -> None:
-        """the dashboard's figures, once, after the results are visible (a
-        dashboard opened meanwhile builds them itself: ``fleet.stored.ensure``); on the
-        summariser's thread when there is one (not serial between rosters)."""
+        """the dashboard's figures, once, after the results are visible, when they were
+        not stored with them (:meth:`_summarise_with_result`; a dashboard opened meanwhile
+        builds them itself: ``fleet.stored.ensure``); on the summariser's thread when
+        there is one (not serial between rosters)."""
 
         record = self.record_summary
         if record is None:

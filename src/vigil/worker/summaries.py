@@ -7,6 +7,10 @@ waited for it, and a year of months re-scored on a Dask cluster paid it 130 time
 of the split and store. A :class:`Summariser` builds them on one thread of its own, so the
 worker claims the next roster at once and the summary overlaps that roster's chunk tasks.
 
+With no roster queued, the worker stores the summary with the roster's result instead
+(:meth:`vigil.worker.run.Worker._store`): it delays no one then, and the roster reads as
+finished with its dashboard ready.
+
 Nothing is lost when a summary never runs (the pool stopped first, the process died): a
 dashboard opened on a roster without one builds it then (:func:`vigil.fleet.stored.ensure`).
 """

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import PurePath
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 from urllib.parse import quote, unquote
 
 from fastapi import APIRouter, File, Form, Request, UploadFile
@@ -32,8 +32,8 @@ from vigil.fleet.records import local_text, utc_text
 from vigil.fleet.schedules import SORT_KEYS, select
 from vigil.fleet.stored import StoredSummary
 from vigil.fleet.summary import duty_row
-from vigil.fleet.table import schedule_table
-from vigil.results.compact import unpack
+from vigil.fleet.table import DutyTable, schedule_table
+from vigil.results.compact import StoredScores, unpack
 from vigil.results.one import one_schedule
 from vigil.results.stored_sleep import schedule_sleep
 from vigil.scoring.report import schedule_entry, sleep_json
@@ -407,6 +407,25 @@ def _file_name(upload: RosterUpload, suffix: str) -> str:
     return f"vigil-{stem[:80]}.{suffix}"
 
 
+def _export_table(
+    console: Console, upload: RosterUpload, result: RosterResult, summary: StoredSummary
+) -> tuple[StoredScores, DutyTable]:
+    """The roster's scores on its scale and its duty table, decoded once per roster and
+    process for its exports (only the roster's scale is decoded; the runtime keeps the
+    last two). Looked up after the operator-scoped read of the upload, by its token (a
+    replaced roster gets a new one)."""
+    scale = upload.preferred_scale
+    key = (upload.token, scale)
+    kept = console.runtime.state.export_tables
+    found = kept.get(key)
+    if found is not None:
+        return cast(tuple[StoredScores, DutyTable], found)
+    stored = unpack(result.scores, (scale,))
+    built = (stored, summary.table(stored, scale))
+    kept.put(key, built)
+    return built
+
+
 @router.get("/{token}/export.{kind}")
 def roster_export(console: UserConsole, token: str, kind: str) -> Response:
     """The roster as CSV (per duty), XLSX (duties, schedules, hot spots) or PDF report."""
@@ -417,11 +436,14 @@ def roster_export(console: UserConsole, token: str, kind: str) -> Response:
     if found is None:
         return console.not_found("result (the roster is not processed yet)")
     result, summary = found
-    stored = unpack(result.scores)
-    table = summary.table(stored, upload.preferred_scale)
+    stored, table = _export_table(console, upload, result, summary)
     style = preferences(console).get("airports", "iata")
     media, suffix = EXPORTS[kind]
-    headers = {"Content-Disposition": f'attachment; filename="{_file_name(upload, suffix)}"'}
+    headers = {
+        "Content-Disposition": f'attachment; filename="{_file_name(upload, suffix)}"',
+        # the console's progress bar counts the CSV's rows against this (fleet.js)
+        "X-Vigil-Duties": str(len(table)),
+    }
     response: Response
     if kind == "csv":
         response = StreamingResponse(duty_csv(table, style), media_type=media, headers=headers)

@@ -31,9 +31,10 @@ from typing import Annotated, Any, cast
 from fastapi import APIRouter, Depends, Header, HTTPException
 from fastapi.responses import JSONResponse, Response
 
-from vigil.domain import DateFormat, Period, Schedule
+from vigil.domain import CrewComposition, DateFormat, Period, Schedule
 from vigil.planner import PlanError, PlanRequest, plan_rest
-from vigil.results.one import one_schedule
+from vigil.results.one import one_schedule, schedules_with_duty
+from vigil.roster import ParsedRoster
 from vigil.scoring.context import ScoringContext
 from vigil.scoring.report import schedule_entry
 from vigil.scoring.rest import rest_windows
@@ -48,7 +49,6 @@ from vigil.web.console.whatif_draft import (
     Draft,
     crew_of,
     draft_of,
-    references_of,
     roster_text,
     rows_of,
     sleep_data,
@@ -102,13 +102,20 @@ def _stored_sleep(upload: RosterUpload, references: Sequence[str]) -> list[dict[
 
 
 def _has_schedule(console: Console, upload: RosterUpload, reference: str) -> bool:
-    """Whether the upload's roster has rows of ``reference`` (cached per roster token)."""
+    """Whether the upload's roster has rows of ``reference``, remembered per roster token
+    (a token's rows never change: a replaced roster gets a new token). Read only after the
+    operator-scoped look-up of the upload, so it answers nothing across operators. A
+    Reference not yet known is looked for in the roster's text
+    (:func:`.whatif_draft.rows_of`: the lines holding it, not the whole roster read as
+    CSV)."""
     known = console.runtime.state.whatif_references
-    found = known.get(upload.token)
-    if found is None:
-        found = references_of(upload.roster_text)
-        known.put(upload.token, found)
-    return reference in found
+    found = known.get(upload.token) or frozenset()
+    if reference in found:
+        return True
+    if not reference or not rows_of(upload.roster_text, [reference])[1]:
+        return False
+    known.put(upload.token, found | {reference})
+    return True
 
 
 def score_draft(
@@ -171,6 +178,51 @@ def _scale(code: str) -> str | None:
     return upper if upper in SCALE_CODES else None
 
 
+def _parse_rows(
+    upload: RosterUpload, references: Sequence[str], context: ScoringContext
+) -> ParsedRoster | None:
+    """The stored roster's schedules ``references`` alone, parsed as the scorer reads them
+    (with their SleepData and ActivityData); ``None`` when the roster has no row of them.
+
+    Only their rows are handed to the parser (:func:`.whatif_draft.rows_of`): a page
+    costs its schedule, not the roster's size. A schedule's duties depend on its own rows
+    only, so they parse as in the whole roster.
+    """
+    header, lines = rows_of(upload.roster_text, references)
+    if not lines:
+        return None
+    activity = ""
+    if upload.activity_text.strip():
+        head, rows = rows_of(upload.activity_text, references)
+        activity = "\r\n".join([head, *rows] if head is not None else rows)
+    return context.parse(
+        "\r\n".join([header, *lines] if header is not None else lines),
+        DateFormat(upload.date_format),
+        sleep_data=_stored_sleep(upload, references),
+        activity_text=activity,
+    )
+
+
+def _crew(
+    console: Console, upload: RosterUpload, mine: Schedule, context: ScoringContext
+) -> dict[int, list[str]]:
+    """:func:`.whatif_draft.crew_of` for ``mine``'s augmented duties, reading only the rows
+    of the schedules the stored scores index has on duty at exactly the same times (the
+    candidates; airports are checked by :func:`crew_of` on their parsed rows)."""
+    augmented = (CrewComposition.THREE_PILOTS, CrewComposition.FOUR_PILOTS)
+    spans = {
+        (int(d.on_duty.timestamp()), int(d.off_duty.timestamp()))
+        for d in mine.duties
+        if d.crew_composition in augmented
+    }
+    if not spans:
+        return {}
+    reader = results_store.scores_reader(console.db, upload.id)
+    others = [r for r in schedules_with_duty(reader, spans) if r != mine.reference]
+    parsed = _parse_rows(upload, [mine.reference, *others], context) if others else None
+    return crew_of(parsed.schedules if parsed is not None else [mine], mine.reference)
+
+
 @router.get("/{token}/whatif")
 def whatif_page(console: UserConsole, token: str, schedule: str = "", scale: str = "") -> Response:
     """The what-if page of one schedule: stored scores, and a draft to edit."""
@@ -191,24 +243,19 @@ def whatif_page(console: UserConsole, token: str, schedule: str = "", scale: str
     result = next(iter(stored.schedule_results(code)))
     date_format = DateFormat(upload.date_format)
     context = context_of_upload(console.db, upload.id)
-    parsed = context.parse(
-        upload.roster_text,
-        date_format,
-        sleep_data=json.loads(upload.sleep_json or "[]"),
-        activity_text=upload.activity_text,
-    )
-    mine: Schedule | None = next((s for s in parsed.schedules if s.reference == schedule), None)
+    parsed = _parse_rows(upload, [schedule], context)
+    found = parsed.schedules if parsed is not None else ()
+    mine: Schedule | None = next((s for s in found if s.reference == schedule), None)
     if mine is None:
         return console.not_found("schedule")
     entry = schedule_entry(result, code, risk=True, arrays=False)
     entry["sleep"] = [sleep_json(e) for e in sleep_for([mine], context.parameters)[0]]
-    mates = crew_of(parsed.schedules, schedule)
     crew = {
         str(i): {
             "size": int(mine.duties[i].crew_composition),
             "crew": refs,
         }
-        for i, refs in mates.items()
+        for i, refs in _crew(console, upload, mine, context).items()
     }
     data = {
         "token": upload.token,

@@ -6,6 +6,11 @@
  *   than the form's data-max-bytes are refused before sending.
  * - While a roster is queued or processing, [data-progress-for] polls the status JSON and
  *   shows schedules scored of all (progress_done/total); the page reloads when done.
+ * - The dashboard's exports (a[data-export]) are fetched as a stream into the file: the bar
+ *   in [data-export-progress] runs while the server prepares (no value: indeterminate),
+ *   then counts the CSV's rows against the duties the server announces (X-Vigil-Duties)
+ *   or the bytes against Content-Length; the file is then saved under the server's name.
+ *   Without fetch streams the link downloads as a plain link.
  */
 (function () {
   "use strict";
@@ -107,7 +112,97 @@
     window.setTimeout(tick, 500);
   }
 
-  function start() { uploads(); progress(); }
+  function fileName(response, fallback) {
+    var found = /filename="([^"]+)"/.exec(response.headers.get("Content-Disposition") || "");
+    return found ? found[1] : fallback;
+  }
+
+  function exports() {
+    var box = document.querySelector("[data-export-progress]");
+    if (!box || !window.fetch || !window.ReadableStream || !window.URL) return;
+    var bar = box.querySelector("progress");
+    var text = box.querySelector("[data-export-text]");
+    var busy = false;
+    document.querySelectorAll("a[data-export]").forEach(function (link) {
+      link.addEventListener("click", function (event) {
+        event.preventDefault();
+        if (busy) return;
+        busy = true;
+        var kind = link.getAttribute("data-export");
+        var what = link.textContent.trim();
+        var started = Date.now();
+        var streaming = false;
+        function seconds() { return ((Date.now() - started) / 1000).toFixed(1) + " s"; }
+        box.hidden = false;
+        box.setAttribute("data-state", "preparing");
+        bar.removeAttribute("value");
+        text.className = "muted small";
+        text.textContent = "Preparing " + what + "…";
+        var clock = window.setInterval(function () {
+          if (!streaming) text.textContent = "Preparing " + what + "… " + seconds();
+        }, 250);
+        fetch(link.href, { credentials: "same-origin" })
+          .then(function (response) {
+            if (!response.ok) throw new Error("the server answered " + response.status);
+            streaming = true;
+            box.setAttribute("data-state", "receiving");
+            var total = Number(response.headers.get("Content-Length") || 0);
+            var duties = Number(response.headers.get("X-Vigil-Duties") || 0);
+            var rows = kind === "csv" && duties > 0;
+            var reader = response.body.getReader();
+            var chunks = [];
+            var got = 0;
+            var lines = 0;
+            bar.max = rows ? duties + 1 : (total || 1);
+            bar.value = 0;
+            function pump() {
+              return reader.read().then(function (step) {
+                if (step.done) return;
+                var piece = step.value;
+                chunks.push(piece);
+                got += piece.length;
+                if (rows) {
+                  for (var i = 0; i < piece.length; i++) if (piece[i] === 10) lines++;
+                  bar.value = lines;
+                  text.textContent = Math.max(0, lines - 1).toLocaleString() + " of " +
+                    duties.toLocaleString() + " duties · " + mib(got) + " · " + seconds();
+                } else if (total) {
+                  bar.value = got;
+                  text.textContent = mib(got) + " of " + mib(total) + " · " + seconds();
+                }
+                return pump();
+              });
+            }
+            return pump().then(function () {
+              var name = fileName(response, "vigil-export." + kind);
+              var blob = new Blob(chunks, { type: response.headers.get("Content-Type") || "" });
+              var url = URL.createObjectURL(blob);
+              var save = document.createElement("a");
+              save.href = url;
+              save.download = name;
+              document.body.appendChild(save);
+              save.click();
+              save.remove();
+              window.setTimeout(function () { URL.revokeObjectURL(url); }, 60000);
+              bar.value = bar.max;
+              box.setAttribute("data-state", "done");
+              text.textContent = "Saved " + name + " (" + mib(got) + ") in " + seconds() + ".";
+            });
+          })
+          .catch(function (error) {
+            box.setAttribute("data-state", "failed");
+            text.className = "error";
+            text.textContent = "The export failed: " + error.message + ". Try again.";
+          })
+          .then(function () {
+            window.clearInterval(clock);
+            busy = false;
+          });
+      });
+    });
+  }
+
+  function start() { uploads(); progress(); exports(); }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
 })();
