@@ -5,8 +5,8 @@ compares, :mod:`.fit` fits operator KSS coefficients, :mod:`.verdict` says the r
 and what adopting does in plain words, :mod:`.simulate` makes ratings with a known truth,
 :mod:`.plots` draws the plot and the PDF. The web layer stores and serves.
 
-Layer 6 of docs/architecture.md. May import: ``domain``, ``plot_text``, ``scoring``, ``tz``;
-never a package of its own layer or above.
+Layer 6 of docs/architecture.md. May import: ``domain``, ``plot_text``, ``roster``, ``scoring``,
+``tz``; never a package of its own layer or above.
 """
 
 from vigil.calibration.fit import MIN_CREW, MIN_OBSERVATIONS, Fit, fit_kss

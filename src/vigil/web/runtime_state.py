@@ -18,6 +18,9 @@ calibration_reports calibration reports, bounded by ratings     calibration_serv
 whatif_references   each recent roster's References             console/whatif.py
 upload_pool         the in-process upload worker pool, if any   routes/upload.py
 optimise_engines    base-roster engines of the optimisation API routes/optimise.py
+roster_views        each recent roster's trips and hot spots    console/roster_views.py
+duty_explorer       each recent roster's explorer columns       console/explorer_cache.py
+export_tables       each recent roster's decoded export table   console/rosters.py
 =================== =========================================== ======================
 
 Everything here is per process: the values are rebuilt (or re-read) after a restart, and
@@ -37,6 +40,7 @@ from vigil.auth.gate import WorkGate
 from vigil.auth.ratelimit import FailureLimiter
 from vigil.calibration import CalibrationReport
 from vigil.store.operator_settings import SettingsVersion
+from vigil.web._build_cache import BuildCache
 from vigil.web._operator_gate import OperatorGate
 from vigil.web._report_cache import ReportCache
 
@@ -168,7 +172,7 @@ class RuntimeState:
     roster_views: ReportCache[Any] | None = None
     #: the duty explorer's filter columns per roster (vigil.web.console.explorer_cache,
     #: which sits above this module and narrows the type)
-    duty_explorer: Any = None
+    duty_explorer: BuildCache[Any] | None = None
     #: each recent roster's decoded scores and duty table for its exports, by roster token
     #: and scale (vigil.web.console.rosters: the CSV, XLSX and PDF of one roster are asked
     #: for one after another; about 45 MiB each at 10,000 crew, so two are kept)

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections import OrderedDict
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from sqlalchemy.orm import Session
 
@@ -25,6 +24,7 @@ from vigil.fleet.thresholds import Thresholds
 from vigil.results.compact import unpack
 from vigil.store import uploads
 from vigil.store.tables import RosterUpload
+from vigil.web._build_cache import BuildCache, Key
 from vigil.web._runtime import Runtime
 from vigil.web.console._web import Console
 
@@ -47,8 +47,6 @@ MAX_PER_OPERATOR = 2
 #: how long a request waits for a build already running [s] (then builds itself)
 BUILD_WAIT_S = 120.0
 
-Key = tuple[Any, ...]
-
 
 class Explored(NamedTuple):
     """A roster's explorer columns and the thresholds its table was built with."""
@@ -57,62 +55,12 @@ class Explored(NamedTuple):
     thresholds: Thresholds
 
 
-class ColumnCache:
-    """Explorer columns per (operator, upload, last update, scale), least recently used
-    first out, bounded in all and per operator (module doc); builds in progress are
-    tracked so that each roster is built once."""
+class ColumnCache(BuildCache[Explored]):
+    """Explorer columns per (operator, upload, last update, scale), bounded in all and
+    per operator (module doc)."""
 
     def __init__(self, limit: int = MAX_ROSTERS, per_operator: int = MAX_PER_OPERATOR) -> None:
-        self.limit = limit
-        self.per_operator = per_operator
-        self._items: OrderedDict[Key, Explored] = OrderedDict()
-        self._building: dict[Key, threading.Event] = {}
-        self._lock = threading.Lock()
-
-    def get(self, key: Key) -> Explored | None:
-        with self._lock:
-            found = self._items.get(key)
-            if found is not None:
-                self._items.move_to_end(key)
-            return found
-
-    def put(self, key: Key, columns: Explored) -> None:
-        with self._lock:
-            # an older build of the same roster (before an overwrite) goes first
-            for old in [k for k in self._items if k[:2] == key[:2] and k != key]:
-                del self._items[old]
-            self._items[key] = columns
-            self._items.move_to_end(key)
-            own = [k for k in self._items if k[0] == key[0]]
-            while len(own) > self.per_operator:
-                del self._items[own.pop(0)]
-            while len(self._items) > self.limit:
-                self._items.popitem(last=False)
-
-    def claim(self, key: Key) -> threading.Event | None:
-        """Mark ``key`` as being built and return its event (set by :meth:`release`);
-        ``None`` when it is cached or already being built."""
-        with self._lock:
-            if key in self._items or key in self._building:
-                return None
-            event = self._building[key] = threading.Event()
-            return event
-
-    def release(self, key: Key) -> None:
-        with self._lock:
-            event = self._building.pop(key, None)
-        if event is not None:
-            event.set()
-
-    def wait(self, key: Key, timeout: float) -> None:
-        """Wait (at most ``timeout``) for a build of ``key`` in progress, if any."""
-        with self._lock:
-            event = self._building.get(key)
-        if event is not None:
-            event.wait(timeout)
-
-    def __len__(self) -> int:
-        return len(self._items)
+        super().__init__(limit, per_operator)
 
 
 #: guards the first creation of the runtime's cache (two first views at once)
