@@ -11,7 +11,8 @@ docs/console.md with Playwright in Debian's ``/usr/bin/chromium``:
 3. filter the duty explorer to high and very high night duties at the base with most of
    them;
 4. open the riskiest of those duties (its chart, centred on the duty);
-5. record a decision on it with the Review control and find it in the hazard log;
+5. record a decision on it with the Review control (decision, reason, mitigation) and find
+   it in the hazard log;
 6. upload the same crew's February, rostered under the earlier, looser rules
    (``legal=False``: short-haul duties beyond EASA's 13-h basic FDP), and compare the months
    (A = February, B = March): the same network flies the same pairings, so the comparison
@@ -61,7 +62,7 @@ def step(name: str, times: list[tuple[str, float]]) -> Iterator[None]:
     yield
     took = time.perf_counter() - started
     times.append((name, took))
-    print(f"{name:<44} {took:7.1f} s", flush=True)
+    print(f"{name:<52} {took:7.1f} s", flush=True)
 
 
 def clip(page: Page, selector: str, name: str, height: float = 860) -> None:
@@ -194,6 +195,7 @@ def walk(page: Page, times: list[tuple[str, float]]) -> None:
         assert facts and all(
             k == "night" and b == base and band in UPPER for k, b, band, _ in facts
         )
+        shown = rows.evaluate_all("rows => rows.map(r => [r.dataset.schedule, r.dataset.duty])")
         risks = [r for *_, r in facts]
         assert risks == sorted(risks, reverse=True)
         page.screenshot(path=OUT / "walk-3-explorer.png")
@@ -209,6 +211,7 @@ def walk(page: Page, times: list[tuple[str, float]]) -> None:
         anchored = page.locator(f"[data-testid=duty-table] tr[data-duty='{duty}']")
         assert "anchored" in (anchored.get_attribute("class") or "")
         assert reference in page.inner_text("h1")
+        page.evaluate("window.scrollTo(0, 0)")  # the link's fragment scrolls to the row
         page.screenshot(path=OUT / "walk-4-duty.png")
     print(f"  {reference} duty {duty}")
 
@@ -222,6 +225,9 @@ def walk(page: Page, times: list[tuple[str, float]]) -> None:
         form.locator("textarea[name=mitigation]").fill(
             "Report moved 1 h later; controlled rest briefed; crew member rested the day before."
         )
+        anchored.scroll_into_view_if_needed()
+        page.evaluate("window.scrollBy(0, 200)")  # the row and its open form
+        page.screenshot(path=OUT / "walk-5-decision.png")
         form.locator("button:text('Record decision')").click()
         page.wait_for_url(f"**#duty-{duty}")
         anchored = page.locator(f"[data-testid=duty-table] tr[data-duty='{duty}']")
@@ -230,7 +236,7 @@ def walk(page: Page, times: list[tuple[str, float]]) -> None:
         log = page.locator("[data-testid=hazard-log] tbody tr")
         assert log.count() == 1 and reference in log.first.inner_text()
         assert log.first.get_attribute("data-in-force") == "yes"
-        clip(page, "main", "walk-5-decision.png", 700)
+        clip(page, "main", "walk-5-hazard-log.png", 560)
 
     with step("6 upload February (earlier rules) through the form", times):
         send(page, "february-2026", february)
@@ -258,6 +264,9 @@ def walk(page: Page, times: list[tuple[str, float]]) -> None:
         page.goto(filtered_url)
         lines = list(csv.reader(io.StringIO(download(page, "[data-export=duties-csv]").decode())))
         assert len(lines) - 1 == n, (len(lines), n)
+        table = [dict(zip(lines[0], line, strict=True)) for line in lines[1:]]
+        assert all(r["Home base"] == base and r["Kind"] == "night" for r in table)
+        assert [[r["Reference"], r["Duty"]] for r in table[: len(shown)]] == shown
     with step("7 export the roster as XLSX (progress bar)", times):
         page.goto(f"/console/rosters/{token}")
         with page.expect_download(timeout=600_000) as info:
@@ -305,7 +314,7 @@ def main() -> None:
                 browser.close()
         finally:
             server.should_exit = True
-    print(f"{'total':<44} {sum(t for _, t in times):7.1f} s")
+    print(f"{'total':<52} {sum(t for _, t in times):7.1f} s")
     for path in sorted(OUT.glob("walk-*.png")):
         print(f"{path} {path.stat().st_size / 1024:.0f} KB")
 
