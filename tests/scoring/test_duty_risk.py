@@ -15,6 +15,7 @@ from vigil.scoring.duty_risk import (
     WidthGroup,
     _exposed,
     duty_risk_detail,
+    duty_risks,
     width_groups,
 )
 
@@ -70,7 +71,8 @@ def test_width_groups_pad_each_duty_to_a_multiple_of_eight_it_fits() -> None:
 
 def test_risk_by_width_groups_is_bit_equal_to_one_grid(monkeypatch: pytest.MonkeyPatch) -> None:
     # every chunk of a long- and short-haul roster: R and every component of each duty
-    # the same to the last bit as on one grid padded to the chunk's longest duty
+    # the same to the last bit as on one grid padded to the chunk's longest duty, and
+    # duty_risks (R alone) the same R
     compared: list[int] = []
 
     def both(*args: Any) -> DutyRiskDetail:
@@ -82,6 +84,7 @@ def test_risk_by_width_groups_is_bit_equal_to_one_grid(monkeypatch: pytest.Monke
             )
             one = duty_risk_detail(*args)
         np.testing.assert_array_equal(grouped.risk, one.risk)
+        np.testing.assert_array_equal(duty_risks(*args), one.risk)  # without components
         for a, b in zip(grouped.components, one.components, strict=True):
             np.testing.assert_array_equal(a, b)
         compared.append(grouped.risk.size)

@@ -235,7 +235,7 @@ class Engine:
         layout = sc.build_layout(plan, 0, n)
         kss = self._kss(layout, timeline, np.ones(plan.on.size, dtype=bool), np.empty(0))
         working = sc.at_controls(layout, sleep)
-        risks = sc.duty_risk_detail(layout, timeline, kss, self.params, working).risk
+        risks = sc.duty_risks(layout, timeline, kss, self.params, working)
         sleep_rows = (timeline.sleep_start, timeline.sleep_end)
         terms = duty_terms(
             layout, kss, risks, sleep_rows, self.params, self.costs, self._end_weight, working
@@ -558,11 +558,7 @@ class Engine:
         )
         episodes = sc.SleepArrays(*every, np.zeros(every[1].size, dtype=bool))
         working = sc.at_controls(layout, episodes)
-        risks = (
-            sc.duty_risk_detail(layout, timeline, kss, p, working).risk
-            if layout.on.size
-            else np.empty(0)
-        )
+        risks = sc.duty_risks(layout, timeline, kss, p, working) if layout.on.size else np.empty(0)
         weights = np.concatenate([self._end_weight, pool.end_weight])[t_sources.src]
         terms_sub = duty_terms(
             layout, kss, risks, _padded(every[0], every[1], every[2]), p, self.costs, weights,
@@ -648,7 +644,7 @@ class Engine:
         layout = sc.build_layout(chains, 0, n)
         kss = self._kss(layout, timeline, np.ones(chains.on.size, dtype=bool), np.empty(0))
         working = sc.at_controls(layout, sleep)
-        risks = sc.duty_risk_detail(layout, timeline, kss, p, working).risk
+        risks = sc.duty_risks(layout, timeline, kss, p, working)
         terms = duty_terms(
             layout, kss, risks, (timeline.sleep_start, timeline.sleep_end), p, self.costs,
             end_weight, working,

@@ -158,6 +158,7 @@ def _group_terms(
     params: model.Parameters,
     working: npt.NDArray[np.bool_] | None,
     body_offset: FloatArray,
+    interval_crew: npt.NDArray[np.int64],
     group: WidthGroup,
 ) -> _GroupTerms:
     """Hazard terms and exposure mask of one :class:`WidthGroup`'s duties (rows of the
@@ -183,7 +184,7 @@ def _group_terms(
     kss = np.clip(kss - np.nan_to_num(load), 1.0, 9.0)
     included = np.zeros((n, width), dtype=bool)
     _exposed(
-        layout.interval_crew[iv],
+        interval_crew[iv],
         start,
         d,
         k,
@@ -211,10 +212,12 @@ def duty_risks(
     timeline: model.CrewTimeline,
     kss_by_interval: FloatArray,
     params: model.Parameters,
+    working: npt.NDArray[np.bool_] | None = None,
 ) -> FloatArray:
     """R_d = H_d / H_ref for every duty of the chunk (reference §8); see
-    :func:`duty_risk_detail`."""
-    return duty_risk_detail(layout, timeline, kss_by_interval, params).risk
+    :func:`duty_risk_detail` (the same R, without the components)."""
+    detail = duty_risk_detail(layout, timeline, kss_by_interval, params, working, components=False)
+    return detail.risk
 
 
 def duty_risk_detail(
@@ -223,8 +226,12 @@ def duty_risk_detail(
     kss_by_interval: FloatArray,
     params: model.Parameters,
     working: npt.NDArray[np.bool_] | None = None,
+    *,
+    components: bool = True,
 ) -> DutyRiskDetail:
-    """R_d and its components for every duty of the chunk (:mod:`vigil.model.risk`).
+    """R_d and its components for every duty of the chunk (:mod:`vigil.model.risk`);
+    with ``components=False`` the components are left out (empty arrays), for callers
+    that read only R.
 
     An interval is left out of the exposure sum when its midpoint lies in the person's
     own in-flight rest or in one of their sleeps (a split-duty break counts as duty only
@@ -268,8 +275,11 @@ def duty_risk_detail(
         report_rows, off_rows, kind_rows, params, position=positions
     )
     body_offset = np.stack([phase_on, phase_off], axis=1)
+    interval_crew = layout.interval_crew
     groups = [
-        _group_terms(layout, timeline, kss_by_interval, params, working, body_offset, g)
+        _group_terms(
+            layout, timeline, kss_by_interval, params, working, body_offset, interval_crew, g
+        )
         for g in width_groups(layout.count)
     ]
     # cumulative fatigue over a run of nights or earlies: no recovery within the run (§8)
@@ -281,12 +291,14 @@ def duty_risk_detail(
     multiplier = multiplier * risk.run_fatigue_floor(factor_rows, kind_rows, positions)
     per_duty = multiplier[layout.crew, layout.slot]
     hazard = np.empty(n_duty)
-    parts = [np.empty(n_duty) for _ in risk.DutyComponents._fields]
+    n_parts = n_duty if components else 0
+    parts = [np.empty(n_parts) for _ in risk.DutyComponents._fields]
     for g in groups:
         hazard[g.rows] = risk.hazard_sum(g.terms, g.included, per_duty[g.rows])
-        comps_g = risk.duty_components(g.terms, g.included, per_duty[g.rows])
-        for part, values in zip(parts, comps_g, strict=True):
-            part[g.rows] = values
+        if components:
+            comps_g = risk.duty_components(g.terms, g.included, per_duty[g.rows])
+            for part, values in zip(parts, comps_g, strict=True):
+                part[g.rows] = values
     return DutyRiskDetail(
         model.duty_risk(hazard, params).round(DECIMALS),
         risk.DutyComponents(*parts),
