@@ -165,11 +165,12 @@ def _group_terms(
     group's grid in the order of ``group.rows``); see :func:`duty_risk_detail`."""
     rows, width = group
     n = rows.size
-    local = np.full(layout.on.size, -1, np.int64)
-    local[rows] = np.arange(n)
-    every = local[layout.duty]
-    iv = np.flatnonzero(every >= 0) if n < layout.on.size else np.arange(layout.duty.size)
-    d, k = every[iv], layout.position[iv]
+    # the group's intervals: each duty's intervals are consecutive (layout order)
+    count = layout.count[rows]
+    first = np.cumsum(layout.count) - layout.count
+    d = np.repeat(np.arange(n), count)
+    k = np.arange(d.size) - np.repeat(np.cumsum(count) - count, count)
+    iv = first[rows][d] + k
     start = layout.start[iv]
     on, off = layout.on[rows], layout.off[rows]
     rest_start, rest_end = layout.rest_start[rows], layout.rest_end[rows]
