@@ -145,6 +145,24 @@ def width_groups(count: npt.NDArray[np.int64]) -> list[WidthGroup]:
     return [WidthGroup(np.flatnonzero(grid == w), int(w)) for w in np.unique(grid)]
 
 
+def _without_workload(
+    layout: Layout, kss_by_interval: FloatArray, params: model.Parameters
+) -> FloatArray:
+    """Each interval's KSS without the sector workload term at its midpoint, in [1, 9]
+    (reference §6: take-offs and landings count once, as task exposure). One compiled
+    pass over the chunk (one launch of the parallel kernel, not one per width group)."""
+    d, k = layout.duty, layout.position
+    width = int(layout.count.max())
+    mid = np.full((layout.on.size, width), np.nan)
+    mid[d, k] = (layout.start + np.minimum(layout.start + 0.25, layout.off[d])) / 2.0
+    load = workload_kss_fast(
+        mid, layout.on, layout.off, layout.sectors, layout.workload,
+        layout.rest_start, layout.rest_end, params,
+    )  # fmt: skip
+    out: FloatArray = np.clip(kss_by_interval - np.nan_to_num(load[d, k]), 1.0, 9.0)
+    return out
+
+
 class _GroupTerms(NamedTuple):
     rows: npt.NDArray[np.int64]
     terms: risk.HazardTerms
@@ -154,7 +172,7 @@ class _GroupTerms(NamedTuple):
 def _group_terms(
     layout: Layout,
     timeline: model.CrewTimeline,
-    kss_by_interval: FloatArray,
+    kss: FloatArray,
     params: model.Parameters,
     working: npt.NDArray[np.bool_] | None,
     body_offset: FloatArray,
@@ -162,7 +180,8 @@ def _group_terms(
     group: WidthGroup,
 ) -> _GroupTerms:
     """Hazard terms and exposure mask of one :class:`WidthGroup`'s duties (rows of the
-    group's grid in the order of ``group.rows``); see :func:`duty_risk_detail`."""
+    group's grid in the order of ``group.rows``) from each interval's KSS without the
+    workload term (``kss``); see :func:`duty_risk_detail`."""
     rows, width = group
     n = rows.size
     # the group's intervals: each duty's intervals are consecutive (layout order)
@@ -174,15 +193,8 @@ def _group_terms(
     start = layout.start[iv]
     on, off = layout.on[rows], layout.off[rows]
     rest_start, rest_end = layout.rest_start[rows], layout.rest_end[rows]
-    kss = np.full((n, width), np.nan)
-    kss[d, k] = kss_by_interval[iv]
-    # the sector workload term at each interval's midpoint, taken back out (§6: counted once)
-    mid = np.full((n, width), np.nan)
-    mid[d, k] = (start + np.minimum(start + 0.25, off[d])) / 2.0
-    load = workload_kss_fast(
-        mid, on, off, layout.sectors[rows], layout.workload[rows], rest_start, rest_end, params
-    )
-    kss = np.clip(kss - np.nan_to_num(load), 1.0, 9.0)
+    grid = np.full((n, width), np.nan)
+    grid[d, k] = kss[iv]
     included = np.zeros((n, width), dtype=bool)
     _exposed(
         interval_crew[iv],
@@ -202,7 +214,7 @@ def _group_terms(
         at_work[d, k] = working[iv]
         included &= at_work
     terms = risk.hazard_terms(
-        kss, on, off, layout.sectors[rows], params, cabin_crew=layout.cabin[rows],
+        grid, on, off, layout.sectors[rows], params, cabin_crew=layout.cabin[rows],
         body_offset=body_offset[rows], rest_start=rest_start, rest_end=rest_end,
     )  # fmt: skip
     return _GroupTerms(rows, terms, included)
@@ -277,10 +289,9 @@ def duty_risk_detail(
     )
     body_offset = np.stack([phase_on, phase_off], axis=1)
     interval_crew = layout.interval_crew
+    kss = _without_workload(layout, kss_by_interval, params)
     groups = [
-        _group_terms(
-            layout, timeline, kss_by_interval, params, working, body_offset, interval_crew, g
-        )
+        _group_terms(layout, timeline, kss, params, working, body_offset, interval_crew, g)
         for g in width_groups(layout.count)
     ]
     # cumulative fatigue over a run of nights or earlies: no recovery within the run (§8)
