@@ -55,7 +55,10 @@ def test_exposure_leaves_out_sleep_and_own_inflight_rest_only() -> None:
 
 
 def test_width_groups_pad_each_duty_to_a_multiple_of_eight_it_fits() -> None:
-    count = np.array([1, 7, 8, 16, 17, 33, 48, 49, 56, 57, 61], np.int64)
+    lengths = np.array([1, 7, 8, 16, 17, 33, 48, 49, 56, 57, 61], np.int64)
+    # a request's few duties stay on one grid (grouping would not pay for its passes)
+    assert [g.width for g in width_groups(lengths)] == [61]
+    count = np.tile(lengths, 2_000)  # a batch's thousands of duties
     groups = width_groups(count)
     rows = np.sort(np.concatenate([g.rows for g in groups]))
     assert (rows == np.arange(count.size)).all()  # every duty in exactly one group
@@ -74,10 +77,11 @@ def test_risk_by_width_groups_is_bit_equal_to_one_grid(monkeypatch: pytest.Monke
     # the same to the last bit as on one grid padded to the chunk's longest duty, and
     # duty_risks (R alone) the same R
     compared: list[int] = []
+    split: list[bool] = []
 
     def both(*args: Any) -> DutyRiskDetail:
         grouped = duty_risk_detail(*args)
-        assert len(width_groups(args[0].count)) > 1
+        split.append(len(width_groups(args[0].count)) > 1)
         with monkeypatch.context() as m:
             m.setattr(
                 duty_risk, "width_groups", lambda c: [WidthGroup(np.arange(c.size), int(c.max()))]
@@ -91,6 +95,7 @@ def test_risk_by_width_groups_is_bit_equal_to_one_grid(monkeypatch: pytest.Monke
         return grouped
 
     monkeypatch.setattr(service, "duty_risk_detail", both)
-    roster = generate_airline_roster(60, 21, seed=3)
+    roster = generate_airline_roster(300, 28, seed=3)
     report = service.score(service.ScoreRequest(roster, risk=True))
-    assert sum(compared) == sum(len(s.duties) for s in report.schedules) > 100
+    assert sum(compared) == sum(len(s.duties) for s in report.schedules) > 1000
+    assert any(split)  # chunks big enough to be scored by width groups

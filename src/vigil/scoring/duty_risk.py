@@ -121,6 +121,9 @@ class WidthGroup(NamedTuple):
 #: [intervals] step of the grid widths duties are grouped by (a multiple of 8: see
 #: :func:`width_groups`)
 _WIDTH_STEP = 16
+#: [cells] grid cells a further width group must save to pay for its own NumPy passes
+#: (about 30 calls: a chunk of a few duties, as one request's, is scored on one grid)
+_GROUP_MIN_SAVED = 20_000
 
 
 def width_groups(count: npt.NDArray[np.int64]) -> list[WidthGroup]:
@@ -134,15 +137,21 @@ def width_groups(count: npt.NDArray[np.int64]) -> list[WidthGroup]:
     of 8 at least ``c`` is therefore summed bit for bit as on the chunk's grid of width
     ``W`` whenever ``c <= 8·⌊W/8⌋`` (zeros only extend the accumulators or the tail).
     Duties longer than that, and chunks narrower than 8 or wider than 128 intervals
-    (where NumPy's split point moves with the width), keep width ``W``.
+    (where NumPy's split point moves with the width), keep width ``W``; so does every
+    duty of a chunk where the groups would save fewer than ``_GROUP_MIN_SAVED`` cells
+    each.
     """
     width = int(count.max())
+    one = [WidthGroup(np.arange(count.size), width)]
     if width < 8 or width > 128:
-        return [WidthGroup(np.arange(count.size), width)]
+        return one
     full = 8 * (width // 8)
     step = -(-np.maximum(count, 1) // _WIDTH_STEP) * _WIDTH_STEP
     grid = np.where(count <= full, np.minimum(step, full), width)
-    return [WidthGroup(np.flatnonzero(grid == w), int(w)) for w in np.unique(grid)]
+    widths = np.unique(grid)
+    if count.size * width - int(grid.sum()) < _GROUP_MIN_SAVED * (widths.size - 1):
+        return one  # a request's few duties: each group's NumPy passes cost more
+    return [WidthGroup(np.flatnonzero(grid == w), int(w)) for w in widths]
 
 
 def _without_workload(
