@@ -193,12 +193,15 @@ def _group_terms(
     workload term (``kss``); see :func:`duty_risk_detail`."""
     rows, width = group
     n = rows.size
-    # the group's intervals: each duty's intervals are consecutive (layout order)
-    count = layout.count[rows]
-    first = np.cumsum(layout.count) - layout.count
-    d = np.repeat(np.arange(n), count)
-    k = np.arange(d.size) - np.repeat(np.cumsum(count) - count, count)
-    iv = first[rows][d] + k
+    if n == layout.on.size:  # every duty (rows in layout order): the layout's intervals
+        d, k = layout.duty, layout.position
+        iv: npt.NDArray[np.int64] | slice = slice(None)
+    else:  # the group's intervals: each duty's are consecutive (layout order)
+        count = layout.count[rows]
+        first = np.cumsum(layout.count) - layout.count
+        d = np.repeat(np.arange(n), count)
+        k = np.arange(d.size) - np.repeat(np.cumsum(count) - count, count)
+        iv = first[rows][d] + k
     start = layout.start[iv]
     on, off = layout.on[rows], layout.off[rows]
     rest_start, rest_end = layout.rest_start[rows], layout.rest_end[rows]
@@ -304,25 +307,34 @@ def duty_risk_detail(
         for g in width_groups(layout.count)
     ]
     # cumulative fatigue over a run of nights or earlies: no recovery within the run (§8)
-    factor = np.empty(n_duty)
-    for g in groups:
-        factor[g.rows] = risk.terms_fatigue_factor(g.terms, g.included)
     factor_rows = np.full(crew_shape, np.nan)
-    factor_rows[layout.crew, layout.slot] = factor
+    for g in groups:
+        factor = risk.terms_fatigue_factor(g.terms, g.included)
+        factor_rows[layout.crew[g.rows], layout.slot[g.rows]] = factor
     multiplier = multiplier * risk.run_fatigue_floor(factor_rows, kind_rows, positions)
     per_duty = multiplier[layout.crew, layout.slot]
-    hazard = np.empty(n_duty)
-    n_parts = n_duty if components else 0
-    parts = [np.empty(n_parts) for _ in risk.DutyComponents._fields]
-    for g in groups:
-        hazard[g.rows] = risk.hazard_sum(g.terms, g.included, per_duty[g.rows])
-        if components:
-            comps_g = risk.duty_components(g.terms, g.included, per_duty[g.rows])
-            for part, values in zip(parts, comps_g, strict=True):
-                part[g.rows] = values
+    if len(groups) == 1:  # one grid, every duty in layout order
+        g = groups[0]
+        hazard = risk.hazard_sum(g.terms, g.included, per_duty)
+        empty = np.empty(0)
+        comps = (
+            risk.duty_components(g.terms, g.included, per_duty)
+            if components
+            else risk.DutyComponents(*(empty,) * 7)
+        )
+    else:
+        hazard = np.empty(n_duty)
+        parts = [np.empty(n_duty if components else 0) for _ in risk.DutyComponents._fields]
+        for g in groups:
+            hazard[g.rows] = risk.hazard_sum(g.terms, g.included, per_duty[g.rows])
+            if components:
+                comps_g = risk.duty_components(g.terms, g.included, per_duty[g.rows])
+                for part, values in zip(parts, comps_g, strict=True):
+                    part[g.rows] = values
+        comps = risk.DutyComponents(*parts)
     return DutyRiskDetail(
         model.duty_risk(hazard, params).round(DECIMALS),
-        risk.DutyComponents(*parts),
+        comps,
         kinds,
         positions[layout.crew, layout.slot],
         np.mod(report_body, 24.0),
