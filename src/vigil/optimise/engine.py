@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
+import numba
 import numpy as np
 import numpy.typing as npt
 
@@ -235,7 +236,7 @@ class Engine:
         layout = sc.build_layout(plan, 0, n)
         kss = self._kss(layout, timeline, np.ones(plan.on.size, dtype=bool), np.empty(0))
         working = sc.at_controls(layout, sleep)
-        risks = sc.duty_risk_detail(layout, timeline, kss, self.params, working).risk
+        risks = _risks(layout, timeline, kss, self.params, working)
         sleep_rows = (timeline.sleep_start, timeline.sleep_end)
         terms = duty_terms(
             layout, kss, risks, sleep_rows, self.params, self.costs, self._end_weight, working
@@ -558,11 +559,7 @@ class Engine:
         )
         episodes = sc.SleepArrays(*every, np.zeros(every[1].size, dtype=bool))
         working = sc.at_controls(layout, episodes)
-        risks = (
-            sc.duty_risk_detail(layout, timeline, kss, p, working).risk
-            if layout.on.size
-            else np.empty(0)
-        )
+        risks = _risks(layout, timeline, kss, p, working)
         weights = np.concatenate([self._end_weight, pool.end_weight])[t_sources.src]
         terms_sub = duty_terms(
             layout, kss, risks, _padded(every[0], every[1], every[2]), p, self.costs, weights,
@@ -648,7 +645,7 @@ class Engine:
         layout = sc.build_layout(chains, 0, n)
         kss = self._kss(layout, timeline, np.ones(chains.on.size, dtype=bool), np.empty(0))
         working = sc.at_controls(layout, sleep)
-        risks = sc.duty_risk_detail(layout, timeline, kss, p, working).risk
+        risks = _risks(layout, timeline, kss, p, working)
         terms = duty_terms(
             layout, kss, risks, (timeline.sleep_start, timeline.sleep_end), p, self.costs,
             end_weight, working,
@@ -669,6 +666,27 @@ def end_weights(parsed: sc.ParsedRoster, costs: CostSettings) -> FloatArray:
 def _codes(airport: object) -> frozenset[str]:
     names = (getattr(airport, n, "") for n in ("code", "icao", "iata"))
     return frozenset(x for x in names if x)
+
+
+def _risks(
+    layout: sc.Layout,
+    timeline: CrewTimeline,
+    kss: FloatArray,
+    params: Parameters,
+    working: npt.NDArray[np.bool_],
+) -> FloatArray:
+    """R of every duty of ``layout`` (:func:`~vigil.scoring.duty_risk.duty_risks`), its
+    Numba kernels on one thread: the body-clock phase and workload passes of a batch are
+    less work than waking the thread pool, whose OpenMP workers then spin idle while the
+    NumPy passes run (the scoring service runs small batches on one thread alike)."""
+    if layout.on.size == 0:
+        return np.empty(0)
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        return sc.duty_risks(layout, timeline, kss, params, working)
+    finally:
+        numba.set_num_threads(before)
 
 
 def _padded(ptr: IntArray, s: FloatArray, e: FloatArray) -> tuple[FloatArray, FloatArray]:

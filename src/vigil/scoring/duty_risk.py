@@ -32,11 +32,13 @@ __all__ = [
     "REASONS",
     "DutyRiskDetail",
     "RiskDrivers",
+    "WidthGroup",
     "duty_reasons",
     "duty_risk_detail",
     "duty_risks",
     "reason_flags",
     "risk_drivers",
+    "width_groups",
 ]
 
 _CREW_STRIDE = 1.0e6  #: [h] offset separating crew rows when searching sorted episodes
@@ -109,15 +111,138 @@ class DutyRiskDetail(NamedTuple):
     duty_hours: FloatArray  #: off - report [h]
 
 
+class WidthGroup(NamedTuple):
+    """Duties ``rows`` (layout order) laid out on a grid ``width`` intervals wide."""
+
+    rows: npt.NDArray[np.int64]
+    width: int
+
+
+#: [intervals] step of the grid widths duties are grouped by (a multiple of 8: see
+#: :func:`width_groups`)
+_WIDTH_STEP = 16
+#: [cells] grid cells a further width group must save to pay for its own NumPy passes
+#: (about 30 calls: a chunk of a few duties, as one request's, is scored on one grid)
+_GROUP_MIN_SAVED = 20_000
+
+
+def width_groups(count: npt.NDArray[np.int64]) -> list[WidthGroup]:
+    """Duties grouped so each group's (duties × width) grid is padded only to the next
+    multiple of 16 intervals, not to the longest duty of the chunk.
+
+    The risk sums (:func:`vigil.model.risk.hazard_sum`, ``duty_components``) add each
+    row in NumPy's pairwise order (:mod:`vigil.model._sums`): values ``j < 8·⌊n/8⌋`` of a
+    row of ``n`` (``8 <= n <= 128``) go to accumulator ``j mod 8`` and the rest are
+    added after, one by one. A duty of ``c`` intervals padded with zeros to any multiple
+    of 8 at least ``c`` is therefore summed bit for bit as on the chunk's grid of width
+    ``W`` whenever ``c <= 8·⌊W/8⌋`` (zeros only extend the accumulators or the tail).
+    Duties longer than that, and chunks narrower than 8 or wider than 128 intervals
+    (where NumPy's split point moves with the width), keep width ``W``; so does every
+    duty of a chunk where the groups would save fewer than ``_GROUP_MIN_SAVED`` cells
+    each.
+    """
+    width = int(count.max())
+    one = [WidthGroup(np.arange(count.size), width)]
+    if width < 8 or width > 128:
+        return one
+    full = 8 * (width // 8)
+    step = -(-np.maximum(count, 1) // _WIDTH_STEP) * _WIDTH_STEP
+    grid = np.where(count <= full, np.minimum(step, full), width)
+    widths = np.unique(grid)
+    if count.size * width - int(grid.sum()) < _GROUP_MIN_SAVED * (widths.size - 1):
+        return one  # a request's few duties: each group's NumPy passes cost more
+    return [WidthGroup(np.flatnonzero(grid == w), int(w)) for w in widths]
+
+
+def _without_workload(
+    layout: Layout, kss_by_interval: FloatArray, params: model.Parameters
+) -> FloatArray:
+    """Each interval's KSS without the sector workload term at its midpoint, in [1, 9]
+    (reference §6: take-offs and landings count once, as task exposure). One compiled
+    pass over the chunk (one launch of the parallel kernel, not one per width group)."""
+    d, k = layout.duty, layout.position
+    width = int(layout.count.max())
+    mid = np.full((layout.on.size, width), np.nan)
+    mid[d, k] = (layout.start + np.minimum(layout.start + 0.25, layout.off[d])) / 2.0
+    load = workload_kss_fast(
+        mid, layout.on, layout.off, layout.sectors, layout.workload,
+        layout.rest_start, layout.rest_end, params,
+    )  # fmt: skip
+    out: FloatArray = np.clip(kss_by_interval - np.nan_to_num(load[d, k]), 1.0, 9.0)
+    return out
+
+
+class _GroupTerms(NamedTuple):
+    rows: npt.NDArray[np.int64]
+    terms: risk.HazardTerms
+    included: npt.NDArray[np.bool_]
+
+
+def _group_terms(
+    layout: Layout,
+    timeline: model.CrewTimeline,
+    kss: FloatArray,
+    params: model.Parameters,
+    working: npt.NDArray[np.bool_] | None,
+    body_offset: FloatArray,
+    interval_crew: npt.NDArray[np.int64],
+    group: WidthGroup,
+) -> _GroupTerms:
+    """Hazard terms and exposure mask of one :class:`WidthGroup`'s duties (rows of the
+    group's grid in the order of ``group.rows``) from each interval's KSS without the
+    workload term (``kss``); see :func:`duty_risk_detail`."""
+    rows, width = group
+    n = rows.size
+    if n == layout.on.size:  # every duty (rows in layout order): the layout's intervals
+        d, k = layout.duty, layout.position
+        iv: npt.NDArray[np.int64] | slice = slice(None)
+    else:  # the group's intervals: each duty's are consecutive (layout order)
+        count = layout.count[rows]
+        first = np.cumsum(layout.count) - layout.count
+        d = np.repeat(np.arange(n), count)
+        k = np.arange(d.size) - np.repeat(np.cumsum(count) - count, count)
+        iv = first[rows][d] + k
+    start = layout.start[iv]
+    on, off = layout.on[rows], layout.off[rows]
+    rest_start, rest_end = layout.rest_start[rows], layout.rest_end[rows]
+    grid = np.full((n, width), np.nan)
+    grid[d, k] = kss[iv]
+    included = np.zeros((n, width), dtype=bool)
+    _exposed(
+        interval_crew[iv],
+        start,
+        d,
+        k,
+        off,
+        np.ascontiguousarray(timeline.sleep_start),
+        np.ascontiguousarray(timeline.sleep_end),
+        np.ascontiguousarray(rest_start),
+        np.ascontiguousarray(rest_end),
+        np.ascontiguousarray(layout.inflight[rows]),
+        included,
+    )
+    if working is not None:
+        at_work = np.zeros((n, width), dtype=bool)
+        at_work[d, k] = working[iv]
+        included &= at_work
+    terms = risk.hazard_terms(
+        grid, on, off, layout.sectors[rows], params, cabin_crew=layout.cabin[rows],
+        body_offset=body_offset[rows], rest_start=rest_start, rest_end=rest_end,
+    )  # fmt: skip
+    return _GroupTerms(rows, terms, included)
+
+
 def duty_risks(
     layout: Layout,
     timeline: model.CrewTimeline,
     kss_by_interval: FloatArray,
     params: model.Parameters,
+    working: npt.NDArray[np.bool_] | None = None,
 ) -> FloatArray:
     """R_d = H_d / H_ref for every duty of the chunk (reference §8); see
-    :func:`duty_risk_detail`."""
-    return duty_risk_detail(layout, timeline, kss_by_interval, params).risk
+    :func:`duty_risk_detail` (the same R, without the components)."""
+    detail = duty_risk_detail(layout, timeline, kss_by_interval, params, working, components=False)
+    return detail.risk
 
 
 def duty_risk_detail(
@@ -126,8 +251,12 @@ def duty_risk_detail(
     kss_by_interval: FloatArray,
     params: model.Parameters,
     working: npt.NDArray[np.bool_] | None = None,
+    *,
+    components: bool = True,
 ) -> DutyRiskDetail:
-    """R_d and its components for every duty of the chunk (:mod:`vigil.model.risk`).
+    """R_d and its components for every duty of the chunk (:mod:`vigil.model.risk`);
+    with ``components=False`` the components are left out (empty arrays), for callers
+    that read only R.
 
     An interval is left out of the exposure sum when its midpoint lies in the person's
     own in-flight rest or in one of their sleeps (a split-duty break counts as duty only
@@ -148,36 +277,6 @@ def duty_risk_detail(
         comps = risk.DutyComponents(*(empty,) * 7)
         return DutyRiskDetail(empty, comps, np.empty(0, np.int64), np.empty(0, np.int64),
                               empty, empty, empty)  # fmt: skip
-    width = int(layout.count.max())
-    d, k = layout.duty, layout.position
-    kss = np.full((n_duty, width), np.nan)
-    kss[d, k] = kss_by_interval
-    # the sector workload term at each interval's midpoint, taken back out (§6: counted once)
-    mid = np.full((n_duty, width), np.nan)
-    mid[d, k] = (layout.start + np.minimum(layout.start + 0.25, layout.off[d])) / 2.0
-    load = workload_kss_fast(
-        mid, layout.on, layout.off, layout.sectors, layout.workload,
-        layout.rest_start, layout.rest_end, params,
-    )  # fmt: skip
-    kss = np.clip(kss - np.nan_to_num(load), 1.0, 9.0)
-    included = np.zeros((n_duty, width), dtype=bool)
-    _exposed(
-        layout.interval_crew,
-        layout.start,
-        d,
-        k,
-        layout.off,
-        np.ascontiguousarray(timeline.sleep_start),
-        np.ascontiguousarray(timeline.sleep_end),
-        np.ascontiguousarray(layout.rest_start),
-        np.ascontiguousarray(layout.rest_end),
-        np.ascontiguousarray(layout.inflight),
-        included,
-    )
-    if working is not None:
-        at_work = np.zeros((n_duty, width), dtype=bool)
-        at_work[d, k] = working
-        included &= at_work
     # body clock at report and off duty: phase from the same simulation, two points a duty
     slots = int(layout.slot.max()) + 1
     points = np.full((layout.n_crew, 2 * slots), np.nan)
@@ -200,20 +299,42 @@ def duty_risk_detail(
     multiplier = model.cumulative_multiplier(
         report_rows, off_rows, kind_rows, params, position=positions
     )
-    terms = risk.hazard_terms(
-        kss, layout.on, layout.off, layout.sectors, params, cabin_crew=layout.cabin,
-        body_offset=np.stack([phase_on, phase_off], axis=1),
-        rest_start=layout.rest_start, rest_end=layout.rest_end,
-    )  # fmt: skip
+    body_offset = np.stack([phase_on, phase_off], axis=1)
+    interval_crew = layout.interval_crew
+    kss = _without_workload(layout, kss_by_interval, params)
+    groups = [
+        _group_terms(layout, timeline, kss, params, working, body_offset, interval_crew, g)
+        for g in width_groups(layout.count)
+    ]
     # cumulative fatigue over a run of nights or earlies: no recovery within the run (§8)
     factor_rows = np.full(crew_shape, np.nan)
-    factor_rows[layout.crew, layout.slot] = risk.terms_fatigue_factor(terms, included)
+    for g in groups:
+        factor = risk.terms_fatigue_factor(g.terms, g.included)
+        factor_rows[layout.crew[g.rows], layout.slot[g.rows]] = factor
     multiplier = multiplier * risk.run_fatigue_floor(factor_rows, kind_rows, positions)
     per_duty = multiplier[layout.crew, layout.slot]
-    hazard = risk.hazard_sum(terms, included, per_duty)
+    if len(groups) == 1:  # one grid, every duty in layout order
+        g = groups[0]
+        hazard = risk.hazard_sum(g.terms, g.included, per_duty)
+        empty = np.empty(0)
+        comps = (
+            risk.duty_components(g.terms, g.included, per_duty)
+            if components
+            else risk.DutyComponents(*(empty,) * 7)
+        )
+    else:
+        hazard = np.empty(n_duty)
+        parts = [np.empty(n_duty if components else 0) for _ in risk.DutyComponents._fields]
+        for g in groups:
+            hazard[g.rows] = risk.hazard_sum(g.terms, g.included, per_duty[g.rows])
+            if components:
+                comps_g = risk.duty_components(g.terms, g.included, per_duty[g.rows])
+                for part, values in zip(parts, comps_g, strict=True):
+                    part[g.rows] = values
+        comps = risk.DutyComponents(*parts)
     return DutyRiskDetail(
         model.duty_risk(hazard, params).round(DECIMALS),
-        risk.duty_components(terms, included, per_duty),
+        comps,
         kinds,
         positions[layout.crew, layout.slot],
         np.mod(report_body, 24.0),
