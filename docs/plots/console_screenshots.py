@@ -18,9 +18,9 @@ from pathlib import Path
 import uvicorn
 from playwright.sync_api import Page, sync_playwright
 
+from vigil.config.settings import Settings
 from vigil.store import repo
 from vigil.web.app import create_app
-from vigil.config.settings import Settings
 
 OUT = Path(__file__).resolve().parents[1] / "img"
 ARGS = [

@@ -20,9 +20,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from console_screenshots import ARGS, OUT, PASSWORD, ROSTER, serve, upload  # noqa: E402
 
+from vigil.config.settings import Settings  # noqa: E402
 from vigil.store import repo  # noqa: E402
 from vigil.web.app import create_app  # noqa: E402
-from vigil.config.settings import Settings  # noqa: E402
 
 
 def main() -> None:
