@@ -1,4 +1,4 @@
-"""Screenshots of every console page for docs/console.md (issue 8).
+"""Screenshots of every console page for docs/console.md.
 
 Runs the embedded app (``create_app``, as ``vigil serve``) on a free loopback port with a
 throw-away SQLite database, signs in with Playwright in Debian's headless chromium and

@@ -1,4 +1,4 @@
-/* Vigil console fatigue chart: plain SVG, no library, works offline (issue 8).
+/* Vigil console fatigue chart: plain SVG, no library, works offline.
  *
  * Each <div class="chart" data-source="ID"> reads the JSON payload in
  * <script type="application/json" id="ID"> (vigil.web.console.charts.chart_payload) and

@@ -1,4 +1,4 @@
-/* Vigil console: airline-size uploads and scoring progress (issue 16), no library.
+/* Vigil console: airline-size uploads and scoring progress, no library.
  *
  * - The upload form (form[data-upload]) is sent with XMLHttpRequest so a progress bar
  *   shows the bytes sent; the server's answer is followed like a normal submit: a

@@ -1,4 +1,4 @@
-/* Vigil console what-if page (issue 17): edit a draft of one schedule, see it re-scored.
+/* Vigil console what-if page: edit a draft of one schedule, see it re-scored.
  *
  * The page embeds (vigil.web.console.whatif.whatif_page) the stored chart payload and the
  * draft's starting point: the schedule's duties (times in ms, UTC) and its given sleep
