@@ -47,6 +47,9 @@ __all__ = [
 
 BoolArray = npt.NDArray[np.bool_]
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+#: codes compared with whole columns, read once (an enum member lookup is slow)
+_STANDBY = int(DutyType.STANDBY)
+_TWO_PILOTS, _CABIN_CREW = int(CrewComposition.TWO_PILOTS), int(CrewComposition.CABIN_CREW)
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,15 +195,14 @@ def _plan(
     no_codes = np.array([not h for h in homes] or [False])[columns.home_base]
     home_of_duty = np.where(no_codes, crew_home, columns.home_base)
 
-    def at_home(airport: IntArray) -> BoolArray:
-        keys, inverse = np.unique(airport * len(homes) + home_of_duty, return_inverse=True)
-        found = [bool(codes[k // len(homes)] & homes[k % len(homes)]) for k in keys.tolist()]
-        out: BoolArray = np.array(found, dtype=bool)[inverse.reshape(-1)]
-        return out
-
+    # both ends of every duty in one pass: each distinct (airport, HomeBase) pair once
+    ends = np.concatenate([columns.start_airport, columns.end_airport])
+    keys, inverse = np.unique(ends * len(homes) + np.tile(home_of_duty, 2), return_inverse=True)
+    found = [bool(codes[k // len(homes)] & homes[k % len(homes)]) for k in keys.tolist()]
+    at_home = np.array(found, dtype=bool)[inverse.reshape(-1)]
     lead, lag, away = _lead_lag(
-        at_home(columns.start_airport),
-        at_home(columns.end_airport),
+        at_home[:n_duty],
+        at_home[n_duty:],
         columns.commute_minutes,
         columns.crew_prep_minutes,
         params,
@@ -224,7 +226,7 @@ def _plan(
         count=columns.interval_counts,
         sectors=columns.sectors.astype(np.float64),
         workload=columns.workload.astype(np.float64),
-        cabin=columns.crew_composition == CrewComposition.CABIN_CREW,
+        cabin=columns.crew_composition == _CABIN_CREW,
         lead=lead,
         lag=lag,
         away=away,
@@ -299,8 +301,8 @@ def _column_rest(
         return out
 
     rows: list[tuple[npt.NDArray[Any], ...]] = [_NO_WINDOWS]
-    may_rest = _may_rest(columns)  # the common short-haul roster: none, both passes skipped
     split = split_duties(columns)
+    may_rest = _may_rest(columns, split)  # the common short-haul roster: none, both skipped
     if (may_rest & ~split).any():
         inflight = inflight_rest(columns, params)
         duty, slot = np.nonzero(inflight.present)  # duty order, then window order
@@ -335,14 +337,13 @@ _NO_WINDOWS: tuple[npt.NDArray[Any], ...] = (
 )
 
 
-def _may_rest(columns: DutyColumns) -> BoolArray:
+def _may_rest(columns: DutyColumns, split: BoolArray) -> BoolArray:
     """Duties that can have rest of their own: given FirstRest or SecondRest, a split
-    duty, or a relief crew with sleep to share out (reference §5.1, §7); never standby."""
-    given = (columns.period_start[1] != NO_TIME) | (columns.period_start[2] != NO_TIME)
-    relief = (columns.sleep_count > 0) & (columns.crew_composition != CrewComposition.TWO_PILOTS)
-    out: BoolArray = (columns.duty_type != DutyType.STANDBY) & (
-        given | relief | split_duties(columns)
-    )
+    duty (``split``, :func:`split_duties`), or a relief crew with sleep to share out
+    (reference §5.1, §7); never standby."""
+    given = (columns.period_start[1:] != NO_TIME).any(axis=0)
+    relief = (columns.sleep_count > 0) & (columns.crew_composition != _TWO_PILOTS)
+    out: BoolArray = (columns.duty_type != _STANDBY) & (given | relief | split)
     return out
 
 
