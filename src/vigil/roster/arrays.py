@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime, timedelta
 from enum import IntEnum
-from itertools import accumulate
+from itertools import accumulate, chain
 from operator import attrgetter
 
 import numpy as np
@@ -137,7 +137,8 @@ class DutyColumns:
         # one attribute fetch per duty, then one tuple per field (the duties' columns)
         cells = list(zip(*map(_CELLS, duties), strict=True)) if n else [()] * len(_CELL_FIELDS)
         k = len(_INT_FIELDS)
-        ints = np.array(cells[:k], dtype=np.int64).reshape(k, n)
+        ints = np.fromiter(chain.from_iterable(cells[:k]), dtype=np.int64, count=k * n)
+        ints = ints.reshape(k, n)
         on_duty, off_duty, start, end, home = cells[k : k + 5]
         periods = cells[k + 5 : k + 8]
         split, workload, fleet, rank = cells[k + 8 :]
@@ -149,12 +150,13 @@ class DutyColumns:
                 at = [k for k, _ in given]
                 period_start[p, at] = _minutes([q.start for _, q in given])
                 period_end[p, at] = _minutes([q.end for _, q in given])
+        on_off = _minutes(on_duty + off_duty)
         places, airports, home_bases = _places_of(start, end, home)
         return cls(
             references=tuple(s.reference for s in schedules),
             offsets=np.array([0, *accumulate(len(s.duties) for s in schedules)], dtype=np.int64),
-            on_duty=_minutes(on_duty),
-            off_duty=_minutes(off_duty),
+            on_duty=on_off[:n].copy(),
+            off_duty=on_off[n:].copy(),
             start_airport=places[0].copy(),
             end_airport=places[1].copy(),
             home_base=places[2].copy(),

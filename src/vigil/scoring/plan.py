@@ -300,7 +300,7 @@ def _column_rest(
         out: FloatArray = us / 1e6 / 3600.0  # µs -> epoch h, as timestamp()/3600
         return out
 
-    rows: list[tuple[npt.NDArray[Any], ...]] = [_NO_WINDOWS]
+    rows: list[tuple[npt.NDArray[Any], ...]] = []
     split = split_duties(columns)
     may_rest = _may_rest(columns, split)  # the common short-haul roster: none, both skipped
     if (may_rest & ~split).any():
@@ -313,17 +313,22 @@ def _column_rest(
         index = np.flatnonzero(may_rest & split)
         breaks = split_breaks(columns, index, sleep_params)
         has = breaks.present
+        start, end, sleep_start, sleep_end = hours(
+            np.stack((breaks.start, breaks.end, breaks.sleep_start, breaks.sleep_end))[:, has]
+        )
         rows.append(
             (
                 index[has],
-                hours(breaks.start[has]),
-                hours(breaks.end[has]),
-                hours(breaks.sleep_start[has]),
-                hours(breaks.sleep_end[has]),
+                start,
+                end,
+                sleep_start,
+                sleep_end,
                 breaks.quality[has],
                 np.zeros(int(has.sum()), dtype=bool),
             )
         )
+    if len(rows) < 2:  # one pass or none: its windows are in duty order already
+        return _rest_csr(columns.n_duties, *(rows[0] if rows else _NO_WINDOWS), ordered=True)
     return _rest_csr(
         columns.n_duties, *(np.concatenate(parts) for parts in zip(*rows, strict=True))
     )
@@ -359,12 +364,17 @@ class _RestFields(TypedDict):
     rest_inflight: BoolArray
 
 
-def _rest_csr(n_duty: int, duty: IntArray, *fields: npt.NDArray[Any]) -> _RestFields:
-    """Windows of duties ``duty`` → the ``rest_*`` CSR fields (stable by duty)."""
-    order = np.argsort(duty, kind="stable")
+def _rest_csr(
+    n_duty: int, duty: IntArray, *fields: npt.NDArray[Any], ordered: bool = False
+) -> _RestFields:
+    """Windows of duties ``duty`` → the ``rest_*`` CSR fields (stable by duty; windows
+    already grouped by duty in duty order when ``ordered``)."""
     ptr = np.zeros(n_duty + 1, dtype=np.int64)
     np.cumsum(np.bincount(duty, minlength=n_duty), out=ptr[1:])
-    start, end, sleep_start, sleep_end, quality, inflight = (f[order] for f in fields)
+    if not ordered:
+        order = np.argsort(duty, kind="stable")
+        fields = tuple(f[order] for f in fields)
+    start, end, sleep_start, sleep_end, quality, inflight = fields
     return _RestFields(
         rest_ptr=ptr,
         rest_start=start.astype(np.float64),
