@@ -12,6 +12,7 @@ a server's, not the scorer's.
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import subprocess
@@ -153,3 +154,15 @@ def run_child(script: str, options: Mapping[str, object]) -> Any:
         command += [f"--{name}", str(value)]
     child = subprocess.run(command, check=True, capture_output=True, text=True)
     return json.loads(child.stdout.strip().splitlines()[-1])
+
+
+def month_parser(doc: str, repeat: int, *, child: bool = True) -> argparse.ArgumentParser:
+    """The options every month benchmark takes: the month's size (``--crew``, ``--days``),
+    ``--repeat`` and, with ``child``, the hidden ``--measure`` :func:`run_child` passes."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--crew", type=int, default=10_000)
+    parser.add_argument("--days", type=int, default=28)
+    parser.add_argument("--repeat", type=int, default=repeat)
+    if child:
+        parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
+    return parser

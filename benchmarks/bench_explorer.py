@@ -22,7 +22,6 @@ on a shared machine vary with load: the load average is printed next to them.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
@@ -34,7 +33,15 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _month_store import app_settings, fresh_store, read_month, run_child, sign_in, store_month  # noqa: E402
+from _month_store import (  # noqa: E402
+    app_settings,
+    fresh_store,
+    month_parser,
+    read_month,
+    run_child,
+    sign_in,
+    store_month,
+)
 from bench_fleet import cache_dir, peak_rss_mib, prepare, timed  # noqa: E402
 
 WARM_BUDGET_S = 0.5
@@ -107,11 +114,7 @@ def measure(folder: Path, repeat: int) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--crew", type=int, default=10_000)
-    parser.add_argument("--days", type=int, default=28)
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
+    parser = month_parser(__doc__, 5)
     args = parser.parse_args()
     if args.measure:  # the child: a fresh process for an honest peak RSS
         print(json.dumps(measure(cache_dir(args.crew, args.days), args.repeat)))

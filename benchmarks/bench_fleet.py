@@ -20,7 +20,6 @@ average is printed next to them.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import statistics
@@ -28,7 +27,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _month_store import app_settings, fresh_store, read_month, run_child, sign_in, store_month
+from _month_store import (
+    app_settings,
+    fresh_store,
+    month_parser,
+    read_month,
+    run_child,
+    sign_in,
+    store_month,
+)
 
 BUDGETS = {"dashboard": 2.0, "chart": 0.5, "sorted_table": 1.0, "xlsx": 10.0, "pdf": 20.0}
 RSS_BUDGET_MIB = 1536.0
@@ -135,11 +142,7 @@ def measure(folder: Path, repeat: int) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--crew", type=int, default=10_000)
-    parser.add_argument("--days", type=int, default=28)
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
+    parser = month_parser(__doc__, 3)
     args = parser.parse_args()
     if args.measure:  # the child: a fresh process for an honest peak RSS
         result = measure(cache_dir(args.crew, args.days), args.repeat)

@@ -24,7 +24,6 @@ average is printed next to them.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import os
@@ -35,7 +34,15 @@ from pathlib import Path
 from typing import Any
 
 import bench_fleet as fleet
-from _month_store import app_settings, fresh_store, read_month, run_child, sign_in, upload_and_claim
+from _month_store import (
+    app_settings,
+    fresh_store,
+    month_parser,
+    read_month,
+    run_child,
+    sign_in,
+    upload_and_claim,
+)
 
 #: what the issue measured before, and the goal [s]
 SCREENS: dict[str, tuple[str, float | None]] = {
@@ -218,12 +225,8 @@ def measure(folder: Path, study: int, repeat: int) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--crew", type=int, default=10_000)
-    parser.add_argument("--days", type=int, default=28)
+    parser = month_parser(__doc__, 3)
     parser.add_argument("--study", type=int, default=600, help="crew who rated (calibration)")
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     folder = fleet.cache_dir(args.crew, args.days)
     if args.measure:  # the child: a fresh process, as a server's

@@ -17,14 +17,13 @@ Timings on a shared machine vary with load: the load average is printed next to 
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 from pathlib import Path
 from typing import Any
 
 import bench_fleet as fleet
-from _month_store import app_settings, fresh_store, read_month, run_child, store_month
+from _month_store import app_settings, fresh_store, month_parser, read_month, run_child, store_month
 
 SEED = 7
 BUDGET_S = 0.3
@@ -93,11 +92,7 @@ def measure(folder: Path, repeat: int) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--crew", type=int, default=10_000)
-    parser.add_argument("--days", type=int, default=28)
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
+    parser = month_parser(__doc__, 5)
     args = parser.parse_args()
     if args.measure:  # the child: a fresh process, as a server's
         print(json.dumps(measure(cache_dir(args.crew, args.days), args.repeat)))

@@ -20,7 +20,6 @@ shared machine vary with load: the load average is printed with them.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
@@ -30,7 +29,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_fleet as fleet  # noqa: E402
-from _month_store import app_settings, fresh_store, read_month, sign_in, store_month  # noqa: E402
+from _month_store import app_settings, fresh_store, month_parser, read_month, sign_in, store_month  # noqa: E402
 
 BUDGETS = {"trips_page_warm": 0.5, "trips_json_warm": 0.5, "compare_page_warm": 1.0}
 
@@ -119,10 +118,7 @@ def console_steps(folder: Path, repeat: int) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--crew", type=int, default=10_000)
-    parser.add_argument("--days", type=int, default=28)
-    parser.add_argument("--repeat", type=int, default=5)
+    parser = month_parser(__doc__, 5, child=False)
     args = parser.parse_args()
     folder = fleet.prepare(args.crew, args.days)
     started = time.perf_counter()
