@@ -306,16 +306,21 @@ def split_breaks(columns: DutyColumns, index: IntArray, sp: SleepParameters) -> 
         start = np.where(given, np.maximum(rest_start, on), start)
         end = np.where(given, np.minimum(rest_end, off), end)
     hours = (end - start) / _US_PER_HOUR
-    zones = [columns.home_bases[h][0].tz for h in columns.home_base[index].tolist()]
-    roomy = (hours >= sp.split_accommodation_hours) | _touches_wocl(start, end, zones, sp)
+    a = start + _us(sp.split_settle_hours)
+    b = end - _us(sp.split_rise_hours)
+    room = b > a  # else no sleep whatever the quality
+    roomy = hours >= sp.split_accommodation_hours
+    # the WOCL test decides only breaks with room to sleep below the accommodation length
+    wocl = np.flatnonzero(room & ~roomy)
+    if wocl.size:
+        zones = [columns.home_bases[h][0].tz for h in columns.home_base[index[wocl]].tolist()]
+        roomy[wocl] = _touches_wocl(start[wocl], end[wocl], zones, sp)
     quality = np.where(
         roomy,
         sp.split_accommodation_quality,
         np.where(hours >= sp.split_rest_room_hours, sp.split_rest_room_quality, 0.0),
     )
-    a = start + _us(sp.split_settle_hours)
-    b = end - _us(sp.split_rise_hours)
-    none = (quality == 0.0) | (b <= a)
+    none = (quality == 0.0) | ~room
     return SplitBreaks(
         start,
         end,
