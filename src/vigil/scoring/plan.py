@@ -47,6 +47,7 @@ __all__ = [
 
 BoolArray = npt.NDArray[np.bool_]
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MINUTE = timedelta(minutes=1)
 #: codes compared with whole columns, read once (an enum member lookup is slow)
 _STANDBY = int(DutyType.STANDBY)
 _TWO_PILOTS, _CABIN_CREW = int(CrewComposition.TWO_PILOTS), int(CrewComposition.CABIN_CREW)
@@ -191,13 +192,14 @@ def _plan(
     # first HomeBase codes when the duty's own have none (reference §4.1)
     codes = [_codes(a) for a in columns.airports]
     homes = [_home_codes(h) for h in columns.home_bases]
-    crew_home = np.repeat(columns.home_base[firsts], np.diff(offsets))
+    crew_home = np.repeat(columns.home_base[firsts], offsets[1:] - offsets[:-1])
     no_codes = np.array([not h for h in homes] or [False])[columns.home_base]
     home_of_duty = np.where(no_codes, crew_home, columns.home_base)
 
     # both ends of every duty in one pass: each distinct (airport, HomeBase) pair once
     ends = np.concatenate([columns.start_airport, columns.end_airport])
-    keys, inverse = np.unique(ends * len(homes) + np.tile(home_of_duty, 2), return_inverse=True)
+    pairs = ends * len(homes) + np.concatenate([home_of_duty, home_of_duty])
+    keys, inverse = np.unique(pairs, return_inverse=True)
     found = [bool(codes[k // len(homes)] & homes[k % len(homes)]) for k in keys.tolist()]
     at_home = np.array(found, dtype=bool)[inverse.reshape(-1)]
     lead, lag, away = _lead_lag(
@@ -314,7 +316,7 @@ def _column_rest(
         breaks = split_breaks(columns, index, sleep_params)
         has = breaks.present
         start, end, sleep_start, sleep_end = hours(
-            np.stack((breaks.start, breaks.end, breaks.sleep_start, breaks.sleep_end))[:, has]
+            np.array((breaks.start, breaks.end, breaks.sleep_start, breaks.sleep_end))[:, has]
         )
         rows.append(
             (
@@ -399,7 +401,7 @@ def _instants(minutes: IntArray) -> list[datetime]:
     for m in minutes.tolist():
         found = table.get(m)
         if found is None:
-            found = table[m] = _EPOCH + timedelta(minutes=m)
+            found = table[m] = _EPOCH + _MINUTE * m  # exact: whole minutes
         out.append(found)
     return out
 
