@@ -155,8 +155,8 @@ class DutyColumns:
         return cls(
             references=tuple(s.reference for s in schedules),
             offsets=np.array([0, *accumulate(len(s.duties) for s in schedules)], dtype=np.int64),
-            on_duty=on_off[:n].copy(),
-            off_duty=on_off[n:].copy(),
+            on_duty=on_off[:n],  # contiguous halves
+            off_duty=on_off[n:],
             start_airport=places[0].copy(),
             end_airport=places[1].copy(),
             home_base=places[2].copy(),
@@ -168,7 +168,7 @@ class DutyColumns:
             rank=tuple(rank),
             airports=airports,
             home_bases=home_bases,
-            **{name: ints[k].copy() for k, name in enumerate(_INT_FIELDS)},
+            **dict(zip(_INT_FIELDS, ints, strict=True)),  # contiguous rows
         )
 
     def schedules(
@@ -321,19 +321,19 @@ def _places_of(
     by_id: dict[int, int] = {}
     home_by_id: dict[int | tuple[int, ...], int] = {}
 
-    def airport_index(airport: Airport) -> int:
-        found = by_id.get(id(airport))
-        if found is None:
-            found = by_id[id(airport)] = airports.setdefault(airport, len(airports))
-        return found
-
     rows = []
     for a, b, h in zip(start, end, home, strict=True):
+        i = by_id.get(id(a))
+        if i is None:
+            i = by_id[id(a)] = airports.setdefault(a, len(airports))
+        j = by_id.get(id(b))
+        if j is None:
+            j = by_id[id(b)] = airports.setdefault(b, len(airports))
         key = id(h[0]) if len(h) == 1 else tuple(map(id, h))
-        found = home_by_id.get(key)
-        if found is None:
-            found = home_by_id[key] = home_bases.setdefault(h, len(home_bases))
-        rows.append((airport_index(a), airport_index(b), found))
+        k = home_by_id.get(key)
+        if k is None:
+            k = home_by_id[key] = home_bases.setdefault(h, len(home_bases))
+        rows.append((i, j, k))
     places = np.array(rows, dtype=np.int64).reshape(len(rows), 3).T
     return places, tuple(airports), tuple(home_bases)
 
