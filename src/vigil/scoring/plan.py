@@ -199,9 +199,7 @@ def _plan(
     # both ends of every duty in one pass: each distinct (airport, HomeBase) pair once
     ends = np.concatenate([columns.start_airport, columns.end_airport])
     pairs = ends * len(homes) + np.concatenate([home_of_duty, home_of_duty])
-    keys, inverse = np.unique(pairs, return_inverse=True)
-    found = [bool(codes[k // len(homes)] & homes[k % len(homes)]) for k in keys.tolist()]
-    at_home = np.array(found, dtype=bool)[inverse.reshape(-1)]
+    at_home = _each_distinct(pairs, lambda k: bool(codes[k // len(homes)] & homes[k % len(homes)]))
     lead, lag, away = _lead_lag(
         at_home[:n_duty],
         at_home[n_duty:],
@@ -245,6 +243,21 @@ def _plan(
         sleep=crew_sleep,
         schedules=schedules,
     )
+
+
+#: below this many keys a dictionary finds the distinct ones faster than sorting
+_FEW_KEYS = 256
+
+
+def _each_distinct(keys: IntArray, value: Callable[[int], bool]) -> BoolArray:
+    """``value`` of each key, called once per distinct key."""
+    if keys.size < _FEW_KEYS:  # a few crew members: a dictionary, no sort
+        seen: dict[int, bool] = {}
+        found = [seen[k] if k in seen else seen.setdefault(k, value(k)) for k in keys.tolist()]
+        return np.array(found, dtype=bool).reshape(keys.size)
+    distinct, inverse = np.unique(keys, return_inverse=True)
+    out: BoolArray = np.array([value(k) for k in distinct.tolist()], dtype=bool)
+    return out[inverse.reshape(-1)]
 
 
 def _codes(airport: Airport) -> frozenset[str]:
