@@ -318,14 +318,15 @@ def _column_rest(
     rows: list[tuple[npt.NDArray[Any], ...]] = []
     split = split_duties(columns)
     may_rest = _may_rest(columns, split)  # the common short-haul roster: none, both skipped
-    if (may_rest & ~split).any():
+    split_rest = may_rest & split
+    if (may_rest > split).any():  # may rest, not split
         inflight = inflight_rest(columns, params)
         duty, slot = np.nonzero(inflight.present)  # duty order, then window order
         start, end = hours(inflight.start[duty, slot]), hours(inflight.end[duty, slot])
         quality = inflight_quality(columns, params)[duty]
         rows.append((duty, start, end, start, end, quality, np.ones(duty.size, dtype=bool)))
-    if (may_rest & split).any():
-        index = np.flatnonzero(may_rest & split)
+    if split_rest.any():
+        index = np.flatnonzero(split_rest)
         breaks = split_breaks(columns, index, sleep_params)
         has = breaks.present
         start, end, sleep_start, sleep_end = hours(
@@ -390,14 +391,14 @@ def _rest_csr(
         order = np.argsort(duty, kind="stable")
         fields = tuple(f[order] for f in fields)
     start, end, sleep_start, sleep_end, quality, inflight = fields
-    return _RestFields(
+    return _RestFields(  # no copies: the plan's arrays are read, never written
         rest_ptr=ptr,
-        rest_start=start.astype(np.float64),
-        rest_end=end.astype(np.float64),
-        rest_sleep_start=sleep_start.astype(np.float64),
-        rest_sleep_end=sleep_end.astype(np.float64),
-        rest_quality=quality.astype(np.float64),
-        rest_inflight=inflight.astype(bool),
+        rest_start=np.asarray(start, dtype=np.float64),
+        rest_end=np.asarray(end, dtype=np.float64),
+        rest_sleep_start=np.asarray(sleep_start, dtype=np.float64),
+        rest_sleep_end=np.asarray(sleep_end, dtype=np.float64),
+        rest_quality=np.asarray(quality, dtype=np.float64),
+        rest_inflight=np.asarray(inflight, dtype=bool),
     )
 
 
