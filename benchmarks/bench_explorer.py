@@ -22,20 +22,26 @@ on a shared machine vary with load: the load average is printed next to them.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _month_store import (  # noqa: E402
+    app_settings,
+    fresh_store,
+    month_parser,
+    read_month,
+    run_child,
+    sign_in,
+    store_month,
+)
 from bench_fleet import cache_dir, peak_rss_mib, prepare, timed  # noqa: E402
 
 WARM_BUDGET_S = 0.5
@@ -44,67 +50,17 @@ WARM_BUDGET_S = 0.5
 def measure(folder: Path, repeat: int) -> dict[str, Any]:
     from fastapi.testclient import TestClient
 
-    from vigil.config.settings import Settings
-    from vigil.fleet.stored import record_summary
     from vigil.results.compact import unpack
-    from vigil.store import repo, uploads
-    from vigil.store.db import make_engine, make_session_factory, upgrade
     from vigil.web.app import create_app
-    from vigil.worker import jobs
 
-    text = (folder / "roster.csv").read_text(encoding="utf-8")
-    scores = (folder / "scores.bin").read_bytes()
-    sleep = (folder / "sleep.bin").read_bytes() or None
-    model_version = json.loads((folder / "meta.json").read_text())["model_version"]
-    explained = unpack(scores, ("KSS",)).drivers is not None
-    out: dict[str, Any] = {"explained": explained}
-    with tempfile.TemporaryDirectory() as tmp:
-        url = f"sqlite:///{tmp}/vigil.db"
-        engine = make_engine(url)
-        upgrade(engine)
-        sessions = make_session_factory(engine)
-        with sessions.begin() as session:
-            repo.create_console_user(
-                session=session, operator="acme", username="officer", password="bench pass 16"
-            )
-            upload = uploads.create_upload(
-                session=session, operator="acme", roster_name="month", roster_text=text,
-                activity_text="", date_format="dmy", preferred_scale="KSS", overwrite=False,
-            )  # fmt: skip
-            token = upload.token
-        with sessions.begin() as session:
-            job = jobs.claim(session=session, owner="bench", lease_seconds=600)
-            assert job is not None
-        del text
-        with sessions.begin() as session:
-            status = jobs.complete(session=session, job=job, errors=[], scores=scores,
-                                   model_version=model_version, sleep=sleep)  # fmt: skip
-            record_summary(session, job, scores, status)
-        del scores, sleep, job
-        settings = Settings.from_mapping(
-            {
-                "database_url": url,
-                "data_dir": tmp,
-                "worker_threads": 0,
-                "warm_start": False,
-                "public_base_url": "http://testserver",
-            }  # fmt: skip
-        )
-        app = create_app(settings)
+    month = read_month(folder)
+    out: dict[str, Any] = {"explained": unpack(month.scores, ("KSS",)).drivers is not None}
+    with fresh_store() as store:
+        token, _ = store_month(store, month)
+        del month
+        app = create_app(app_settings(store))
         with TestClient(app) as client:
-            login = client.get("/console/login")
-            csrf = re.search(r'name="csrf_token" value="([^"]+)"', login.text)
-            assert csrf is not None
-            signed = client.post(
-                "/console/login",
-                data={
-                    "username": "officer",
-                    "password": "bench pass 16",
-                    "csrf_token": csrf.group(1),
-                },  # fmt: skip
-                follow_redirects=False,
-            )
-            assert signed.status_code == 303, signed.text
+            sign_in(client)
             duties = f"/console/rosters/{token}/duties"
             runtime = app.state.vigil
 
@@ -158,33 +114,13 @@ def measure(folder: Path, repeat: int) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--crew", type=int, default=10_000)
-    parser.add_argument("--days", type=int, default=28)
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
+    parser = month_parser(__doc__, 5)
     args = parser.parse_args()
     if args.measure:  # the child: a fresh process for an honest peak RSS
         print(json.dumps(measure(cache_dir(args.crew, args.days), args.repeat)))
         return
     prepare(args.crew, args.days)
-    child = subprocess.run(
-        [
-            sys.executable,
-            __file__,
-            "--measure",
-            "--crew",
-            str(args.crew),
-            "--days",
-            str(args.days),
-            "--repeat",
-            str(args.repeat),
-        ],  # fmt: skip
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    result = json.loads(child.stdout.strip().splitlines()[-1])
+    result = run_child(__file__, {"crew": args.crew, "days": args.days, "repeat": args.repeat})
     load = os.getloadavg()
     print(f"duty explorer, {args.crew} crew × {args.days} d, {result['duties']:,} duties "
           f"(load average {load[0]:.2f}; medians of {args.repeat})")  # fmt: skip

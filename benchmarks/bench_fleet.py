@@ -20,16 +20,22 @@ average is printed next to them.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import statistics
-import subprocess
-import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from _month_store import (
+    app_settings,
+    fresh_store,
+    month_parser,
+    read_month,
+    run_child,
+    sign_in,
+    store_month,
+)
 
 BUDGETS = {"dashboard": 2.0, "chart": 0.5, "sorted_table": 1.0, "xlsx": 10.0, "pdf": 20.0}
 RSS_BUDGET_MIB = 1536.0
@@ -99,66 +105,16 @@ def measure(folder: Path, repeat: int) -> dict[str, Any]:
 
     from fastapi.testclient import TestClient
 
-    from vigil.config.settings import Settings
-    from vigil.fleet.stored import record_summary
-    from vigil.store import repo, uploads
-    from vigil.store.db import make_engine, make_session_factory, upgrade
     from vigil.web.app import create_app
-    from vigil.worker import jobs
 
-    text = (folder / "roster.csv").read_text(encoding="utf-8")
-    scores = (folder / "scores.bin").read_bytes()
-    sleep = (folder / "sleep.bin").read_bytes() or None
-    model_version = json.loads((folder / "meta.json").read_text())["model_version"]
     out: dict[str, Any] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        url = f"sqlite:///{tmp}/vigil.db"
-        engine = make_engine(url)
-        upgrade(engine)
-        sessions = make_session_factory(engine)
-        with sessions.begin() as session:
-            repo.create_console_user(
-                session=session, operator="acme", username="officer", password="bench pass 16"
-            )
-            upload = uploads.create_upload(
-                session=session, operator="acme", roster_name="month", roster_text=text,
-                activity_text="", date_format="dmy", preferred_scale="KSS", overwrite=False,
-            )  # fmt: skip
-            token = upload.token
-        with sessions.begin() as session:
-            job = jobs.claim(session=session, owner="bench", lease_seconds=600)
-            assert job is not None
-        del text
-        with sessions.begin() as session:
-            status = jobs.complete(session=session, job=job, errors=[], scores=scores,
-                                   model_version=model_version, sleep=sleep)  # fmt: skip
-            started = time.perf_counter()
-            record_summary(session, job, scores, status)
-            out["summary_at_finish_s"] = round(time.perf_counter() - started, 2)
-        del scores, sleep, job
-        settings = Settings.from_mapping(
-            {
-                "database_url": url,
-                "data_dir": tmp,
-                "worker_threads": 0,
-                "warm_start": False,
-                "public_base_url": "http://testserver",
-            }  # fmt: skip
-        )
-        with TestClient(create_app(settings)) as client:
-            login = client.get("/console/login")
-            csrf = re.search(r'name="csrf_token" value="([^"]+)"', login.text)
-            assert csrf is not None
-            signed = client.post(
-                "/console/login",
-                data={
-                    "username": "officer",
-                    "password": "bench pass 16",
-                    "csrf_token": csrf.group(1),
-                },  # fmt: skip
-                follow_redirects=False,
-            )
-            assert signed.status_code == 303, signed.text
+    with fresh_store() as store:
+        month = read_month(folder)
+        token, summary_s = store_month(store, month)
+        out["summary_at_finish_s"] = round(summary_s, 2)
+        del month
+        with TestClient(create_app(app_settings(store))) as client:
+            sign_in(client)
             base = f"/console/rosters/{token}"
 
             def get(path: str, **params: str) -> Any:
@@ -186,34 +142,14 @@ def measure(folder: Path, repeat: int) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--crew", type=int, default=10_000)
-    parser.add_argument("--days", type=int, default=28)
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
+    parser = month_parser(__doc__, 3)
     args = parser.parse_args()
     if args.measure:  # the child: a fresh process for an honest peak RSS
         result = measure(cache_dir(args.crew, args.days), args.repeat)
         print(json.dumps(result))
         return
     prepare(args.crew, args.days)
-    child = subprocess.run(
-        [
-            sys.executable,
-            __file__,
-            "--measure",
-            "--crew",
-            str(args.crew),
-            "--days",
-            str(args.days),
-            "--repeat",
-            str(args.repeat),
-        ],  # fmt: skip
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    result = json.loads(child.stdout.strip().splitlines()[-1])
+    result = run_child(__file__, {"crew": args.crew, "days": args.days, "repeat": args.repeat})
     load = os.getloadavg()
     print(f"fleet view, {args.crew} crew × {args.days} d (load average {load[0]:.2f})")
     print(f"  summary computed once at finish: {result['summary_at_finish_s']:.2f} s")

@@ -24,20 +24,25 @@ average is printed next to them.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import os
 import re
 import statistics
-import subprocess
-import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 import bench_fleet as fleet
+from _month_store import (
+    app_settings,
+    fresh_store,
+    month_parser,
+    read_month,
+    run_child,
+    sign_in,
+    upload_and_claim,
+)
 
 #: what the issue measured before, and the goal [s]
 SCREENS: dict[str, tuple[str, float | None]] = {
@@ -87,18 +92,6 @@ def _routes(folder: Path) -> Any:
     return RouteFacts(**{**data, "airports": Airports(**data["airports"])})
 
 
-def _signed_in(client: Any) -> None:
-    login = client.get("/console/login")
-    csrf = re.search(r'name="csrf_token" value="([^"]+)"', login.text)
-    assert csrf is not None
-    signed = client.post(
-        "/console/login",
-        data={"username": "officer", "password": "bench pass 16", "csrf_token": csrf.group(1)},
-        follow_redirects=False,
-    )
-    assert signed.status_code == 303, signed.text
-
-
 def _augmented(stored: Any, text: str, wanted: int) -> list[str]:
     """``wanted`` References, spread over the roster, of pilots with an augmented duty
     (CrewComposition 3 or 4; in-flight rest alone also marks cabin crew)."""
@@ -122,28 +115,24 @@ def _augmented(stored: Any, text: str, wanted: int) -> list[str]:
 def measure(folder: Path, study: int, repeat: int) -> dict[str, Any]:
     from fastapi.testclient import TestClient
 
-    from vigil.config.settings import Settings
     from vigil.fleet.stored import record_summary
     from vigil.results.compact import unpack
-    from vigil.store import operator_settings, repo, uploads
-    from vigil.store.db import make_engine, make_session_factory, upgrade
+    from vigil.store import operator_settings
     from vigil.web.app import create_app
     from vigil.worker import jobs
     from vigil.worker.roster_job import ScoredRoster
     from vigil.worker.run import Worker
     from vigil.worker.summaries import Summariser
 
-    text = (folder / "roster.csv").read_text(encoding="utf-8")
-    scores = (folder / "scores.bin").read_bytes()
-    sleep = (folder / "sleep.bin").read_bytes() or None
-    model_version = json.loads((folder / "meta.json").read_text())["model_version"]
+    month = read_month(folder)
+    text, scores = month.text, month.scores
     ratings = (folder / f"ratings-{study}.csv").read_text(encoding="utf-8")
     stored = unpack(scores, ("KSS",))
     references = stored.references
     picks = _augmented(stored, text, repeat)
     count = len(references)
     del stored
-    scored = ScoredRoster([], scores, model_version, count, sleep, _routes(folder))
+    scored = ScoredRoster([], scores, month.model_version, count, month.sleep, _routes(folder))
     times: dict[str, list[float]] = {}
     cpu: dict[str, list[float]] = {}
     out: dict[str, Any] = {"schedules": count, "ratings": ratings.count("\n")}
@@ -153,39 +142,16 @@ def measure(folder: Path, study: int, repeat: int) -> dict[str, Any]:
         if cpu_s is not None:
             cpu.setdefault(key, []).append(cpu_s)
 
-    with tempfile.TemporaryDirectory() as tmp:
-        url = f"sqlite:///{tmp}/vigil.db"
-        engine = make_engine(url)
-        upgrade(engine)
-        sessions = make_session_factory(engine)
-        with sessions.begin() as session:
-            repo.create_console_user(
-                session=session, operator="acme", username="officer", password="bench pass 16"
-            )
-        settings = Settings.from_mapping(
-            {
-                "database_url": url,
-                "data_dir": tmp,
-                "worker_threads": 0,
-                "warm_start": True,
-                "public_base_url": "http://testserver",
-            }  # fmt: skip
-        )
+    with fresh_store() as store:
+        sessions = store.sessions
+        settings = app_settings(store, warm_start=True)
         summaries = Summariser()
         worker = Worker(sessions, record_summary=record_summary, summaries=summaries)
         with TestClient(create_app(settings)) as client:
-            _signed_in(client)
+            sign_in(client)
             for round_ in range(repeat):
-                with sessions.begin() as session:
-                    upload = uploads.create_upload(
-                        session=session, operator="acme", roster_name=f"month {round_}",
-                        roster_text=text, activity_text="", date_format="dmy",
-                        preferred_scale="KSS", overwrite=False,
-                    )  # fmt: skip
-                    token, upload_id = upload.token, upload.id
-                with sessions.begin() as session:
-                    job = jobs.claim(session=session, owner="bench", lease_seconds=600)
-                    assert job is not None and job.id == upload_id
+                token, job = upload_and_claim(store, text, f"month {round_}")
+                upload_id = job.id
                 started, cpu_started = time.perf_counter(), time.process_time()
                 status = worker._store(job, scored, lost=False)  # noqa: SLF001 - the worker's step
                 note("finish", time.perf_counter() - started, time.process_time() - cpu_started)
@@ -259,12 +225,8 @@ def measure(folder: Path, study: int, repeat: int) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--crew", type=int, default=10_000)
-    parser.add_argument("--days", type=int, default=28)
+    parser = month_parser(__doc__, 3)
     parser.add_argument("--study", type=int, default=600, help="crew who rated (calibration)")
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     folder = fleet.cache_dir(args.crew, args.days)
     if args.measure:  # the child: a fresh process, as a server's
@@ -272,11 +234,7 @@ def main() -> None:
         return
     fleet.prepare(args.crew, args.days)
     prepare_extras(folder, args.study)
-    command = [sys.executable, __file__, "--measure"]
-    for name in ("crew", "days", "study", "repeat"):
-        command += [f"--{name}", str(getattr(args, name))]
-    child = subprocess.run(command, check=True, capture_output=True, text=True)
-    result = json.loads(child.stdout.strip().splitlines()[-1])
+    result = run_child(__file__, {n: getattr(args, n) for n in ("crew", "days", "study", "repeat")})
     m = result["medians"]
     load = os.getloadavg()
     print(

@@ -17,16 +17,13 @@ Timings on a shared machine vary with load: the load average is printed next to 
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import subprocess
-import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import bench_fleet as fleet
+from _month_store import app_settings, fresh_store, month_parser, read_month, run_child, store_month
 
 SEED = 7
 BUDGET_S = 0.3
@@ -46,46 +43,18 @@ def prepare(crew: int, days: int) -> Path:
 def measure(folder: Path, repeat: int) -> dict[str, Any]:
     from fastapi.testclient import TestClient
 
-    from vigil.config.settings import Settings
     from vigil.results.compact import unpack
-    from vigil.store import repo, uploads
-    from vigil.store.db import make_engine, make_session_factory, upgrade
+    from vigil.store import repo
     from vigil.web.app import create_app
-    from vigil.worker import jobs
 
-    text = (folder / "roster.csv").read_text(encoding="utf-8")
-    scores = (folder / "scores.bin").read_bytes()
-    sleep = (folder / "sleep.bin").read_bytes() or None
-    model_version = json.loads((folder / "meta.json").read_text())["model_version"]
-    references = unpack(scores, ("KSS",)).references
+    month = read_month(folder)
+    references = unpack(month.scores, ("KSS",)).references
     middle = len(references) // 2
-    out: dict[str, Any] = {"schedules": len(references), "blob_mib": len(scores) / 2**20}
-    with tempfile.TemporaryDirectory() as tmp:
-        url = f"sqlite:///{tmp}/vigil.db"
-        engine = make_engine(url)
-        upgrade(engine)
-        sessions = make_session_factory(engine)
-        with sessions.begin() as session:
-            upload = uploads.create_upload(
-                session=session, operator="acme", roster_name="month", roster_text=text,
-                activity_text="", date_format="dmy", preferred_scale="KSS", overwrite=False,
-            )  # fmt: skip
-            token = upload.token
-        with sessions.begin() as session:
-            job = jobs.claim(session=session, owner="bench", lease_seconds=600)
-            assert job is not None
-            jobs.complete(session=session, job=job, errors=[], scores=scores,
-                          model_version=model_version, sleep=sleep)  # fmt: skip
-        del text, scores, sleep, job
-        settings = Settings.from_mapping(
-            {
-                "database_url": url,
-                "data_dir": tmp,
-                "worker_threads": 0,
-                "warm_start": False,
-                "public_base_url": "http://testserver",
-            }  # fmt: skip
-        )
+    out: dict[str, Any] = {"schedules": len(references), "blob_mib": len(month.scores) / 2**20}
+    with fresh_store(console_user=False) as store:
+        token, _ = store_month(store, month, summary=False)
+        del month
+        settings = app_settings(store)
         with TestClient(create_app(settings)) as client:
             runtime = client.app.state.vigil  # type: ignore[attr-defined]
             with runtime.sessions.begin() as session:
@@ -123,33 +92,13 @@ def measure(folder: Path, repeat: int) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--crew", type=int, default=10_000)
-    parser.add_argument("--days", type=int, default=28)
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
+    parser = month_parser(__doc__, 5)
     args = parser.parse_args()
     if args.measure:  # the child: a fresh process, as a server's
         print(json.dumps(measure(cache_dir(args.crew, args.days), args.repeat)))
         return
     prepare(args.crew, args.days)
-    child = subprocess.run(
-        [
-            sys.executable,
-            __file__,
-            "--measure",
-            "--crew",
-            str(args.crew),
-            "--days",
-            str(args.days),
-            "--repeat",
-            str(args.repeat),
-        ],  # fmt: skip
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    result = json.loads(child.stdout.strip().splitlines()[-1])
+    result = run_child(__file__, {"crew": args.crew, "days": args.days, "repeat": args.repeat})
     load = os.getloadavg()
     print(
         f"GetResults, one schedule of {result['schedules']} "

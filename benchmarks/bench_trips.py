@@ -20,12 +20,8 @@ shared machine vary with load: the load average is printed with them.
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import re
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -33,6 +29,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_fleet as fleet  # noqa: E402
+from _month_store import app_settings, fresh_store, month_parser, read_month, sign_in, store_month  # noqa: E402
 
 BUDGETS = {"trips_page_warm": 0.5, "trips_json_warm": 0.5, "compare_page_warm": 1.0}
 
@@ -75,66 +72,15 @@ def _facts(folder: Path, stored: Any) -> Any:
 def console_steps(folder: Path, repeat: int) -> dict[str, Any]:
     from fastapi.testclient import TestClient
 
-    from vigil.config.settings import Settings
-    from vigil.fleet.stored import record_summary
-    from vigil.store import repo, uploads
-    from vigil.store.db import make_engine, make_session_factory, upgrade
     from vigil.web.app import create_app
-    from vigil.worker import jobs
 
-    text = (folder / "roster.csv").read_text(encoding="utf-8")
-    scores = (folder / "scores.bin").read_bytes()
-    sleep = (folder / "sleep.bin").read_bytes() or None
-    model_version = json.loads((folder / "meta.json").read_text())["model_version"]
     out: dict[str, Any] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        url = f"sqlite:///{tmp}/vigil.db"
-        engine = make_engine(url)
-        upgrade(engine)
-        sessions = make_session_factory(engine)
-        tokens = []
-        with sessions.begin() as session:
-            repo.create_console_user(
-                session=session, operator="acme", username="officer", password="bench pass 16"
-            )
-        for name in ("february", "march"):
-            with sessions.begin() as session:
-                upload = uploads.create_upload(
-                    session=session, operator="acme", roster_name=name, roster_text=text,
-                    activity_text="", date_format="dmy", preferred_scale="KSS", overwrite=False,
-                )  # fmt: skip
-                tokens.append(upload.token)
-            with sessions.begin() as session:
-                job = jobs.claim(session=session, owner="bench", lease_seconds=600)
-                assert job is not None
-            with sessions.begin() as session:
-                status = jobs.complete(session=session, job=job, errors=[], scores=scores,
-                                       model_version=model_version, sleep=sleep)  # fmt: skip
-                record_summary(session, job, scores, status)
-        del text, scores, sleep
-        settings = Settings.from_mapping(
-            {
-                "database_url": url,
-                "data_dir": tmp,
-                "worker_threads": 0,
-                "warm_start": False,
-                "public_base_url": "http://testserver",
-            }  # fmt: skip
-        )
-        with TestClient(create_app(settings)) as client:
-            login = client.get("/console/login")
-            csrf = re.search(r'name="csrf_token" value="([^"]+)"', login.text)
-            assert csrf is not None
-            signed = client.post(
-                "/console/login",
-                data={
-                    "username": "officer",
-                    "password": "bench pass 16",
-                    "csrf_token": csrf.group(1),
-                },  # fmt: skip
-                follow_redirects=False,
-            )
-            assert signed.status_code == 303, signed.text
+    with fresh_store() as store:
+        month = read_month(folder)
+        tokens = [store_month(store, month, name)[0] for name in ("february", "march")]
+        del month
+        with TestClient(create_app(app_settings(store))) as client:
+            sign_in(client)
             a, b = tokens
 
             def get(path: str, **params: str) -> Any:
@@ -172,10 +118,7 @@ def console_steps(folder: Path, repeat: int) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--crew", type=int, default=10_000)
-    parser.add_argument("--days", type=int, default=28)
-    parser.add_argument("--repeat", type=int, default=5)
+    parser = month_parser(__doc__, 5, child=False)
     args = parser.parse_args()
     folder = fleet.prepare(args.crew, args.days)
     started = time.perf_counter()

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime, timedelta
 from enum import IntEnum
-from itertools import accumulate
+from itertools import accumulate, chain
 from operator import attrgetter
 
 import numpy as np
@@ -134,30 +134,41 @@ class DutyColumns:
                 raise ValueError(f"schedule {schedule.reference!r} has no duties")
         duties = [d for s in schedules for d in s.duties]
         n = len(duties)
-        ints = np.array([_INT_CELLS(d) for d in duties], dtype=np.int64).reshape(
-            n, len(_INT_FIELDS)
-        )
-        minutes, periods = _instants_of(duties)
-        airports: dict[Airport, int] = {}
-        home_bases: dict[tuple[Airport, ...], int] = {}
-        places = _places_of(duties, airports, home_bases)
+        # one attribute fetch per duty, then one tuple per field (the duties' columns)
+        cells = list(zip(*map(_CELLS, duties), strict=True)) if n else [()] * len(_CELL_FIELDS)
+        k = len(_INT_FIELDS)
+        ints = np.fromiter(chain.from_iterable(cells[:k]), dtype=np.int64, count=k * n)
+        ints = ints.reshape(k, n)
+        on_duty, off_duty, start, end, home = cells[k : k + 5]
+        periods = cells[k + 5 : k + 8]
+        split, workload, fleet, rank = cells[k + 8 :]
+        period_start = np.full((3, n), NO_TIME, dtype=np.int64)
+        period_end = np.full((3, n), NO_TIME, dtype=np.int64)
+        for p, column in enumerate(periods):
+            given = [(k, q) for k, q in enumerate(column) if q is not None]
+            if given:  # most rosters give none
+                at = [k for k, _ in given]
+                period_start[p, at] = _minutes([q.start for _, q in given])
+                period_end[p, at] = _minutes([q.end for _, q in given])
+        on_off = _minutes(on_duty + off_duty)
+        places, airports, home_bases = _places_of(start, end, home)
         return cls(
             references=tuple(s.reference for s in schedules),
             offsets=np.array([0, *accumulate(len(s.duties) for s in schedules)], dtype=np.int64),
-            on_duty=minutes[:, 0].copy(),
-            off_duty=minutes[:, 1].copy(),
-            start_airport=places[:, 0].copy(),
-            end_airport=places[:, 1].copy(),
-            home_base=places[:, 2].copy(),
-            period_start=periods[0].copy(),
-            period_end=periods[1].copy(),
-            split_shift=np.array([0 if d.split_shift else 1 for d in duties], dtype=np.int64),
-            workload=np.array([d.workload for d in duties], dtype=np.float64),
-            fleet=tuple(d.fleet for d in duties),
-            rank=tuple(d.rank for d in duties),
-            airports=tuple(airports),
-            home_bases=tuple(home_bases),
-            **{name: ints[:, k].copy() for k, name in enumerate(_INT_FIELDS)},
+            on_duty=on_off[:n],  # contiguous halves
+            off_duty=on_off[n:],
+            start_airport=places[0].copy(),
+            end_airport=places[1].copy(),
+            home_base=places[2].copy(),
+            period_start=period_start,
+            period_end=period_end,
+            split_shift=(~np.array(split, dtype=bool).reshape(n)).astype(np.int64),  # col 27
+            workload=np.array(workload, dtype=np.float64).reshape(n),
+            fleet=tuple(fleet),
+            rank=tuple(rank),
+            airports=airports,
+            home_bases=home_bases,
+            **dict(zip(_INT_FIELDS, ints, strict=True)),  # contiguous rows
         )
 
     def schedules(
@@ -258,49 +269,73 @@ _INT_FIELDS = (
     "commute_minutes",
     "cabin_crew_sleep_pattern",
 )
-_INT_CELLS = attrgetter(*_INT_FIELDS)
-_PERIODS_OF = attrgetter(*PERIODS)
+#: every field :meth:`DutyColumns.from_schedules` reads, whole numbers first
+_CELL_FIELDS = (
+    *_INT_FIELDS,
+    "on_duty",
+    "off_duty",
+    "start_airport",
+    "end_airport",
+    "home_base",
+    *PERIODS,
+    "split_shift",
+    "workload",
+    "fleet",
+    "rank",
+)
+_CELLS = attrgetter(*_CELL_FIELDS)
 
 
-def _instants_of(duties: Sequence[Duty]) -> tuple[IntArray, IntArray]:
-    """On/off duty ``(n, 2)`` and period start/end ``(2, 3, n)`` [min since epoch]."""
-    n = len(duties)
-    minutes = np.array(
-        [[_minute(t) for t in (d.on_duty, d.off_duty)] for d in duties], dtype=np.int64
-    ).reshape(n, 2)
-    periods = np.full((2, 3, n), NO_TIME, dtype=np.int64)
-    for k, duty in enumerate(duties):
-        for p, period in enumerate(_PERIODS_OF(duty)):
-            if period is not None:
-                periods[0, p, k] = _minute(period.start)
-                periods[1, p, k] = _minute(period.end)
-    return minutes, periods
+def _minutes(instants: Sequence[datetime]) -> IntArray:
+    """Aware instants → whole minutes since 1970-01-01 UTC.
+
+    ``timestamp()`` of an aware instant is its microseconds since the epoch divided by
+    10**6, correctly rounded: exact for whole seconds (any contract year), and a part
+    second shows as a fraction.
+
+    Raises
+    ------
+    ValueError
+        For an instant that is not a whole minute.
+    """
+    seconds = np.array([t.timestamp() for t in instants], dtype=np.float64)
+    minutes = seconds // 60
+    off = np.flatnonzero(minutes * 60 != seconds)
+    if off.size:
+        raise ValueError(f"{instants[int(off[0])].isoformat()} is not a whole minute")
+    return minutes.astype(np.int64)
 
 
 def _places_of(
-    duties: Sequence[Duty],
-    airports: dict[Airport, int],
-    home_bases: dict[tuple[Airport, ...], int],
-) -> IntArray:
-    """Start airport, end airport and HomeBase list of each duty ``(n, 3)``, as indices
-    into ``airports``/``home_bases`` (filled in order of first use)."""
-    rows = [
-        (
-            airports.setdefault(d.start_airport, len(airports)),
-            airports.setdefault(d.end_airport, len(airports)),
-            home_bases.setdefault(d.home_base, len(home_bases)),
-        )
-        for d in duties
-    ]
-    return np.array(rows, dtype=np.int64).reshape(len(duties), 3)
+    start: Sequence[Airport], end: Sequence[Airport], home: Sequence[tuple[Airport, ...]]
+) -> tuple[IntArray, tuple[Airport, ...], tuple[tuple[Airport, ...], ...]]:
+    """Start airport, end airport and HomeBase list of each duty ``(3, n)`` as indices
+    into the distinct airports and HomeBase lists, both in order of first use.
 
+    Duties share these objects (the readers resolve each code once), so each is looked
+    up by identity first and hashed (equal values, one index) only when first met; the
+    duties hold them alive for the whole call, so identities stay unique.
+    """
+    airports: dict[Airport, int] = {}
+    home_bases: dict[tuple[Airport, ...], int] = {}
+    by_id: dict[int, int] = {}
+    home_by_id: dict[int | tuple[int, ...], int] = {}
 
-def _minute(instant: datetime) -> int:
-    """An aware instant → whole minutes since 1970-01-01 UTC."""
-    since = instant - _EPOCH
-    if since.microseconds or since.seconds % 60:
-        raise ValueError(f"{instant.isoformat()} is not a whole minute")
-    return since.days * 1440 + since.seconds // 60
+    rows = []
+    for a, b, h in zip(start, end, home, strict=True):
+        i = by_id.get(id(a))
+        if i is None:
+            i = by_id[id(a)] = airports.setdefault(a, len(airports))
+        j = by_id.get(id(b))
+        if j is None:
+            j = by_id[id(b)] = airports.setdefault(b, len(airports))
+        key = id(h[0]) if len(h) == 1 else tuple(map(id, h))
+        k = home_by_id.get(key)
+        if k is None:
+            k = home_by_id[key] = home_bases.setdefault(h, len(home_bases))
+        rows.append((i, j, k))
+    places = np.array(rows, dtype=np.int64).reshape(len(rows), 3).T
+    return places, tuple(airports), tuple(home_bases)
 
 
 def _objects(values: Sequence[object]) -> npt.NDArray[np.object_]:

@@ -47,6 +47,10 @@ __all__ = [
 
 BoolArray = npt.NDArray[np.bool_]
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MINUTE = timedelta(minutes=1)
+#: codes compared with whole columns, read once (an enum member lookup is slow)
+_STANDBY = int(DutyType.STANDBY)
+_TWO_PILOTS, _CABIN_CREW = int(CrewComposition.TWO_PILOTS), int(CrewComposition.CABIN_CREW)
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,19 +192,17 @@ def _plan(
     # first HomeBase codes when the duty's own have none (reference §4.1)
     codes = [_codes(a) for a in columns.airports]
     homes = [_home_codes(h) for h in columns.home_bases]
-    crew_home = np.repeat(columns.home_base[firsts], np.diff(offsets))
+    crew_home = np.repeat(columns.home_base[firsts], offsets[1:] - offsets[:-1])
     no_codes = np.array([not h for h in homes] or [False])[columns.home_base]
     home_of_duty = np.where(no_codes, crew_home, columns.home_base)
 
-    def at_home(airport: IntArray) -> BoolArray:
-        keys, inverse = np.unique(airport * len(homes) + home_of_duty, return_inverse=True)
-        found = [bool(codes[k // len(homes)] & homes[k % len(homes)]) for k in keys.tolist()]
-        out: BoolArray = np.array(found, dtype=bool)[inverse.reshape(-1)]
-        return out
-
+    # both ends of every duty in one pass: each distinct (airport, HomeBase) pair once
+    ends = np.concatenate([columns.start_airport, columns.end_airport])
+    pairs = ends * len(homes) + np.concatenate([home_of_duty, home_of_duty])
+    at_home = _each_distinct(pairs, lambda k: bool(codes[k // len(homes)] & homes[k % len(homes)]))
     lead, lag, away = _lead_lag(
-        at_home(columns.start_airport),
-        at_home(columns.end_airport),
+        at_home[:n_duty],
+        at_home[n_duty:],
         columns.commute_minutes,
         columns.crew_prep_minutes,
         params,
@@ -224,7 +226,7 @@ def _plan(
         count=columns.interval_counts,
         sectors=columns.sectors.astype(np.float64),
         workload=columns.workload.astype(np.float64),
-        cabin=columns.crew_composition == CrewComposition.CABIN_CREW,
+        cabin=columns.crew_composition == _CABIN_CREW,
         lead=lead,
         lag=lag,
         away=away,
@@ -241,6 +243,21 @@ def _plan(
         sleep=crew_sleep,
         schedules=schedules,
     )
+
+
+#: below this many keys a dictionary finds the distinct ones faster than sorting
+_FEW_KEYS = 256
+
+
+def _each_distinct(keys: IntArray, value: Callable[[int], bool]) -> BoolArray:
+    """``value`` of each key, called once per distinct key."""
+    if keys.size < _FEW_KEYS:  # a few crew members: a dictionary, no sort
+        seen: dict[int, bool] = {}
+        found = [seen[k] if k in seen else seen.setdefault(k, value(k)) for k in keys.tolist()]
+        return np.array(found, dtype=bool).reshape(keys.size)
+    distinct, inverse = np.unique(keys, return_inverse=True)
+    out: BoolArray = np.array([value(k) for k in distinct.tolist()], dtype=bool)
+    return out[inverse.reshape(-1)]
 
 
 def _codes(airport: Airport) -> frozenset[str]:
@@ -298,30 +315,36 @@ def _column_rest(
         out: FloatArray = us / 1e6 / 3600.0  # µs -> epoch h, as timestamp()/3600
         return out
 
-    rows: list[tuple[npt.NDArray[Any], ...]] = [_NO_WINDOWS]
-    may_rest = _may_rest(columns)  # the common short-haul roster: none, both passes skipped
+    rows: list[tuple[npt.NDArray[Any], ...]] = []
     split = split_duties(columns)
-    if (may_rest & ~split).any():
+    may_rest = _may_rest(columns, split)  # the common short-haul roster: none, both skipped
+    split_rest = may_rest & split
+    if (may_rest > split).any():  # may rest, not split
         inflight = inflight_rest(columns, params)
         duty, slot = np.nonzero(inflight.present)  # duty order, then window order
         start, end = hours(inflight.start[duty, slot]), hours(inflight.end[duty, slot])
         quality = inflight_quality(columns, params)[duty]
         rows.append((duty, start, end, start, end, quality, np.ones(duty.size, dtype=bool)))
-    if (may_rest & split).any():
-        index = np.flatnonzero(may_rest & split)
+    if split_rest.any():
+        index = np.flatnonzero(split_rest)
         breaks = split_breaks(columns, index, sleep_params)
         has = breaks.present
+        start, end, sleep_start, sleep_end = hours(
+            np.array((breaks.start, breaks.end, breaks.sleep_start, breaks.sleep_end))[:, has]
+        )
         rows.append(
             (
                 index[has],
-                hours(breaks.start[has]),
-                hours(breaks.end[has]),
-                hours(breaks.sleep_start[has]),
-                hours(breaks.sleep_end[has]),
+                start,
+                end,
+                sleep_start,
+                sleep_end,
                 breaks.quality[has],
                 np.zeros(int(has.sum()), dtype=bool),
             )
         )
+    if len(rows) < 2:  # one pass or none: its windows are in duty order already
+        return _rest_csr(columns.n_duties, *(rows[0] if rows else _NO_WINDOWS), ordered=True)
     return _rest_csr(
         columns.n_duties, *(np.concatenate(parts) for parts in zip(*rows, strict=True))
     )
@@ -335,14 +358,13 @@ _NO_WINDOWS: tuple[npt.NDArray[Any], ...] = (
 )
 
 
-def _may_rest(columns: DutyColumns) -> BoolArray:
+def _may_rest(columns: DutyColumns, split: BoolArray) -> BoolArray:
     """Duties that can have rest of their own: given FirstRest or SecondRest, a split
-    duty, or a relief crew with sleep to share out (reference §5.1, §7); never standby."""
-    given = (columns.period_start[1] != NO_TIME) | (columns.period_start[2] != NO_TIME)
-    relief = (columns.sleep_count > 0) & (columns.crew_composition != CrewComposition.TWO_PILOTS)
-    out: BoolArray = (columns.duty_type != DutyType.STANDBY) & (
-        given | relief | split_duties(columns)
-    )
+    duty (``split``, :func:`split_duties`), or a relief crew with sleep to share out
+    (reference §5.1, §7); never standby."""
+    given = (columns.period_start[1:] != NO_TIME).any(axis=0)
+    relief = (columns.sleep_count > 0) & (columns.crew_composition != _TWO_PILOTS)
+    out: BoolArray = (columns.duty_type != _STANDBY) & (given | relief | split)
     return out
 
 
@@ -358,20 +380,25 @@ class _RestFields(TypedDict):
     rest_inflight: BoolArray
 
 
-def _rest_csr(n_duty: int, duty: IntArray, *fields: npt.NDArray[Any]) -> _RestFields:
-    """Windows of duties ``duty`` → the ``rest_*`` CSR fields (stable by duty)."""
-    order = np.argsort(duty, kind="stable")
+def _rest_csr(
+    n_duty: int, duty: IntArray, *fields: npt.NDArray[Any], ordered: bool = False
+) -> _RestFields:
+    """Windows of duties ``duty`` → the ``rest_*`` CSR fields (stable by duty; windows
+    already grouped by duty in duty order when ``ordered``)."""
     ptr = np.zeros(n_duty + 1, dtype=np.int64)
     np.cumsum(np.bincount(duty, minlength=n_duty), out=ptr[1:])
-    start, end, sleep_start, sleep_end, quality, inflight = (f[order] for f in fields)
-    return _RestFields(
+    if not ordered:
+        order = np.argsort(duty, kind="stable")
+        fields = tuple(f[order] for f in fields)
+    start, end, sleep_start, sleep_end, quality, inflight = fields
+    return _RestFields(  # no copies: the plan's arrays are read, never written
         rest_ptr=ptr,
-        rest_start=start.astype(np.float64),
-        rest_end=end.astype(np.float64),
-        rest_sleep_start=sleep_start.astype(np.float64),
-        rest_sleep_end=sleep_end.astype(np.float64),
-        rest_quality=quality.astype(np.float64),
-        rest_inflight=inflight.astype(bool),
+        rest_start=np.asarray(start, dtype=np.float64),
+        rest_end=np.asarray(end, dtype=np.float64),
+        rest_sleep_start=np.asarray(sleep_start, dtype=np.float64),
+        rest_sleep_end=np.asarray(sleep_end, dtype=np.float64),
+        rest_quality=np.asarray(quality, dtype=np.float64),
+        rest_inflight=np.asarray(inflight, dtype=bool),
     )
 
 
@@ -388,7 +415,7 @@ def _instants(minutes: IntArray) -> list[datetime]:
     for m in minutes.tolist():
         found = table.get(m)
         if found is None:
-            found = table[m] = _EPOCH + timedelta(minutes=m)
+            found = table[m] = _EPOCH + _MINUTE * m  # exact: whole minutes
         out.append(found)
     return out
 

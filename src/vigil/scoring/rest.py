@@ -55,10 +55,15 @@ __all__ = [
 
 BoolArray = npt.NDArray[np.bool_]
 _US_PER_MIN = 60_000_000
+_US_PER_HOUR = 3_600_000_000
 _US_PER_DAY = 86_400_000_000
 _HOUR = timedelta(hours=1)
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _NAIVE_EPOCH = datetime(1970, 1, 1)
+#: codes compared with whole columns, read once (an enum member lookup is slow)
+_STANDBY, _SPLIT_SHIFT = int(DutyType.STANDBY), int(DutyType.SPLIT_SHIFT)
+_TWO_PILOTS, _THREE_PILOTS = int(CrewComposition.TWO_PILOTS), int(CrewComposition.THREE_PILOTS)
+_CABIN_CREW = int(CrewComposition.CABIN_CREW)
 #: Cabin-crew rest zones (after take-off, before landing) [h] by pattern, reference §5.1 [C]
 _CABIN_ZONES: dict[int, tuple[float, float]] = {0: (2.0, 1.5), 1: (1.0, 1.0), 3: (1.5, 1.5)}
 
@@ -146,9 +151,16 @@ def _div(a: IntArray, b: IntArray | int) -> IntArray:
     return out
 
 
+def _half(a: IntArray) -> IntArray:
+    """``a / 2`` rounded half to even (:func:`_div` by 2, in fewer array passes)."""
+    q = a >> 1  # floor, as divmod
+    out: IntArray = q + (a & q & 1)  # remainder 1 and an odd quotient: round up
+    return out
+
+
 def split_duties(columns: DutyColumns) -> BoolArray:
     """DutyType 2, or SplitShift "0 = True" (reference §7)."""
-    out: BoolArray = (columns.duty_type == DutyType.SPLIT_SHIFT) | (columns.split_shift == 0)
+    out: BoolArray = (columns.duty_type == _SPLIT_SHIFT) | (columns.split_shift == 0)
     return out
 
 
@@ -180,7 +192,7 @@ def inflight_rest(columns: DutyColumns, params: Parameters) -> InflightRest:
     n = on.size
     start = np.full((n, 2), -1, dtype=np.int64)
     end = np.full((n, 2), -1, dtype=np.int64)
-    eligible = ~split_duties(columns) & (columns.duty_type != DutyType.STANDBY)
+    eligible = ~split_duties(columns) & (columns.duty_type != _STANDBY)
 
     # given periods (§5.1: used as they are), sorted by (start, end)
     given = eligible & (has[1] | has[2])
@@ -195,7 +207,7 @@ def inflight_rest(columns: DutyColumns, params: Parameters) -> InflightRest:
 
     # derived slots (§5.1 steps 1-4)
     crew, count, order = columns.crew_composition, columns.sleep_count, columns.sleep_order
-    derive = eligible & ~given & (count > 0) & (crew != CrewComposition.TWO_PILOTS)
+    derive = eligible & ~given & (count > 0) & (crew != _TWO_PILOTS)
     flight_start = on + _us(p.report_to_takeoff)
     flight_end = off - _us(p.landing_to_off)
     derive &= flight_end > flight_start
@@ -204,7 +216,7 @@ def inflight_rest(columns: DutyColumns, params: Parameters) -> InflightRest:
     cruise0 = takeoff + _us(p.cruise_margin_takeoff)
     cruise1 = landing - _us(p.cruise_margin_landing)
     has_cruise = cruise1 > cruise0
-    cabin = crew == CrewComposition.CABIN_CREW
+    cabin = crew == _CABIN_CREW
     pattern = np.where(np.isin(columns.cabin_crew_sleep_pattern, (1, 2, 3)),
                        columns.cabin_crew_sleep_pattern, 0)  # fmt: skip
     half_cruise = cabin & (pattern == 2)
@@ -224,7 +236,7 @@ def inflight_rest(columns: DutyColumns, params: Parameters) -> InflightRest:
     h0 = np.where(first_half, z0, z0 + half)
     h1 = np.where(first_half, z0 + half, z1)
     # slots: groups x min(count, 2) equal slots; SleepOrder picks one (and one a round later)
-    groups = np.where(cabin, 2, np.where(crew == CrewComposition.THREE_PILOTS, 3, 2))
+    groups = np.where(cabin, 2, np.where(crew == _THREE_PILOTS, 3, 2))
     n_slots = groups * np.minimum(count, 2)
     slot = _div(z1 - z0, np.maximum(n_slots, 1))
     pick = (order - 1) % groups
@@ -283,25 +295,32 @@ def split_breaks(columns: DutyColumns, index: IntArray, sp: SleepParameters) -> 
     """
     on = columns.on_duty[index] * _US_PER_MIN
     off = columns.off_duty[index] * _US_PER_MIN
-    given = columns.period_start[1, index] != NO_TIME  # FirstRest
-    rest_start = np.where(given, columns.period_start[1, index], 0) * _US_PER_MIN
-    rest_end = np.where(given, columns.period_end[1, index], 0) * _US_PER_MIN
     duration = off - on
-    mid = on + _div(duration, 2)
-    half = _div(np.maximum(duration - _us(sp.split_free_hours), 0), 2)
-    start = np.where(given, np.maximum(rest_start, on), mid - half)
-    end = np.where(given, np.minimum(rest_end, off), mid + half)
-    hours = (end - start) / (_HOUR // timedelta(microseconds=1))
-    zones = [columns.home_bases[h][0].tz for h in columns.home_base[index].tolist()]
-    roomy = (hours >= sp.split_accommodation_hours) | _touches_wocl(start, end, zones, sp)
+    mid = on + _half(duration)
+    half = _half(np.maximum(duration - _us(sp.split_free_hours), 0))
+    start, end = mid - half, mid + half
+    given = columns.period_start[1, index] != NO_TIME  # FirstRest
+    if given.any():  # most split duties leave the break to be centred
+        rest_start = np.where(given, columns.period_start[1, index], 0) * _US_PER_MIN
+        rest_end = np.where(given, columns.period_end[1, index], 0) * _US_PER_MIN
+        start = np.where(given, np.maximum(rest_start, on), start)
+        end = np.where(given, np.minimum(rest_end, off), end)
+    hours = (end - start) / _US_PER_HOUR
+    a = start + _us(sp.split_settle_hours)
+    b = end - _us(sp.split_rise_hours)
+    room = b > a  # else no sleep whatever the quality
+    roomy = hours >= sp.split_accommodation_hours
+    # the WOCL test decides only breaks with room to sleep below the accommodation length
+    wocl = np.flatnonzero(room & ~roomy)
+    if wocl.size:
+        zones = [columns.home_bases[h][0].tz for h in columns.home_base[index[wocl]].tolist()]
+        roomy[wocl] = _touches_wocl(start[wocl], end[wocl], zones, sp)
     quality = np.where(
         roomy,
         sp.split_accommodation_quality,
         np.where(hours >= sp.split_rest_room_hours, sp.split_rest_room_quality, 0.0),
     )
-    a = start + _us(sp.split_settle_hours)
-    b = end - _us(sp.split_rise_hours)
-    none = (quality == 0.0) | (b <= a)
+    none = (quality == 0.0) | ~room
     return SplitBreaks(
         start,
         end,
