@@ -57,6 +57,18 @@ def _own(console: Console, token: str) -> RosterUpload | None:
     return uploads.get_upload(session=console.db, operator=console.operator, token=token)
 
 
+def _opened(console: Console, token: str) -> tuple[RosterUpload, Explored] | Response:
+    """The operator's roster of ``token`` and its explorer columns, or the page that says
+    why there are none (another operator's roster reads as unknown)."""
+    upload = _own(console, token)
+    if upload is None:
+        return console.not_found("roster")
+    found = columns_for(console, upload)
+    if found is None:
+        return console.not_found("result (the roster is not processed yet)")
+    return upload, found
+
+
 def _style(console: Console) -> str:
     return preferences(console).get("airports", "iata")
 
@@ -64,12 +76,10 @@ def _style(console: Console) -> str:
 @router.get("/{token}/duties")
 def duty_explorer(console: UserConsole, token: str) -> Response:
     """Every duty of the roster: filtered, sorted and paged on the server."""
-    upload = _own(console, token)
-    if upload is None:
-        return console.not_found("roster")
-    found = columns_for(console, upload)
-    if found is None:
-        return console.not_found("result (the roster is not processed yet)")
+    opened = _opened(console, token)
+    if isinstance(opened, Response):
+        return opened
+    upload, found = opened
     base_path = f"{PREFIX}/rosters/{upload.token}/duties"
     try:
         query = parse_query(_params(console), [b.css for b in found.columns.table.bands])
@@ -143,12 +153,10 @@ def _page(
 @router.get("/{token}/duties.csv")
 def duty_explorer_csv(console: UserConsole, token: str) -> Response:
     """The duties of the view, every page, as CSV (the same parameters as the page)."""
-    upload = _own(console, token)
-    if upload is None:
-        return console.not_found("roster")
-    found = columns_for(console, upload)
-    if found is None:
-        return console.not_found("result (the roster is not processed yet)")
+    opened = _opened(console, token)
+    if isinstance(opened, Response):
+        return opened
+    upload, found = opened
     try:
         query = parse_query(_params(console), [b.css for b in found.columns.table.bands])
     except QueryError as exc:
