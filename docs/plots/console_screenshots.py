@@ -13,6 +13,8 @@ import socket
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import uvicorn
@@ -65,6 +67,32 @@ def serve(app: object) -> tuple[uvicorn.Server, str]:
     return server, f"http://127.0.0.1:{sock.getsockname()[1]}"
 
 
+@contextmanager
+def running_console(username: str, **settings: object) -> Iterator[str]:
+    """The embedded app (as ``vigil serve``) on a free loopback port with a throw-away
+    SQLite store and one console user of "Northwind Air" (``PASSWORD``); yields its base
+    URL. ``settings`` override the defaults (no worker processes: uploads score in the
+    app's own worker); a value of ``None`` leaves that setting unset."""
+    with tempfile.TemporaryDirectory() as tmp:
+        values: dict[str, object] = {
+            "database_url": f"sqlite:///{tmp}/vigil.db",
+            "data_dir": tmp,
+            "worker_processes": 0,
+            "worker_poll_interval": 0.2,
+            **settings,
+        }
+        app = create_app(Settings.from_mapping({k: v for k, v in values.items() if v is not None}))
+        server, base = serve(app)
+        with app.state.vigil.sessions.begin() as session:
+            repo.create_console_user(
+                session=session, operator="Northwind Air", username=username, password=PASSWORD
+            )
+        try:
+            yield base
+        finally:
+            server.should_exit = True
+
+
 def upload(page: Page, name: str, text: str) -> None:
     page.goto("/console/rosters")
     page.set_input_files(
@@ -78,73 +106,55 @@ def upload(page: Page, name: str, text: str) -> None:
 
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings.from_mapping(
-            {
-                "database_url": f"sqlite:///{tmp}/vigil.db",
-                "data_dir": tmp,
-                "worker_processes": 0,
-                "worker_poll_interval": 0.2,
-            }
-        )
-        app = create_app(settings)
-        server, base = serve(app)
-        runtime = app.state.vigil
-        with runtime.sessions.begin() as session:
-            repo.create_console_user(
-                session=session, operator="Northwind Air", username="planner", password=PASSWORD
-            )
-        try:
-            with sync_playwright() as pw:
-                browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
-                page = browser.new_context(
-                    base_url=base, viewport={"width": 1280, "height": 860}
-                ).new_page()
-                page.on("dialog", lambda d: d.accept())
-                page.goto("/console/login")
-                page.fill("input[name=username]", "planner")
-                page.screenshot(path=OUT / "console-login.png")
-                page.fill("input[name=password]", PASSWORD)
-                page.click("button:text('Sign in')")
-                page.wait_for_url("**/console/")
+    with running_console("planner") as base:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+            page = browser.new_context(
+                base_url=base, viewport={"width": 1280, "height": 860}
+            ).new_page()
+            page.on("dialog", lambda d: d.accept())
+            page.goto("/console/login")
+            page.fill("input[name=username]", "planner")
+            page.screenshot(path=OUT / "console-login.png")
+            page.fill("input[name=password]", PASSWORD)
+            page.click("button:text('Sign in')")
+            page.wait_for_url("**/console/")
 
-                page.goto("/console/clients")
-                page.fill("input[name=name]", "crew planning system")
-                page.click("button:text('Create client')")
-                page.goto("/console/clients")
-                page.fill("input[name=name]", "fatigue dashboard")
-                page.uncheck("input[name=scope][value=upload]")
-                page.click("button:text('Create client')")
-                page.screenshot(path=OUT / "console-clients.png", full_page=True)
+            page.goto("/console/clients")
+            page.fill("input[name=name]", "crew planning system")
+            page.click("button:text('Create client')")
+            page.goto("/console/clients")
+            page.fill("input[name=name]", "fatigue dashboard")
+            page.uncheck("input[name=scope][value=upload]")
+            page.click("button:text('Create client')")
+            page.screenshot(path=OUT / "console-clients.png", full_page=True)
 
-                upload(page, "march-week-1", ROSTER)
-                upload(page, "march-broken", BROKEN)
-                page.goto("/console/rosters")
-                page.screenshot(path=OUT / "console-rosters.png", full_page=True)
-                page.click("tr[data-name='march-broken'] a >> nth=0")
-                page.screenshot(path=OUT / "console-feedback.png", full_page=True)
+            upload(page, "march-week-1", ROSTER)
+            upload(page, "march-broken", BROKEN)
+            page.goto("/console/rosters")
+            page.screenshot(path=OUT / "console-rosters.png", full_page=True)
+            page.click("tr[data-name='march-broken'] a >> nth=0")
+            page.screenshot(path=OUT / "console-feedback.png", full_page=True)
 
-                page.goto("/console/rosters")
-                page.click("tr[data-name='march-week-1'] a >> nth=0")
-                page.click("tr[data-schedule='CPT 1043'] [data-action=chart]")
-                chart = page.locator(".chart[data-points]")
-                chart.wait_for()
-                box = chart.bounding_box()
-                assert box is not None
-                page.mouse.move(box["x"] + box["width"] * 0.64, box["y"] + 150)
-                page.screenshot(path=OUT / "console-chart.png", full_page=True)
+            page.goto("/console/rosters")
+            page.click("tr[data-name='march-week-1'] a >> nth=0")
+            page.click("tr[data-schedule='CPT 1043'] [data-action=chart]")
+            chart = page.locator(".chart[data-points]")
+            chart.wait_for()
+            box = chart.bounding_box()
+            assert box is not None
+            page.mouse.move(box["x"] + box["width"] * 0.64, box["y"] + 150)
+            page.screenshot(path=OUT / "console-chart.png", full_page=True)
 
-                page.goto("/console/")
-                page.screenshot(path=OUT / "console-overview.png")
+            page.goto("/console/")
+            page.screenshot(path=OUT / "console-overview.png")
 
-                page.goto("/console/try")
-                page.select_option("select[name=scale]", "SP")
-                page.click("button:text('Score')")
-                page.locator(".chart[data-points]").first.wait_for()
-                page.screenshot(path=OUT / "console-try.png", full_page=True)
-                browser.close()
-        finally:
-            server.should_exit = True
+            page.goto("/console/try")
+            page.select_option("select[name=scale]", "SP")
+            page.click("button:text('Score')")
+            page.locator(".chart[data-points]").first.wait_for()
+            page.screenshot(path=OUT / "console-try.png", full_page=True)
+            browser.close()
     for path in sorted(OUT.glob("console-*.png")):
         print(path)
 

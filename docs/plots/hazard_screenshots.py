@@ -11,83 +11,61 @@ dashboard's "Review" control in headless chromium, changes it from the hazard lo
 from __future__ import annotations
 
 import sys
-import tempfile
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from console_screenshots import ARGS, OUT, PASSWORD, ROSTER, serve, upload  # noqa: E402
-
-from vigil.config.settings import Settings  # noqa: E402
-from vigil.store import repo  # noqa: E402
-from vigil.web.app import create_app  # noqa: E402
+from console_screenshots import ARGS, OUT, PASSWORD, ROSTER, running_console, upload  # noqa: E402
 
 
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings.from_mapping(
-            {
-                "database_url": f"sqlite:///{tmp}/vigil.db",
-                "data_dir": tmp,
-                "worker_processes": 0,
-                "worker_poll_interval": 0.2,
-            }
-        )
-        app = create_app(settings)
-        server, base = serve(app)
-        with app.state.vigil.sessions.begin() as session:
-            repo.create_console_user(
-                session=session, operator="Northwind Air", username="officer", password=PASSWORD
+    with running_console("officer") as base:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+            page = browser.new_context(
+                base_url=base, viewport={"width": 1280, "height": 860}
+            ).new_page()
+            page.goto("/console/login")
+            page.fill("input[name=username]", "officer")
+            page.fill("input[name=password]", PASSWORD)
+            page.click("button:text('Sign in')")
+            page.wait_for_url("**/console/")
+            upload(page, "march-week-1", ROSTER)
+            page.goto("/console/rosters")
+            page.click("tr[data-name='march-week-1'] a >> nth=0")
+            top = page.locator("[data-testid=top-duties] tbody tr").first
+            top.locator("summary:text('Review')").click()
+            form = top.locator("[data-testid=review-form]")
+            form.locator("select[name=decision]").select_option("accept")
+            form.locator("textarea[name=reason]").fill(
+                "Single westbound sector, rested crew; within the FRMS envelope."
             )
-        try:
-            with sync_playwright() as pw:
-                browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
-                page = browser.new_context(
-                    base_url=base, viewport={"width": 1280, "height": 860}
-                ).new_page()
-                page.goto("/console/login")
-                page.fill("input[name=username]", "officer")
-                page.fill("input[name=password]", PASSWORD)
-                page.click("button:text('Sign in')")
-                page.wait_for_url("**/console/")
-                upload(page, "march-week-1", ROSTER)
-                page.goto("/console/rosters")
-                page.click("tr[data-name='march-week-1'] a >> nth=0")
-                top = page.locator("[data-testid=top-duties] tbody tr").first
-                top.locator("summary:text('Review')").click()
-                form = top.locator("[data-testid=review-form]")
-                form.locator("select[name=decision]").select_option("accept")
-                form.locator("textarea[name=reason]").fill(
-                    "Single westbound sector, rested crew; within the FRMS envelope."
-                )
-                form.locator("button:text('Record decision')").click()
-                page.wait_for_url("**#top-duties")
-                second = page.locator("[data-testid=top-duties] tbody tr").nth(1)
-                second.locator("summary:text('Review')").click()
-                page.locator("#top-duties").screenshot(path=OUT / "console-hazard-review.png")
+            form.locator("button:text('Record decision')").click()
+            page.wait_for_url("**#top-duties")
+            second = page.locator("[data-testid=top-duties] tbody tr").nth(1)
+            second.locator("summary:text('Review')").click()
+            page.locator("#top-duties").screenshot(path=OUT / "console-hazard-review.png")
 
-                page.goto("/console/hazards")
-                row = page.locator("[data-testid=hazard-log] tbody tr").first
-                row.locator("summary:text('Review again')").click()
-                again = row.locator("[data-testid=review-form]")
-                again.locator("select[name=decision]").select_option("mitigate")
-                again.locator("textarea[name=reason]").fill("Night arrival after a short rest.")
-                again.locator("textarea[name=mitigation]").fill(
-                    "Controlled rest in the cruise; report moved 1 h later."
-                )
-                again.locator("button").click()
-                page.wait_for_url("**/console/hazards?recorded=*")
-                page.screenshot(path=OUT / "console-hazard-log.png", full_page=True)
-                states = page.locator("[data-testid=hazard-log] tbody tr").evaluate_all(
-                    "rows => rows.map(r => r.dataset.inForce)"
-                )
-                assert states == ["yes", "no"], states
-                browser.close()
-        finally:
-            server.should_exit = True
+            page.goto("/console/hazards")
+            row = page.locator("[data-testid=hazard-log] tbody tr").first
+            row.locator("summary:text('Review again')").click()
+            again = row.locator("[data-testid=review-form]")
+            again.locator("select[name=decision]").select_option("mitigate")
+            again.locator("textarea[name=reason]").fill("Night arrival after a short rest.")
+            again.locator("textarea[name=mitigation]").fill(
+                "Controlled rest in the cruise; report moved 1 h later."
+            )
+            again.locator("button").click()
+            page.wait_for_url("**/console/hazards?recorded=*")
+            page.screenshot(path=OUT / "console-hazard-log.png", full_page=True)
+            states = page.locator("[data-testid=hazard-log] tbody tr").evaluate_all(
+                "rows => rows.map(r => r.dataset.inForce)"
+            )
+            assert states == ["yes", "no"], states
+            browser.close()
     for path in sorted(OUT.glob("console-hazard-*.png")):
         print(path)
 

@@ -32,7 +32,6 @@ import csv
 import io
 import re
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -44,11 +43,7 @@ from playwright.sync_api import Page, sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from console_screenshots import ARGS, OUT, PASSWORD, serve  # noqa: E402
-
-from vigil.config.settings import Settings  # noqa: E402
-from vigil.store import repo  # noqa: E402
-from vigil.web.app import create_app  # noqa: E402
+from console_screenshots import ARGS, OUT, PASSWORD, running_console  # noqa: E402
 
 CREW, DAYS, SEED = 10_000, 28, 7
 UPPER = ("high", "very-high")  #: the bands whose action is to review or change the duty
@@ -289,31 +284,15 @@ def walk(page: Page, times: list[tuple[str, float]]) -> None:
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     times: list[tuple[str, float]] = []
-    with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings.from_mapping(
-            {
-                "database_url": f"sqlite:///{tmp}/vigil.db",
-                "data_dir": tmp,
-                "worker_poll_interval": 0.5,  # worker_processes unset: one per CPU
-            }
-        )
-        app = create_app(settings)
-        server, base = serve(app)
-        with app.state.vigil.sessions.begin() as session:
-            repo.create_console_user(
-                session=session, operator="Northwind Air", username="officer", password=PASSWORD
+    with running_console("officer", worker_processes=None, worker_poll_interval=0.5) as base:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+            context = browser.new_context(
+                base_url=base, viewport={"width": 1280, "height": 860}, accept_downloads=True
             )
-        try:
-            with sync_playwright() as pw:
-                browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
-                context = browser.new_context(
-                    base_url=base, viewport={"width": 1280, "height": 860}, accept_downloads=True
-                )
-                context.set_default_timeout(120_000)
-                walk(context.new_page(), times)
-                browser.close()
-        finally:
-            server.should_exit = True
+            context.set_default_timeout(120_000)
+            walk(context.new_page(), times)
+            browser.close()
     print(f"{'total':<52} {sum(t for _, t in times):7.1f} s")
     for path in sorted(OUT.glob("walk-*.png")):
         print(f"{path} {path.stat().st_size / 1024:.0f} KB")
