@@ -218,6 +218,38 @@ class DutySummaries(NamedTuple):
     working_minutes: FloatArray  #: working minutes
 
 
+def _peaks(
+    masked: FloatArray, count: IntArray, first: IntArray, duty: IntArray
+) -> tuple[FloatArray, IntArray]:
+    """Highest working score of each duty (``-inf`` when none) and the index of the first
+    interval reaching it (the earliest, as ``np.argmax``; -1 when none)."""
+    n = count.size
+    peak = np.full(n, -np.inf)
+    peak_index = np.full(n, -1, dtype=np.int64)
+    has = count > 0
+    if masked.size and has.any():
+        peak[has] = np.maximum.reduceat(masked, first[has])
+        hit = (masked == peak[duty]) & np.isfinite(masked)
+        where = np.flatnonzero(hit)
+        found = np.full(n, masked.size, dtype=np.int64)
+        np.minimum.at(found, duty[where], where)
+        peak_index = np.where(found < masked.size, found, -1)
+    return peak, peak_index
+
+
+def _top_of_descent(
+    masked: FloatArray, count: IntArray, first: IntArray, duty: IntArray
+) -> FloatArray:
+    """Highest working score in each duty's last :data:`TOD_INTERVALS` (``-inf`` when none)."""
+    position = np.arange(masked.size) - first[duty]
+    tod_values = np.where(position >= count[duty] - TOD_INTERVALS, masked, -np.inf)
+    tod = np.full(count.size, -np.inf)
+    has = count > 0
+    if masked.size and has.any():
+        tod[has] = np.maximum.reduceat(tod_values, first[has])
+    return tod
+
+
 def duty_summaries(
     values: FloatArray,
     count: IntArray,
@@ -237,7 +269,6 @@ def duty_summaries(
     n = count.size
     first = np.cumsum(count) - count
     duty = np.repeat(np.arange(n), count)
-    position = np.arange(values.size) - first[duty]
     weight = np.where(mask, length_s, 0.0)
     working = np.bincount(duty, weights=weight, minlength=n)
     total = np.bincount(duty, weights=weight * np.nan_to_num(values), minlength=n)
@@ -245,21 +276,8 @@ def duty_summaries(
         duty, weights=np.where(values >= level - tolerance, weight, 0.0), minlength=n
     )
     masked = np.where(mask, values, -np.inf)
-    peak = np.full(n, -np.inf)
-    peak_index = np.full(n, -1, dtype=np.int64)
-    has = count > 0
-    if values.size and has.any():
-        peak[has] = np.maximum.reduceat(masked, first[has])
-        # the first interval reaching the peak (the earliest, as np.argmax)
-        hit = (masked == peak[duty]) & np.isfinite(masked)
-        where = np.flatnonzero(hit)
-        found = np.full(n, values.size, dtype=np.int64)
-        np.minimum.at(found, duty[where], where)
-        peak_index = np.where(found < values.size, found, -1)
-    tod_values = np.where(position >= count[duty] - TOD_INTERVALS, masked, -np.inf)
-    tod = np.full(n, -np.inf)
-    if values.size and has.any():
-        tod[has] = np.maximum.reduceat(tod_values, first[has])
+    peak, peak_index = _peaks(masked, count, first, duty)
+    tod = _top_of_descent(masked, count, first, duty)
     nan = np.float64(np.nan)
     return DutySummaries(
         peak=np.where(np.isfinite(peak), peak, nan),

@@ -178,6 +178,24 @@ class _GroupTerms(NamedTuple):
     included: npt.NDArray[np.bool_]
 
 
+def _group_intervals(
+    layout: Layout, group: WidthGroup
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64] | slice]:
+    """Row and column on the group's grid of each of its intervals, and where those
+    intervals sit in the layout (``slice(None)`` when the group is every duty in layout
+    order)."""
+    rows = group.rows
+    n = rows.size
+    if n == layout.on.size:  # every duty (rows in layout order): the layout's intervals
+        return layout.duty, layout.position, slice(None)
+    # the group's intervals: each duty's are consecutive (layout order)
+    count = layout.count[rows]
+    first = np.cumsum(layout.count) - layout.count
+    d = np.repeat(np.arange(n), count)
+    k = np.arange(d.size) - np.repeat(np.cumsum(count) - count, count)
+    return d, k, first[rows][d] + k
+
+
 def _group_terms(
     layout: Layout,
     timeline: model.CrewTimeline,
@@ -193,15 +211,7 @@ def _group_terms(
     workload term (``kss``); see :func:`duty_risk_detail`."""
     rows, width = group
     n = rows.size
-    if n == layout.on.size:  # every duty (rows in layout order): the layout's intervals
-        d, k = layout.duty, layout.position
-        iv: npt.NDArray[np.int64] | slice = slice(None)
-    else:  # the group's intervals: each duty's are consecutive (layout order)
-        count = layout.count[rows]
-        first = np.cumsum(layout.count) - layout.count
-        d = np.repeat(np.arange(n), count)
-        k = np.arange(d.size) - np.repeat(np.cumsum(count) - count, count)
-        iv = first[rows][d] + k
+    d, k, iv = _group_intervals(layout, group)
     start = layout.start[iv]
     on, off = layout.on[rows], layout.off[rows]
     rest_start, rest_end = layout.rest_start[rows], layout.rest_end[rows]
@@ -245,6 +255,99 @@ def duty_risks(
     return detail.risk
 
 
+def _no_components() -> risk.DutyComponents:
+    """Components left out: one empty array per field."""
+    empty = np.empty(0)
+    return risk.DutyComponents(*(empty,) * 7)
+
+
+class _DutyClock(NamedTuple):
+    """Body-clock phase of each duty at report and off duty, and the kind it gives."""
+
+    phase_on: FloatArray  #: [h]
+    phase_off: FloatArray  #: [h]
+    report_body: FloatArray  #: report + its phase [h]
+    kinds: npt.NDArray[np.int64]  #: ``model.NIGHT``, ``EARLY`` or ``OTHER``
+
+
+def _duty_clock(
+    layout: Layout, timeline: model.CrewTimeline, params: model.Parameters
+) -> _DutyClock:
+    """Body clock at report and off duty: the phase from the same simulation, two points a
+    duty, and the night/early classification it gives (:func:`vigil.model.classify_duty`)."""
+    slots = int(layout.slot.max()) + 1
+    points = np.full((layout.n_crew, 2 * slots), np.nan)
+    points[layout.crew, 2 * layout.slot] = layout.on
+    points[layout.crew, 2 * layout.slot + 1] = layout.off - 1e-6
+    phase = body_clock_phase(timeline, points, params)
+    phase_on = phase[layout.crew, 2 * layout.slot]
+    phase_off = phase[layout.crew, 2 * layout.slot + 1]
+    report_body = layout.on + phase_on
+    off_body = layout.off + phase_off
+    kinds = model.classify_duty(report_body, off_body, params)
+    return _DutyClock(phase_on, phase_off, report_body, kinds)
+
+
+class _Runs(NamedTuple):
+    """Each crew member's duties as (n_crew, slots) rows: kind, place in its run of nights
+    or earlies, and the cumulative multiplier before the run's fatigue floor."""
+
+    kind: npt.NDArray[np.int64]
+    position: npt.NDArray[np.int64]
+    multiplier: FloatArray
+
+
+def _runs(layout: Layout, kinds: npt.NDArray[np.int64], params: model.Parameters) -> _Runs:
+    """Runs of nights or earlies per crew member and their cumulative multiplier
+    (:func:`vigil.model.risk.run_positions`, :func:`vigil.model.cumulative_multiplier`)."""
+    crew_shape = (layout.n_crew, int(layout.slot.max()) + 1)
+    report_rows = np.full(crew_shape, np.nan)
+    off_rows = np.full(crew_shape, np.nan)
+    kind_rows = np.zeros(crew_shape, dtype=np.int64)
+    report_rows[layout.crew, layout.slot] = layout.on
+    off_rows[layout.crew, layout.slot] = layout.off
+    kind_rows[layout.crew, layout.slot] = kinds
+    positions = risk.run_positions(report_rows, off_rows, kind_rows, params)
+    multiplier = model.cumulative_multiplier(
+        report_rows, off_rows, kind_rows, params, position=positions
+    )
+    return _Runs(kind_rows, positions, multiplier)
+
+
+def _duty_multiplier(layout: Layout, runs: _Runs, groups: list[_GroupTerms]) -> FloatArray:
+    """Each duty's cumulative multiplier with its run's fatigue floor: no recovery within
+    a run of nights or earlies (§8)."""
+    factor_rows = np.full(runs.kind.shape, np.nan)
+    for g in groups:
+        factor = risk.terms_fatigue_factor(g.terms, g.included)
+        factor_rows[layout.crew[g.rows], layout.slot[g.rows]] = factor
+    multiplier = runs.multiplier * risk.run_fatigue_floor(factor_rows, runs.kind, runs.position)
+    out: FloatArray = multiplier[layout.crew, layout.slot]
+    return out
+
+
+def _hazards(
+    groups: list[_GroupTerms], per_duty: FloatArray, n_duty: int, components: bool
+) -> tuple[FloatArray, risk.DutyComponents]:
+    """H_d of every duty (layout order) and, given ``components``, what it is made of,
+    summed over each width group's grid."""
+    if len(groups) == 1:  # one grid, every duty in layout order
+        g = groups[0]
+        hazard = risk.hazard_sum(g.terms, g.included, per_duty)
+        if not components:
+            return hazard, _no_components()
+        return hazard, risk.duty_components(g.terms, g.included, per_duty)
+    hazard = np.empty(n_duty)
+    parts = [np.empty(n_duty if components else 0) for _ in risk.DutyComponents._fields]
+    for g in groups:
+        hazard[g.rows] = risk.hazard_sum(g.terms, g.included, per_duty[g.rows])
+        if components:
+            comps_g = risk.duty_components(g.terms, g.included, per_duty[g.rows])
+            for part, values in zip(parts, comps_g, strict=True):
+                part[g.rows] = values
+    return hazard, risk.DutyComponents(*parts)
+
+
 def duty_risk_detail(
     layout: Layout,
     timeline: model.CrewTimeline,
@@ -271,73 +374,27 @@ def duty_risk_detail(
     Night/early classification, time of day and the typical worker's sleepiness use the
     body clock, ``t + phi(t)`` from the simulated body clock.
     """
-    n_duty = layout.on.size
-    if n_duty == 0:
+    if layout.on.size == 0:
         empty = np.empty(0)
-        comps = risk.DutyComponents(*(empty,) * 7)
-        return DutyRiskDetail(empty, comps, np.empty(0, np.int64), np.empty(0, np.int64),
-                              empty, empty, empty)  # fmt: skip
-    # body clock at report and off duty: phase from the same simulation, two points a duty
-    slots = int(layout.slot.max()) + 1
-    points = np.full((layout.n_crew, 2 * slots), np.nan)
-    points[layout.crew, 2 * layout.slot] = layout.on
-    points[layout.crew, 2 * layout.slot + 1] = layout.off - 1e-6
-    phase = body_clock_phase(timeline, points, params)
-    phase_on = phase[layout.crew, 2 * layout.slot]
-    phase_off = phase[layout.crew, 2 * layout.slot + 1]
-    report_body = layout.on + phase_on
-    off_body = layout.off + phase_off
-    kinds = model.classify_duty(report_body, off_body, params)
-    crew_shape = (layout.n_crew, slots)
-    report_rows = np.full(crew_shape, np.nan)
-    off_rows = np.full(crew_shape, np.nan)
-    kind_rows = np.zeros(crew_shape, dtype=np.int64)
-    report_rows[layout.crew, layout.slot] = layout.on
-    off_rows[layout.crew, layout.slot] = layout.off
-    kind_rows[layout.crew, layout.slot] = kinds
-    positions = risk.run_positions(report_rows, off_rows, kind_rows, params)
-    multiplier = model.cumulative_multiplier(
-        report_rows, off_rows, kind_rows, params, position=positions
-    )
-    body_offset = np.stack([phase_on, phase_off], axis=1)
-    interval_crew = layout.interval_crew
+        return DutyRiskDetail(empty, _no_components(), np.empty(0, np.int64),
+                              np.empty(0, np.int64), empty, empty, empty)  # fmt: skip
+    clock = _duty_clock(layout, timeline, params)
+    runs = _runs(layout, clock.kinds, params)
+    body_offset = np.stack([clock.phase_on, clock.phase_off], axis=1)
     kss = _without_workload(layout, kss_by_interval, params)
+    interval_crew = layout.interval_crew
     groups = [
         _group_terms(layout, timeline, kss, params, working, body_offset, interval_crew, g)
         for g in width_groups(layout.count)
     ]
-    # cumulative fatigue over a run of nights or earlies: no recovery within the run (§8)
-    factor_rows = np.full(crew_shape, np.nan)
-    for g in groups:
-        factor = risk.terms_fatigue_factor(g.terms, g.included)
-        factor_rows[layout.crew[g.rows], layout.slot[g.rows]] = factor
-    multiplier = multiplier * risk.run_fatigue_floor(factor_rows, kind_rows, positions)
-    per_duty = multiplier[layout.crew, layout.slot]
-    if len(groups) == 1:  # one grid, every duty in layout order
-        g = groups[0]
-        hazard = risk.hazard_sum(g.terms, g.included, per_duty)
-        empty = np.empty(0)
-        comps = (
-            risk.duty_components(g.terms, g.included, per_duty)
-            if components
-            else risk.DutyComponents(*(empty,) * 7)
-        )
-    else:
-        hazard = np.empty(n_duty)
-        parts = [np.empty(n_duty if components else 0) for _ in risk.DutyComponents._fields]
-        for g in groups:
-            hazard[g.rows] = risk.hazard_sum(g.terms, g.included, per_duty[g.rows])
-            if components:
-                comps_g = risk.duty_components(g.terms, g.included, per_duty[g.rows])
-                for part, values in zip(parts, comps_g, strict=True):
-                    part[g.rows] = values
-        comps = risk.DutyComponents(*parts)
+    per_duty = _duty_multiplier(layout, runs, groups)
+    hazard, comps = _hazards(groups, per_duty, layout.on.size, components)
     return DutyRiskDetail(
         model.duty_risk(hazard, params).round(DECIMALS),
         comps,
-        kinds,
-        positions[layout.crew, layout.slot],
-        np.mod(report_body, 24.0),
+        clock.kinds,
+        runs.position[layout.crew, layout.slot],
+        np.mod(clock.report_body, 24.0),
         layout.sectors,
         layout.off - layout.on,
     )

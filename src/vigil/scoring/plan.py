@@ -180,45 +180,23 @@ def _plan(
     schedules: Callable[[IntArray], Sequence[Schedule]],
 ) -> CrewPlan:
     """:class:`CrewPlan` of ``columns`` with each crew member's sleep and activities."""
-    refs = columns.references
-    offsets = columns.offsets
-    n_duty = columns.n_duties
-    firsts = offsets[:-1]
+    firsts = columns.offsets[:-1]
     on_instant, off_instant = _instants(columns.on_duty), _instants(columns.off_duty)
     zones = _Zones()
     airport_zone = np.array([zones.id(a.tz) for a in columns.airports] or [0], dtype=np.int64)
     base_zone = np.array([zones.id(h[0].tz) for h in columns.home_bases] or [0], dtype=np.int64)
-    # at home: the airport is one of the duty's HomeBase codes, else the crew member's
-    # first HomeBase codes when the duty's own have none (reference §4.1)
-    codes = [_codes(a) for a in columns.airports]
-    homes = [_home_codes(h) for h in columns.home_bases]
-    crew_home = np.repeat(columns.home_base[firsts], offsets[1:] - offsets[:-1])
-    no_codes = np.array([not h for h in homes] or [False])[columns.home_base]
-    home_of_duty = np.where(no_codes, crew_home, columns.home_base)
-
-    # both ends of every duty in one pass: each distinct (airport, HomeBase) pair once
-    ends = np.concatenate([columns.start_airport, columns.end_airport])
-    pairs = ends * len(homes) + np.concatenate([home_of_duty, home_of_duty])
-    at_home = _each_distinct(pairs, lambda k: bool(codes[k // len(homes)] & homes[k % len(homes)]))
-    lead, lag, away = _lead_lag(
-        at_home[:n_duty],
-        at_home[n_duty:],
-        columns.commute_minutes,
-        columns.crew_prep_minutes,
-        params,
-    )
+    lead, lag, away = _commutes(columns, params)
     rest = _column_rest(columns, params, sleep_params)
-    home_zone = base_zone[columns.home_base[firsts]] if n_duty else np.zeros(0, np.int64)
+    home_zone = base_zone[columns.home_base[firsts]] if columns.n_duties else np.zeros(0, np.int64)
     warmup = _warmups(
         [zones.names[z] for z in home_zone.tolist()],
         [on_instant[k] for k in firsts.tolist()],
         crew_sleep,
         crew_acts,
     )
-
     return CrewPlan(
-        references=refs,
-        offsets=offsets,
+        references=columns.references,
+        offsets=columns.offsets,
         on=_hours(columns.on_duty),
         off=_hours(columns.off_duty),
         on_instant=on_instant,
@@ -242,6 +220,35 @@ def _plan(
         activities=crew_acts,
         sleep=crew_sleep,
         schedules=schedules,
+    )
+
+
+def _commutes(
+    columns: DutyColumns, params: Parameters
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Lead, lag and away flag of each duty (:func:`_lead_lag`) from whether it starts and
+    ends at home.
+
+    At home: the airport is one of the duty's HomeBase codes, else the crew member's first
+    HomeBase codes when the duty's own have none (reference §4.1).
+    """
+    offsets = columns.offsets
+    n_duty = columns.n_duties
+    codes = [_codes(a) for a in columns.airports]
+    homes = [_home_codes(h) for h in columns.home_bases]
+    crew_home = np.repeat(columns.home_base[offsets[:-1]], offsets[1:] - offsets[:-1])
+    no_codes = np.array([not h for h in homes] or [False])[columns.home_base]
+    home_of_duty = np.where(no_codes, crew_home, columns.home_base)
+    # both ends of every duty in one pass: each distinct (airport, HomeBase) pair once
+    ends = np.concatenate([columns.start_airport, columns.end_airport])
+    pairs = ends * len(homes) + np.concatenate([home_of_duty, home_of_duty])
+    at_home = _each_distinct(pairs, lambda k: bool(codes[k // len(homes)] & homes[k % len(homes)]))
+    return _lead_lag(
+        at_home[:n_duty],
+        at_home[n_duty:],
+        columns.commute_minutes,
+        columns.crew_prep_minutes,
+        params,
     )
 
 

@@ -92,6 +92,24 @@ def sleep_json(episode: SleepEpisode) -> dict[str, object]:
     }
 
 
+def _duty_item(duty: DutyResult, *, risk: bool, explain: bool) -> dict[str, object]:
+    """One entry of a ``scheduleScores`` entry's ``duties`` (contract §4)."""
+    item: dict[str, object] = {
+        "onDuty": iso(duty.on_duty),
+        "offDuty": iso(duty.off_duty),
+        "firstInterval": duty.first_interval,
+        "intervalCount": duty.interval_count,
+    }
+    if risk:
+        item["risk"] = duty.risk
+        if explain and duty.drivers is not None:
+            item["riskComponents"] = duty.drivers.components
+            item["riskReasons"] = list(duty.drivers.reasons)
+    if duty.rest:
+        item["restIntervals"] = [list(run) for run in duty.rest]
+    return item
+
+
 def schedule_entry(
     result: ScheduleResult,
     scale: str,
@@ -120,22 +138,7 @@ def schedule_entry(
     }
     if risk:
         entry["riskScores"] = [d.risk for d in result.duties]
-    duties: list[dict[str, object]] = []
-    for duty in result.duties:
-        item: dict[str, object] = {
-            "onDuty": iso(duty.on_duty),
-            "offDuty": iso(duty.off_duty),
-            "firstInterval": duty.first_interval,
-            "intervalCount": duty.interval_count,
-        }
-        if risk:
-            item["risk"] = duty.risk
-            if explain and duty.drivers is not None:
-                item["riskComponents"] = duty.drivers.components
-                item["riskReasons"] = list(duty.drivers.reasons)
-        if duty.rest:
-            item["restIntervals"] = [list(run) for run in duty.rest]
-        duties.append(item)
+    duties = [_duty_item(duty, risk=risk, explain=explain) for duty in result.duties]
     entry["duties"] = duties
     if percentiles and "KSS" in result.scores:
         block, per_duty = percentile_block(result)
