@@ -34,7 +34,7 @@ from vigil.domain import INTERVAL, DateFormat, Schedule
 from vigil.roster.subset import only_schedules
 from vigil.scoring.context import DEFAULT_CONTEXT, ScoringContext
 from vigil.scoring.grid import from_epoch_hours
-from vigil.scoring.service import ScheduleResult, score
+from vigil.scoring.service import ScheduleResult, ScoreReport, score
 
 __all__ = ["CalibrationReport", "Group", "Matched", "build_report", "summarise"]
 
@@ -296,6 +296,73 @@ def _sleep_comparison(
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class _RatedRows:
+    """The rows of the rated (or slept) crews' schedules only: a schedule scores from its
+    own rows, and the others' rows become blank lines, so row numbers hold
+    (:func:`vigil.roster.subset.only_schedules`)."""
+
+    roster_text: str
+    date_format: DateFormat
+    activity_text: str
+
+    @classmethod
+    def of(
+        cls, roster_text: str, date_format: DateFormat, activity_text: str, references: set[str]
+    ) -> _RatedRows:
+        activity = only_schedules(activity_text, references) if activity_text else ""
+        return cls(only_schedules(roster_text, references), date_format, activity)
+
+    def only(self, references: set[str]) -> _RatedRows:
+        """These rows narrowed to the schedules of ``references``."""
+        return _RatedRows.of(self.roster_text, self.date_format, self.activity_text, references)
+
+    def score(self, context: ScoringContext, **options: Any) -> ScoreReport:
+        """These rows scored on KSS under ``context`` with the request's ``options``."""
+        request = context.request(
+            self.roster_text,
+            date_format=self.date_format,
+            scale="KSS",
+            activity_text=self.activity_text,
+            **options,
+        )
+        return score(request)
+
+    def with_actual_sleep(
+        self, context: ScoringContext, actual_sleep: Sequence[SleepPeriod]
+    ) -> ScoreReport:
+        """These rows scored on KSS and SP with the crew's actual sleep where given."""
+        sleep_data = [p.sleep_data() for p in actual_sleep]
+        return self.score(context, extra_scales=("SP",), sleep_data=sleep_data)
+
+    def schedules(self, context: ScoringContext) -> dict[str, Schedule]:
+        """These rows' schedules by Reference, read as the scorer reads them."""
+        parsed = context.parse(self.roster_text, self.date_format, activity_text=self.activity_text)
+        return {s.reference: s for s in parsed.schedules}
+
+    def predicted(self, context: ScoringContext, slept: set[str]) -> dict[str, ScheduleResult]:
+        """Results with predicted sleep only (``include_sleep``) of the schedules of
+        ``slept``, by Reference: predicted sleep is compared with the actual sleep given,
+        so only those crews need it (none when ``slept`` is empty)."""
+        if not slept:
+            return {}
+        report = self.only(slept).score(context, include_sleep=True)
+        return {r.reference: r for r in report.schedules}
+
+
+def _kss_fit(report: CalibrationReport, name: str, source: str) -> Fit | None:
+    """The KSS preset fitted to the report's matched KSS ratings (:func:`fit_kss`; ``None``
+    with fewer than 3)."""
+    kss = report.by_instrument("KSS")
+    return fit_kss(
+        np.array([m.predicted for m in kss]),
+        np.array([m.observation.value for m in kss]),
+        np.array([hash(m.observation.reference) for m in kss]),
+        name=name,
+        source=source,
+    )
+
+
 def build_report(
     roster_text: str,
     date_format: DateFormat,
@@ -329,58 +396,20 @@ def build_report(
     fit_name, fit_source
         Name and provenance of the offered KSS preset (:func:`vigil.calibration.fit_kss`).
     """
-    # only the rated (or slept) crews' rows are scored: a schedule scores from its own
-    # rows, and the others' rows are blank lines, so row numbers hold (roster.subset)
-    rated = {o.reference for o in observations} | {p.reference for p in actual_sleep}
-    roster_text = only_schedules(roster_text, rated)
-    activity_text = only_schedules(activity_text, rated) if activity_text else ""
-    sleep_data = [p.sleep_data() for p in actual_sleep]
-    request = context.request(
-        roster_text,
-        date_format=date_format,
-        scale="KSS",
-        extra_scales=("SP",),
-        sleep_data=sleep_data,
-        activity_text=activity_text,
-    )
-    with_actual = score(request)
-    # predicted sleep is compared with the actual sleep given: only those crews need it
     slept = {p.reference for p in actual_sleep}
-    predicted_only = (
-        score(
-            context.request(
-                only_schedules(roster_text, slept),
-                date_format=date_format,
-                scale="KSS",
-                activity_text=only_schedules(activity_text, slept) if activity_text else "",
-                include_sleep=True,
-            )
-        ).schedules
-        if slept
-        else ()
-    )
-    parsed = context.parse(roster_text, date_format, activity_text=activity_text)
-    schedules = {s.reference: s for s in parsed.schedules}
+    rated = {o.reference for o in observations} | slept
+    rows = _RatedRows.of(roster_text, date_format, activity_text, rated)
+    with_actual = rows.with_actual_sleep(context, actual_sleep)
+    schedules = rows.schedules(context)
     results = {r.reference: r for r in with_actual.schedules}
     matched, unmatched = _match(observations, schedules, results)
-    given = sorted({p.reference for p in actual_sleep} & set(results))
     report = CalibrationReport(
         model_version=with_actual.model_version,
         settings_version=context.settings_version,
         matched=tuple(matched),
         unmatched=tuple(unmatched),
         input_errors=(*input_errors, *with_actual.errors),
-        sleep_given_for=tuple(given),
-        sleep=tuple(
-            _sleep_comparison(schedules, {r.reference: r for r in predicted_only}, actual_sleep)
-        ),
+        sleep_given_for=tuple(sorted(slept & set(results))),
+        sleep=tuple(_sleep_comparison(schedules, rows.predicted(context, slept), actual_sleep)),
     )
-    kss = report.by_instrument("KSS")
-    fit = fit_kss(
-        np.array([m.predicted for m in kss]),
-        np.array([m.observation.value for m in kss]),
-        np.array([hash(m.observation.reference) for m in kss]),
-        name=fit_name,
-        source=fit_source,
-    )
-    return replace(report, fits={"KSS": fit})
+    return replace(report, fits={"KSS": _kss_fit(report, fit_name, fit_source)})
