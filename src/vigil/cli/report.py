@@ -144,31 +144,44 @@ def roster_command(
     database_url: Annotated[str | None, DatabaseUrlOption] = None,
 ) -> None:
     """Score ROSTER and write its fleet report (CSV, XLSX, PDF or the summary JSON)."""
-    from vigil.scoring.service import ScoringError, resolve_scale
-
-    suffix = out.suffix.lower()
-    if suffix not in ROSTER_FORMATS:
-        raise typer.BadParameter(f"use one of {', '.join(ROSTER_FORMATS)}", param_hint="--out")
-    if date_format not in ("dmy", "mdy"):
-        raise typer.BadParameter("dmy or mdy", param_hint="--date-format")
-    if airports not in ("iata", "icao"):
-        raise typer.BadParameter("iata or icao", param_hint="--airports")
+    _check_choices(out, date_format, airports)
     found = _operator_settings(operator, database_url) if operator else None
-    try:
-        code = resolve_scale(scale or (found.settings.scale if found else "KSS"))
-    except ScoringError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--scale") from exc
-    try:
-        text = roster.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise typer.BadParameter(f"cannot read {roster}: {exc}", param_hint="ROSTER") from exc
-    scored, report = _score(text, date_format, code, found)
+    code = _report_scale(scale, found)
+    scored, report = _score(_read_roster(roster), date_format, code, found)
     _write(out, report, scored, airports, name or roster.stem)
     counts = report.summary["counts"]
     typer.echo(
         f"wrote {out}: {counts['schedules']} schedules, {counts['duties']} duties"
         + (f", {len(scored.errors)} rows with errors" if scored.errors else "")
     )
+
+
+def _check_choices(out: Path, date_format: str, airports: str) -> None:
+    """Reject an unknown report format, date format or airport code kind, naming the option."""
+    if out.suffix.lower() not in ROSTER_FORMATS:
+        raise typer.BadParameter(f"use one of {', '.join(ROSTER_FORMATS)}", param_hint="--out")
+    if date_format not in ("dmy", "mdy"):
+        raise typer.BadParameter("dmy or mdy", param_hint="--date-format")
+    if airports not in ("iata", "icao"):
+        raise typer.BadParameter("iata or icao", param_hint="--airports")
+
+
+def _report_scale(scale: str | None, found: SettingsVersion | None) -> str:
+    """The report's scale code: ``--scale``, else the operator's, else KSS."""
+    from vigil.scoring.service import ScoringError, resolve_scale
+
+    try:
+        return resolve_scale(scale or (found.settings.scale if found else "KSS"))
+    except ScoringError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--scale") from exc
+
+
+def _read_roster(roster: Path) -> str:
+    """The roster file's text (a UTF-8 byte-order mark dropped)."""
+    try:
+        return roster.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise typer.BadParameter(f"cannot read {roster}: {exc}", param_hint="ROSTER") from exc
 
 
 def _score(
