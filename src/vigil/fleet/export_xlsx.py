@@ -152,6 +152,27 @@ def _hot_rows(summary: dict[str, Any]) -> list[list[Any]]:
     return rows
 
 
+def _summary_sheet(
+    book: Any,
+    summary: dict[str, Any],
+    formats: dict[str, Any],
+    *,
+    model_version: str,
+    preset: str,
+) -> None:
+    """The "Summary" sheet: one label and value a row (shares as percentages)."""
+    sheet = book.add_worksheet("Summary")
+    sheet.set_column(0, 0, 44)
+    sheet.set_column(1, 1, 28)
+    for r, (label, value) in enumerate(_summary_rows(summary, model_version, preset)):
+        sheet.write_string(r, 0, label, formats["header"] if r < 2 else None)
+        if isinstance(value, str):
+            sheet.write_string(r, 1, value)
+        else:
+            fmt = "pct" if "Share" in label else ("int" if isinstance(value, int) else "3dp")
+            sheet.write_number(r, 1, value, formats[fmt])
+
+
 def roster_xlsx(
     t: DutyTable,
     summary: dict[str, Any],
@@ -174,16 +195,7 @@ def roster_xlsx(
     )
     formats: dict[str, Any] = {k: book.add_format({"num_format": v}) for k, v in _FORMATS.items()}
     formats["header"] = book.add_format({"bold": True, "bottom": 1, "text_wrap": True})
-    sheet = book.add_worksheet("Summary")
-    sheet.set_column(0, 0, 44)
-    sheet.set_column(1, 1, 28)
-    for r, (label, value) in enumerate(_summary_rows(summary, model_version, preset)):
-        sheet.write_string(r, 0, label, formats["header"] if r < 2 else None)
-        if isinstance(value, str):
-            sheet.write_string(r, 1, value)
-        else:
-            fmt = "pct" if "Share" in label else ("int" if isinstance(value, int) else "3dp")
-            sheet.write_number(r, 1, value, formats[fmt])
+    _summary_sheet(book, summary, formats, model_version=model_version, preset=preset)
     _sheet(
         book,
         "Duties",

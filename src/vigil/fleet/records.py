@@ -106,6 +106,34 @@ def _serial(epoch_s: IntArray) -> FloatArray:
     return np.round(epoch_s / 86400.0 + EXCEL_EPOCH_DAYS, 8)
 
 
+def _time_columns(t: DutyTable, serial_times: bool) -> list[npt.NDArray[Any] | list[Any]]:
+    """On and off duty in UTC, then in local wall time: text (``2026-03-01T06:00Z``,
+    ``2026-03-01 07:00 +01:00``), or with ``serial_times`` spreadsheet date-time numbers."""
+    if serial_times:
+        return [
+            _serial(t.on_s),
+            _serial(t.off_s),
+            _serial(t.on_s + t.start_offset * 60),
+            _serial(t.off_s + t.end_offset * 60),
+        ]
+    return [
+        [f"{x}Z" for x in _minutes_text(t.on_s).tolist()],
+        [f"{x}Z" for x in _minutes_text(t.off_s).tolist()],
+        _local_column(t.on_s, t.start_offset),
+        _local_column(t.off_s, t.end_offset),
+    ]
+
+
+def _band_words(t: DutyTable) -> npt.NDArray[Any]:
+    """The words of each duty's risk band (``""`` where the duty has no R)."""
+    uppers = np.asarray([b.upper for b in t.bands])
+    words = np.asarray([b.words for b in t.bands] + [""], dtype=object)
+    finite = np.isfinite(t.risk)
+    band = np.where(finite, np.searchsorted(uppers, np.where(finite, t.risk, 0.0), "right"), -1)
+    out: npt.NDArray[Any] = words[band]
+    return out
+
+
 def duty_columns(
     t: DutyTable, airport_style: str = "iata", *, serial_times: bool = False
 ) -> list[npt.NDArray[Any] | list[Any]]:
@@ -116,31 +144,12 @@ def duty_columns(
     Times are text (``2026-03-01T06:00Z``, ``2026-03-01 07:00 +01:00``), or with
     ``serial_times`` spreadsheet date-time numbers (UTC, and local wall time).
     """
-    times: list[npt.NDArray[Any] | list[Any]]
-    if serial_times:
-        times = [
-            _serial(t.on_s),
-            _serial(t.off_s),
-            _serial(t.on_s + t.start_offset * 60),
-            _serial(t.off_s + t.end_offset * 60),
-        ]
-    else:
-        times = [
-            [f"{x}Z" for x in _minutes_text(t.on_s).tolist()],
-            [f"{x}Z" for x in _minutes_text(t.off_s).tolist()],
-            _local_column(t.on_s, t.start_offset),
-            _local_column(t.off_s, t.end_offset),
-        ]
     refs = np.asarray([spreadsheet_safe(r) for r in t.references] + [""], dtype=object)
     fleet = np.asarray([spreadsheet_safe(f) for f in t.fleet] + [""], dtype=object)
     rank = np.asarray([spreadsheet_safe(r) for r in t.rank] + [""], dtype=object)
     codes = [t.airports.label(i, airport_style) for i in range(len(t.airports.code))]
     airports = np.asarray([*codes, ""], dtype=object)
     kinds = np.asarray(DUTY_KINDS, dtype=object)
-    uppers = np.asarray([b.upper for b in t.bands])
-    words = np.asarray([b.words for b in t.bands] + [""], dtype=object)
-    finite = np.isfinite(t.risk)
-    band = np.where(finite, np.searchsorted(uppers, np.where(finite, t.risk, 0.0), "right"), -1)
     return [
         refs[t.sched],
         t.number,
@@ -150,14 +159,14 @@ def duty_columns(
         airports[t.end],
         t.sectors,
         kinds[t.kind],
-        *times,
+        *_time_columns(t, serial_times),
         np.round(t.minutes / 60.0, 2),
         np.round(t.peak, 3),
         np.round(t.mean, 3),
         np.round(t.tod, 3),
         np.round(t.above_minutes, 1),
         np.round(t.risk, 3),
-        words[band],
+        _band_words(t),
         np.round(t.rest_before_h, 2),
         _crew_column(t),
         drivers.reasons_text(t),  # the API's riskReasons; "" where not stored

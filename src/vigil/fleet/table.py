@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, fields
 from datetime import UTC, date, datetime, timedelta
 from functools import lru_cache
 from itertools import accumulate
-from typing import cast
+from typing import NamedTuple, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -42,7 +42,7 @@ from vigil.domain import Schedule
 from vigil.model import EARLY, NIGHT, classify_duty, warning_level
 from vigil.results.compact import IndexedDuty, IndexedSchedule, StoredScores, drivers_of
 from vigil.results.routes import Airports, RouteFacts, route_facts, route_facts_of_columns
-from vigil.scoring.controls import duty_summaries, mask_from_ranges
+from vigil.scoring.controls import DutySummaries, duty_summaries, mask_from_ranges
 from vigil.scoring.report import ScheduleResult
 from vigil.settings.bands import RISK_BANDS, RiskBand
 
@@ -368,22 +368,26 @@ def _no_facts(schedules: Sequence[IndexedSchedule]) -> RosterFacts:
     )  # fmt: skip
 
 
-def _table(
-    schedules: Sequence[IndexedSchedule],
-    column: npt.NDArray[np.floating],
-    facts: RosterFacts,
-    scale: str,
-    level: float | None,
-    bands: tuple[RiskBand, ...],
-    drivers: npt.NDArray[np.float32] | None = None,
-) -> DutyTable:
-    """The one builder: every duty of ``schedules``, its scores in ``column`` (the
-    schedules' intervals back to back), and what drives each duty's risk where stored
-    (``drivers``: one row per duty)."""
-    level = warning_level(scale) if level is None else level
+class _Duties(NamedTuple):
+    """Every duty of a list of stored schedules, back to back in stored order."""
+
+    sched: IntArray  #: index of the duty's schedule
+    number: IntArray  #: 1-based duty number within its schedule
+    on_s: IntArray
+    off_s: IntArray
+    starts: IntArray  #: first interval in the schedules' score column
+    counts: IntArray  #: 15-min intervals
+    risk: FloatArray  #: stored R (NaN where none)
+    runs: list[tuple[tuple[int, int], ...]]  #: at-work runs of intervals
+
+    @property
+    def n(self) -> int:
+        return int(self.sched.size)
+
+
+def _flatten(schedules: Sequence[IndexedSchedule]) -> _Duties:
+    """The duties of ``schedules`` as :class:`_Duties`, intervals counted across schedules."""
     n = sum(len(s.duties) for s in schedules)
-    if len(facts.start) != n:
-        raise ValueError("roster facts do not match the stored duties")
     sched = np.empty(n, dtype=np.int64)
     number = np.empty(n, dtype=np.int64)
     flat = np.empty((n, 4), dtype=np.int64)
@@ -402,25 +406,82 @@ def _table(
             runs_of.append(runs)
             row += 1
         offset += entry.interval_count
-    on_s, off_s, starts, counts = flat[:, 0], flat[:, 1], flat[:, 2], flat[:, 3]
-    values = _duty_values(column, starts, counts)
+    return _Duties(sched, number, flat[:, 0], flat[:, 1], flat[:, 2], flat[:, 3], risk, runs_of)
+
+
+def _summarise(
+    duties: _Duties, column: npt.NDArray[np.floating], level: float
+) -> tuple[DutySummaries, npt.NDArray[np.bool_]]:
+    """Each duty's score summaries (:func:`vigil.scoring.controls.duty_summaries`) and the
+    at-work mask of its intervals.
+
+    Only the intervals at work count (:mod:`vigil.scoring.controls`); "at or above" to the
+    stored precision: scores are kept to 3 decimals (:mod:`vigil.results.compact`).
+    """
+    values = _duty_values(column, duties.starts, duties.counts)
     # interval lengths: 15 min, the last of each duty cut at off duty (contract §4)
+    counts = duties.counts
     length = np.full(values.shape, float(INTERVAL_S))
     has = counts > 0
     ends = np.cumsum(counts) - 1
-    length[ends[has]] = (off_s - on_s - INTERVAL_S * (counts - 1))[has]
-    # only the intervals at work count (vigil.scoring.controls); "at or above" to the
-    # stored precision: scores are kept to 3 decimals (compact.py)
-    working = mask_from_ranges(counts, runs_of)
+    length[ends[has]] = (duties.off_s - duties.on_s - INTERVAL_S * (counts - 1))[has]
+    working = mask_from_ranges(counts, duties.runs)
     summary = duty_summaries(values, counts, length, working, level, LEVEL_TOLERANCE)
-    first_row = np.cumsum(counts) - counts
+    return summary, working
+
+
+def _rest_intervals(counts: IntArray, working: npt.NDArray[np.bool_]) -> IntArray:
+    """Intervals of each duty not at work: the crew member's own rest."""
+    n = counts.size
     at_work = np.bincount(np.repeat(np.arange(n), counts), weights=working, minlength=n)
-    peak_at = on_s + np.maximum(summary.peak_index - first_row, 0) * INTERVAL_S
-    minutes = (off_s - on_s) / 60.0
-    same = np.zeros(n, dtype=bool)
-    same[1:] = sched[1:] == sched[:-1]
-    rest = np.full(n, np.nan)
-    rest[1:] = (on_s[1:] - off_s[:-1]) / 3600.0
+    out: IntArray = counts - at_work.astype(np.int64)
+    return out
+
+
+def _peak_at(duties: _Duties, peak_index: IntArray) -> IntArray:
+    """Start of each duty's peak interval [s since the epoch]; on duty where it has none."""
+    first_row = np.cumsum(duties.counts) - duties.counts
+    peak_at = duties.on_s + np.maximum(peak_index - first_row, 0) * INTERVAL_S
+    out: IntArray = np.where(peak_index >= 0, peak_at, duties.on_s)
+    return out
+
+
+def _rest_before(duties: _Duties) -> FloatArray:
+    """Hours since the schedule's previous duty went off (NaN for a schedule's first)."""
+    same = np.zeros(duties.n, dtype=bool)
+    same[1:] = duties.sched[1:] == duties.sched[:-1]
+    rest = np.full(duties.n, np.nan)
+    rest[1:] = (duties.on_s[1:] - duties.off_s[:-1]) / 3600.0
+    out: FloatArray = np.where(same, rest, np.nan)
+    return out
+
+
+def _check_facts(facts: RosterFacts, n: int) -> None:
+    """Raise ``ValueError`` unless ``facts`` describe ``n`` duties, as the stored scores do."""
+    if len(facts.start) != n:
+        raise ValueError("roster facts do not match the stored duties")
+
+
+def _crew(facts: RosterFacts, n: int) -> IntArray:
+    """Each duty's CrewComposition, or zeros (unknown) where the facts carry none."""
+    return _ints(facts.crew) if len(facts.crew) == n else np.zeros(n, dtype=np.int64)
+
+
+def _table(
+    schedules: Sequence[IndexedSchedule],
+    column: npt.NDArray[np.floating],
+    facts: RosterFacts,
+    scale: str,
+    level: float | None,
+    bands: tuple[RiskBand, ...],
+    drivers: npt.NDArray[np.float32] | None = None,
+) -> DutyTable:
+    """The one builder: every duty of ``schedules``, its scores in ``column`` (the schedules'
+    intervals back to back), and what drives each duty's risk where stored (``drivers``)."""
+    level = warning_level(scale) if level is None else level
+    duties = _flatten(schedules)
+    _check_facts(facts, duties.n)
+    summary, working = _summarise(duties, column, level)
     home_offset = _ints(facts.home_offset)
     return DutyTable(
         scale=scale,
@@ -430,31 +491,31 @@ def _table(
         rank=facts.rank,
         home=facts.home,
         airports=facts.airports,
-        sched=sched,
-        number=number,
-        on_s=on_s,
-        off_s=off_s,
+        sched=duties.sched,
+        number=duties.number,
+        on_s=duties.on_s,
+        off_s=duties.off_s,
         start=_ints(facts.start),
         end=_ints(facts.end),
         sectors=_ints(facts.sectors),
         start_offset=_ints(facts.start_offset),
         end_offset=_ints(facts.end_offset),
         home_offset=home_offset,
-        kind=_kinds(on_s, off_s, home_offset),
-        risk=risk,
+        kind=_kinds(duties.on_s, duties.off_s, home_offset),
+        risk=duties.risk,
         peak=np.round(summary.peak, 3),
         mean=np.round(summary.mean, 3),
-        minutes=minutes,
+        minutes=(duties.off_s - duties.on_s) / 60.0,
         above_minutes=np.round(summary.above_minutes, 2),
         working_minutes=summary.working_minutes,
         tod=np.round(summary.tod, 3),
-        rest_before_h=np.where(same, rest, np.nan),
-        intervals=counts.copy(),
-        rest_intervals=counts - at_work.astype(np.int64),
-        peak_at_s=np.where(summary.peak_index >= 0, peak_at, on_s),
+        rest_before_h=_rest_before(duties),
+        intervals=duties.counts.copy(),
+        rest_intervals=_rest_intervals(duties.counts, working),
+        peak_at_s=_peak_at(duties, summary.peak_index),
         bands=bands,
-        crew=_ints(facts.crew) if len(facts.crew) == n else np.zeros(n, dtype=np.int64),
-        drivers=drivers if drivers is not None and drivers.shape[0] == n else None,
+        crew=_crew(facts, duties.n),
+        drivers=drivers if drivers is not None and drivers.shape[0] == duties.n else None,
     )
 
 
