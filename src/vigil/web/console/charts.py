@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -54,6 +54,91 @@ def _finite(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
+class _Series(NamedTuple):
+    """The chart's intervals: start and end [ms since the epoch] and score (``None``: no
+    value)."""
+
+    t0: list[int]
+    t1: list[int]
+    v: list[float | None]
+
+    def add(self, on: int, off: int, piece: Sequence[float | None]) -> None:
+        """One duty's intervals, from ``on``, 15 minutes each, the last cut at ``off``."""
+        for k, value in enumerate(piece):
+            self.t0.append(on + k * INTERVAL_MS)
+            self.t1.append(min(on + (k + 1) * INTERVAL_MS, off))
+            self.v.append(value)
+
+
+def _duty_item(
+    duty: Mapping[str, Any],
+    j: int,
+    on: int,
+    off: int,
+    piece: Sequence[float | None],
+    risk: float | None,
+    levels: tuple[float, ...],
+    in_force: tuple[bands.RiskBand, ...],
+) -> dict[str, Any]:
+    """The chart's summary of duty ``j`` (0-based) with its scores ``piece`` and R."""
+    first, count = int(duty["firstInterval"]), int(duty["intervalCount"])
+    runs = duty.get("restIntervals") or []
+    # summaries count the intervals at work only (vigil.scoring.controls)
+    working = mask_from_ranges(np.array([count], dtype=np.int64), [runs]).tolist()
+    finite = [v for v, w in zip(piece, working, strict=True) if v is not None and w]
+    band, words = risk_band(risk, in_force)
+    return {
+        "index": j + 1,
+        "on": on,
+        "off": off,
+        "onText": duty["onDuty"],
+        "offText": duty["offDuty"],
+        "first": first,
+        "count": count,
+        "rest": [[int(a), int(n)] for a, n in runs],
+        "risk": risk,
+        "band": band,
+        "bandText": words,
+        "why": ", ".join(duty.get("riskReasons") or ()),  # explained responses only
+        "components": duty.get("riskComponents") or {},
+        "peak": max(finite) if finite else None,
+        "mean": round(sum(finite) / len(finite), 3) if finite else None,
+        "aboveWarning": sum(1 for v in finite if levels and v >= levels[0]),
+    }
+
+
+def _duties(
+    entry: Mapping[str, Any], levels: tuple[float, ...], in_force: tuple[bands.RiskBand, ...]
+) -> tuple[list[dict[str, Any]], _Series]:
+    """Each duty's summary (:func:`_duty_item`) and every interval of the schedule."""
+    scores: Sequence[Any] = entry.get("fatigueScores") or []
+    risk_scores: Sequence[Any] = entry.get("riskScores") or []
+    series = _Series([], [], [])
+    duties: list[dict[str, Any]] = []
+    for j, duty in enumerate(entry.get("duties") or []):
+        on, off = epoch_ms(duty["onDuty"]), epoch_ms(duty["offDuty"])
+        first, count = int(duty["firstInterval"]), int(duty["intervalCount"])
+        piece = [_finite(v) for v in scores[first : first + count]]
+        series.add(on, off, piece)
+        risk = _finite(duty.get("risk", risk_scores[j] if j < len(risk_scores) else None))
+        duties.append(_duty_item(duty, j, on, off, piece, risk, levels, in_force))
+    return duties, series
+
+
+def _sleep_items(entry: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The schedule's sleep episodes (given or predicted) for the chart."""
+    return [
+        {
+            "start": epoch_ms(s["start"]),
+            "end": epoch_ms(s["end"]),
+            "source": s.get("source", "predicted"),
+            "kind": s.get("kind", "main"),
+            "quality": _finite(s.get("quality")),
+        }
+        for s in entry.get("sleep") or []
+    ]
+
+
 def chart_payload(
     entry: Mapping[str, Any],
     scale: str,
@@ -85,57 +170,7 @@ def chart_payload(
     """
     info = SCALE_INFO[scale]
     levels = tuple(info.warnings if warnings is None else warnings)
-    scores: Sequence[Any] = entry.get("fatigueScores") or []
-    risk_scores: Sequence[Any] = entry.get("riskScores") or []
-    t0: list[int] = []
-    t1: list[int] = []
-    values: list[float | None] = []
-    duties: list[dict[str, Any]] = []
-    for j, duty in enumerate(entry.get("duties") or []):
-        on, off = epoch_ms(duty["onDuty"]), epoch_ms(duty["offDuty"])
-        first, count = int(duty["firstInterval"]), int(duty["intervalCount"])
-        piece = [_finite(v) for v in scores[first : first + count]]
-        for k, value in enumerate(piece):
-            t0.append(on + k * INTERVAL_MS)
-            t1.append(min(on + (k + 1) * INTERVAL_MS, off))
-            values.append(value)
-        risk = duty.get("risk", risk_scores[j] if j < len(risk_scores) else None)
-        risk = _finite(risk)
-        runs = duty.get("restIntervals") or []
-        # summaries count the intervals at work only (vigil.scoring.controls)
-        working = mask_from_ranges(np.array([count], dtype=np.int64), [runs]).tolist()
-        finite = [v for v, w in zip(piece, working, strict=True) if v is not None and w]
-        band, words = risk_band(risk, in_force)
-        duties.append(
-            {
-                "index": j + 1,
-                "on": on,
-                "off": off,
-                "onText": duty["onDuty"],
-                "offText": duty["offDuty"],
-                "first": first,
-                "count": count,
-                "rest": [[int(a), int(n)] for a, n in runs],
-                "risk": risk,
-                "band": band,
-                "bandText": words,
-                "why": ", ".join(duty.get("riskReasons") or ()),  # explained responses only
-                "components": duty.get("riskComponents") or {},
-                "peak": max(finite) if finite else None,
-                "mean": round(sum(finite) / len(finite), 3) if finite else None,
-                "aboveWarning": sum(1 for v in finite if levels and v >= levels[0]),
-            }
-        )
-    sleep = [
-        {
-            "start": epoch_ms(s["start"]),
-            "end": epoch_ms(s["end"]),
-            "source": s.get("source", "predicted"),
-            "kind": s.get("kind", "main"),
-            "quality": _finite(s.get("quality")),
-        }
-        for s in entry.get("sleep") or []
-    ]
+    duties, series = _duties(entry, levels, in_force)
     return {
         "schedule": entry.get("schedule", ""),
         "scale": scale,
@@ -144,11 +179,11 @@ def chart_payload(
         "low": info.low,
         "high": info.high,
         "warnings": list(levels),
-        "t0": t0,
-        "t1": t1,
-        "v": values,
+        "t0": series.t0,
+        "t1": series.t1,
+        "v": series.v,
         "duties": duties,
-        "sleep": sleep,
+        "sleep": _sleep_items(entry),
     }
 
 

@@ -8,7 +8,7 @@ attributes, so the console's CSP (no inline styles) holds.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 from vigil.settings.bands import RISK_BANDS, RiskBand
 
@@ -35,24 +35,26 @@ def _nice_max(value: int) -> int:
     return value
 
 
-def histogram_bars(hist: dict[str, Any], *, bands: bool | tuple[RiskBand, ...]) -> dict[str, Any]:
-    """Bars of a stored histogram (``edges``, ``counts``; a ``None`` last edge is open),
-    scaled into a ``WIDTH`` × ``HEIGHT`` box, with band backgrounds when ``bands`` (the
-    bands in force, or ``True`` for the built-in :data:`~vigil.settings.bands.RISK_BANDS`)."""
-    counts: list[int] = hist["counts"]
-    edges = list(hist["edges"])
-    if edges[-1] is None:  # the open bin is drawn as wide as the one before
-        edges[-1] = edges[-2] + (edges[-2] - edges[-3])
-    lo, hi = float(edges[0]), float(edges[-1])
-    span = (hi - lo) or 1.0
-    top = _nice_max(max(counts) if counts else 1)
-    inner_w, inner_h = WIDTH - LEFT - 8, HEIGHT - BOTTOM - 8
+class _Axis(NamedTuple):
+    """The horizontal axis of a histogram box: values from ``lo`` over ``span`` drawn
+    across ``inner_w`` pixels from the left margin."""
 
-    def x(value: float) -> float:
-        return round(LEFT + (value - lo) / span * inner_w, 2)
+    lo: float
+    span: float
+    inner_w: float
 
+    def x(self, value: float) -> float:
+        return round(LEFT + (value - self.lo) / self.span * self.inner_w, 2)
+
+
+def _bars(
+    hist: dict[str, Any], edges: list[Any], top: float, axis: _Axis, inner_h: float
+) -> list[dict[str, Any]]:
+    """One bar per bin, its height scaled to ``top``; ``hi`` is the stored edge (``None``
+    for the open bin)."""
     bars = []
-    for i, count in enumerate(counts):
+    x = axis.x
+    for i, count in enumerate(hist["counts"]):
         h = round(count / top * inner_h, 2)
         bars.append(
             {
@@ -65,21 +67,41 @@ def histogram_bars(hist: dict[str, Any], *, bands: bool | tuple[RiskBand, ...]) 
                 "hi": hist["edges"][i + 1],
             }
         )
+    return bars
+
+
+def _band_backs(bands: tuple[RiskBand, ...], hi: float, axis: _Axis) -> list[dict[str, Any]]:
+    """The background of each risk band over the part of the axis it covers."""
     backs = []
-    if bands is not False:
-        for band in RISK_BANDS if bands is True else bands:
-            left, right = max(band.lower, lo), min(band.upper, hi)
-            if right > left:
-                backs.append(
-                    {
-                        "x": x(left),
-                        "w": round(x(right) - x(left), 2),
-                        "band": band.css,
-                        "fill": BAND_FILL[band.css],
-                    }
-                )
+    for band in bands:
+        left, right = max(band.lower, axis.lo), min(band.upper, hi)
+        if right > left:
+            backs.append(
+                {
+                    "x": axis.x(left),
+                    "w": round(axis.x(right) - axis.x(left), 2),
+                    "band": band.css,
+                    "fill": BAND_FILL[band.css],
+                }
+            )
+    return backs
+
+
+def histogram_bars(hist: dict[str, Any], *, bands: bool | tuple[RiskBand, ...]) -> dict[str, Any]:
+    """Bars of a stored histogram (``edges``, ``counts``; a ``None`` last edge is open),
+    scaled into a ``WIDTH`` × ``HEIGHT`` box, with band backgrounds when ``bands`` (the
+    bands in force, or ``True`` for the built-in :data:`~vigil.settings.bands.RISK_BANDS`)."""
+    counts: list[int] = hist["counts"]
+    edges = list(hist["edges"])
+    if edges[-1] is None:  # the open bin is drawn as wide as the one before
+        edges[-1] = edges[-2] + (edges[-2] - edges[-3])
+    lo, hi = float(edges[0]), float(edges[-1])
+    top = _nice_max(max(counts) if counts else 1)
+    inner_w, inner_h = WIDTH - LEFT - 8, HEIGHT - BOTTOM - 8
+    axis = _Axis(lo, (hi - lo) or 1.0, inner_w)
+    in_force = RISK_BANDS if bands is True else () if bands is False else bands
     ticks = [
-        {"x": x(float(e)), "label": f"{float(e):g}"} for e in edges[:: max(1, len(edges) // 8)]
+        {"x": axis.x(float(e)), "label": f"{float(e):g}"} for e in edges[:: max(1, len(edges) // 8)]
     ]
     return {
         "width": WIDTH,
@@ -87,8 +109,8 @@ def histogram_bars(hist: dict[str, Any], *, bands: bool | tuple[RiskBand, ...]) 
         "left": LEFT,
         "base": round(8 + inner_h, 2),
         "top": top,
-        "bars": bars,
-        "backs": backs,
+        "bars": _bars(hist, edges, top, axis, inner_h),
+        "backs": _band_backs(in_force, hi, axis),
         "ticks": ticks,
         "total": sum(counts),
     }

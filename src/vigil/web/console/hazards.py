@@ -250,6 +250,34 @@ def _risk(text: str) -> float | None:
     return value if value is not None and math.isfinite(value) else None
 
 
+def _roster_name(console: Console, token: str) -> str | None:
+    """The name of the operator's roster ``token`` (``""`` without one; ``None``: no such
+    roster)."""
+    if not token:
+        return ""
+    upload = uploads.get_upload(session=console.db, operator=console.operator, token=token)
+    return upload.roster_name if upload is not None else None
+
+
+_DUTY_NEEDS = "A duty decision needs its Reference and report time."
+
+
+def _duty_identity(reference: str, report: str, start: str, end: str) -> DutyIdentity | None:
+    """The duty a decision is about; ``None`` without its Reference or a valid report time."""
+    at = _instant(report)
+    if not reference or at is None:
+        return None
+    return DutyIdentity(reference, at, start, end)
+
+
+def _refusal(console: Console, exc: HazardError) -> Response:
+    """The log page with why nothing was recorded (the session rolled back): 409 when the
+    decision changed meanwhile, else 400."""
+    console.db.rollback()
+    status = 409 if isinstance(exc, StaleDecisionError) else 400
+    return _page(console, error=f"Nothing recorded: {exc}.", status_code=status)
+
+
 @router.post("")
 def record(
     console: PostConsole,
@@ -273,21 +301,14 @@ def record(
     changed meanwhile by someone else) is the log page with the reason and nothing stored.
     """
     assert console.user is not None
-    roster_name = ""
-    if roster:
-        upload = uploads.get_upload(session=console.db, operator=console.operator, token=roster)
-        if upload is None:
-            return console.not_found("roster")
-        roster_name = upload.roster_name
+    roster_name = _roster_name(console, roster)
+    if roster_name is None:
+        return console.not_found("roster")
     duty = None
     if kind == "duty":
-        at = _instant(report)
-        if not reference or at is None:
-            return _page(
-                console, error="A duty decision needs its Reference and report time.",
-                status_code=400,
-            )  # fmt: skip
-        duty = DutyIdentity(reference, at, start, end)
+        duty = _duty_identity(reference, report, start, end)
+        if duty is None:
+            return _page(console, error=_DUTY_NEEDS, status_code=400)
     try:
         entry = hazards.record_decision(
             session=console.db,
@@ -303,12 +324,8 @@ def record(
             risk=_risk(risk),
             seen=_whole(seen),
         )
-    except StaleDecisionError as exc:
-        console.db.rollback()
-        return _page(console, error=f"Nothing recorded: {exc}.", status_code=409)
     except HazardError as exc:
-        console.db.rollback()
-        return _page(console, error=f"Nothing recorded: {exc}.", status_code=400)
+        return _refusal(console, exc)
     console.db.commit()
     target = safe_next(back) if back else f"{PREFIX}/hazards?recorded={entry.id}"
     return console.finish(RedirectResponse(target, status_code=303))

@@ -34,10 +34,11 @@ from vigil.fleet.stored import StoredSummary
 from vigil.fleet.summary import duty_row
 from vigil.fleet.table import DutyTable, schedule_table
 from vigil.results.compact import StoredScores, unpack
-from vigil.results.one import one_schedule
+from vigil.results.one import OneSchedule, one_schedule
 from vigil.results.stored_sleep import schedule_sleep
 from vigil.scoring.report import schedule_entry, sleep_json
 from vigil.scoring.service import SCALE_CODES
+from vigil.settings.bands import RiskBand
 from vigil.store import results as results_store
 from vigil.store import uploads
 from vigil.store.repo import AlreadyExistsError
@@ -173,6 +174,51 @@ def _decode(data: bytes) -> str | None:
         return None
 
 
+def _roster_name(name: str, filename: str | None) -> str:
+    """The upload's name: the one typed, else the file's stem, else a UTC time stamp (stored
+    cut to 200 characters)."""
+    roster_name = name.strip() or PurePath(filename or "").stem.strip()
+    if not roster_name:
+        roster_name = datetime.now(UTC).strftime("roster-%Y%m%dT%H%M%SZ")
+    return roster_name
+
+
+def _store_upload(
+    console: PostConsole,
+    roster_name: str,
+    roster_text: str,
+    activity_text: str,
+    date_format: str,
+    scale: str,
+    overwrite: bool,
+) -> Response:
+    """Store the upload and wake the workers, then back to the list; the list page with
+    the reason when the operator's queue is full (429) or the name is taken (409)."""
+    try:
+        upload = uploads.create_upload(
+            session=console.db,
+            operator=console.operator,
+            roster_name=roster_name[:200],
+            roster_text=roster_text,
+            activity_text=activity_text,
+            date_format=date_format,
+            preferred_scale=scale,
+            overwrite=overwrite,
+            max_unfinished=console.runtime.settings.max_queued_per_operator,
+        )
+    except uploads.QueueFullError as exc:  # the same quota as UploadRoster's
+        response = _list_page(console, error=str(exc), status_code=429)
+        response.headers["Retry-After"] = "60"
+        return response
+    except AlreadyExistsError:
+        error = f"A roster named {roster_name!r} exists; tick “replace” to overwrite it."
+        return _list_page(console, error=error, status_code=409)
+    console.db.commit()
+    logger.info("console upload %s by %s", upload.id, console.operator)
+    _wake_workers(console)
+    return console.finish(RedirectResponse(f"{PREFIX}/rosters", status_code=303))
+
+
 @router.post("")
 def upload_roster(
     console: PostConsole,
@@ -200,32 +246,10 @@ def upload_roster(
         return _list_page(console, error="The roster file is empty.", status_code=400)
     if date_format not in ("dmy", "mdy") or scale.upper() not in SCALE_CODES:
         return _list_page(console, error="Unknown date format or scale.", status_code=400)
-    roster_name = name.strip() or PurePath(roster.filename or "").stem.strip()
-    if not roster_name:
-        roster_name = datetime.now(UTC).strftime("roster-%Y%m%dT%H%M%SZ")
-    try:
-        upload = uploads.create_upload(
-            session=console.db,
-            operator=console.operator,
-            roster_name=roster_name[:200],
-            roster_text=roster_text,
-            activity_text=activity_text,
-            date_format=date_format,
-            preferred_scale=scale.upper(),
-            overwrite=overwrite,
-            max_unfinished=console.runtime.settings.max_queued_per_operator,
-        )
-    except uploads.QueueFullError as exc:  # the same quota as UploadRoster's
-        response = _list_page(console, error=str(exc), status_code=429)
-        response.headers["Retry-After"] = "60"
-        return response
-    except AlreadyExistsError:
-        error = f"A roster named {roster_name!r} exists; tick “replace” to overwrite it."
-        return _list_page(console, error=error, status_code=409)
-    console.db.commit()
-    logger.info("console upload %s by %s", upload.id, console.operator)
-    _wake_workers(console)
-    return console.finish(RedirectResponse(f"{PREFIX}/rosters", status_code=303))
+    roster_name = _roster_name(name, roster.filename)
+    return _store_upload(
+        console, roster_name, roster_text, activity_text, date_format, scale.upper(), overwrite
+    )
 
 
 @dataclass
@@ -332,6 +356,29 @@ def _schedule_page(
     }
 
 
+def _dashboard(
+    console: UserConsole, upload: RosterUpload, summary: StoredSummary, table: dict[str, Any]
+) -> dict[str, Any]:
+    """The roster page's dashboard: the summary, its histograms, report-hour grid and
+    reviews, and the page of its schedules table (``table``)."""
+    s = summary.summary
+    return {
+        "summary": s,
+        "preset": summary.preset,
+        "risk_hist": histogram_bars(s["riskHistogram"], bands=summary.thresholds.bands),
+        "peak_hist": histogram_bars(s["peakHistogram"], bands=False),
+        "grid": hour_grid(s["hotSpots"]["reportHour"]),
+        "table": table,
+        "band_of": partial(risk_band, in_force=summary.thresholds.bands),
+        "in_force": in_force(summary.thresholds, upload.preferred_scale),
+        "schedule_total": len(summary.schedules["reference"]),
+        "utc": utc_text,
+        "reviews": top_duty_reviews(console, s["topDuties"], summary.thresholds.bands),
+        "pattern_reviews": pattern_reviews(console, s["patterns"]),
+        "back": f"{PREFIX}/rosters/{upload.token}",
+    }
+
+
 @router.get("/{token}")
 def roster_detail(
     console: UserConsole,
@@ -359,22 +406,8 @@ def roster_detail(
     summary = fleet_stored.ensure_light(console.db, upload, result) if result else None
     context: dict[str, Any] = {}
     if summary is not None:
-        s = summary.summary
-        context = {
-            "summary": s,
-            "preset": summary.preset,
-            "risk_hist": histogram_bars(s["riskHistogram"], bands=summary.thresholds.bands),
-            "peak_hist": histogram_bars(s["peakHistogram"], bands=False),
-            "grid": hour_grid(s["hotSpots"]["reportHour"]),
-            "table": _schedule_page(summary, sort, order, fleet, rank, q, page),
-            "band_of": partial(risk_band, in_force=summary.thresholds.bands),
-            "in_force": in_force(summary.thresholds, upload.preferred_scale),
-            "schedule_total": len(summary.schedules["reference"]),
-            "utc": utc_text,
-            "reviews": top_duty_reviews(console, s["topDuties"], summary.thresholds.bands),
-            "pattern_reviews": pattern_reviews(console, s["patterns"]),
-            "back": f"{PREFIX}/rosters/{upload.token}",
-        }
+        table = _schedule_page(summary, sort, order, fleet, rank, q, page)
+        context = _dashboard(console, upload, summary, table)
     response = console.render(
         "roster.html",
         upload=upload,
@@ -515,46 +548,20 @@ def roster_chart(
     if result is None:
         return console.not_found("result (the roster is not processed yet)")
     summary = fleet_stored.ensure_light(console.db, upload, result)
-    facts = summary.facts
-    refs = summary.schedules["reference"]
-    where = None
-    if facts.row_offset and schedule in refs:
-        at = refs.index(schedule)
-        where = (at, facts.row_offset[at], facts.first_duty[at])
-    one = one_schedule(results_store.scores_reader(console.db, upload.id), schedule, where)
+    one = _one_stored(console, upload, summary, schedule)
     if one is None:
         return console.not_found("schedule")
-    stored, index = one.stored, one.position
+    stored = one.stored
     code = scale.upper() if scale.upper() in stored.scales else upload.preferred_scale
-    entry_result = next(iter(stored.schedule_results(code)))
-    entry = schedule_entry(entry_result, code, risk=True, arrays=False)
+    entry = schedule_entry(next(iter(stored.schedule_results(code))), code, risk=True, arrays=False)
     entry["sleep"] = stored_sleep(result, schedule)
     prefs = preferences(console)
     limits = summary.thresholds
     payload = chart_payload(entry, code, warnings=limits.warnings(code), in_force=limits.bands)
-    table = schedule_table(
-        stored,
-        summary.facts,
-        index,
-        code,
-        first_duty=one.first_duty,
-        level=limits.level(code),
-        bands=limits.bands,
-    )
+    table = _chart_table(one, summary, code)
     home = table.home[0]
-    payload["homeOffsetMin"] = int(table.home_offset[0]) if len(table) else 0
-    payload["homeOffsets"] = _home_offsets(payload, table.airports.zone[home] if home >= 0 else "")
-    payload["timeAxis"] = prefs["time"]
-    anchor = int(duty) if duty.isdigit() and 1 <= int(duty) <= len(payload["duties"]) else 0
-    if anchor:  # the chart script centres its window on this duty (number from 1)
-        payload["anchor"] = anchor
-    duties = [duty_row(table, i, prefs["airports"]) | {"index": i + 1} for i in range(len(table))]
-    for row in duties:
-        row["reportLocal"] = local_text(row["onUtc"], row["startOffsetMin"])
-        row["offLocal"] = local_text(row["offUtc"], row["endOffsetMin"])
-        row["reportUtc"] = utc_text(row["onUtc"])
-        row["offUtc_"] = utc_text(row["offUtc"])
-        row["bandCss"], row["bandText"] = risk_band(row["risk"], limits.bands)
+    _add_home_time(payload, table, prefs["time"])
+    anchor = _anchor(payload, duty)
     return console.render(
         "chart.html",
         upload=upload,
@@ -565,7 +572,7 @@ def roster_chart(
         model_version=result.model_version,
         preset=summary.preset,
         in_force=in_force(limits, code),
-        duties=duties,
+        duties=_chart_duties(table, prefs["airports"], limits.bands),
         prefs=prefs,
         home=table.airports.label(home, prefs["airports"]) if home >= 0 else "",
         fleet=table.fleet[0],
@@ -574,6 +581,68 @@ def roster_chart(
         reviews=chart_reviews(console, table, schedule),
         anchor=anchor,
     )
+
+
+def _one_stored(
+    console: Console, upload: RosterUpload, summary: StoredSummary, schedule: str
+) -> OneSchedule | None:
+    """``schedule``'s stored scores alone (:func:`vigil.results.one.one_schedule`), found
+    where the summary's facts put them (its position, first row and first duty) when they
+    know, else looked up; ``None`` when the roster has no such schedule."""
+    facts = summary.facts
+    refs = summary.schedules["reference"]
+    where = None
+    if facts.row_offset and schedule in refs:
+        at = refs.index(schedule)
+        where = (at, facts.row_offset[at], facts.first_duty[at])
+    return one_schedule(results_store.scores_reader(console.db, upload.id), schedule, where)
+
+
+def _chart_table(one: OneSchedule, summary: StoredSummary, code: str) -> DutyTable:
+    """The schedule's duty table on scale ``code`` under the thresholds in force."""
+    limits = summary.thresholds
+    return schedule_table(
+        one.stored,
+        summary.facts,
+        one.position,
+        code,
+        first_duty=one.first_duty,
+        level=limits.level(code),
+        bands=limits.bands,
+    )
+
+
+def _anchor(payload: dict[str, Any], duty: str) -> int:
+    """The duty number (from 1) the chart script centres its window on, set in ``payload``;
+    0 (none) unless ``duty`` is the number of one of the chart's duties."""
+    anchor = int(duty) if duty.isdigit() and 1 <= int(duty) <= len(payload["duties"]) else 0
+    if anchor:
+        payload["anchor"] = anchor
+    return anchor
+
+
+def _add_home_time(payload: dict[str, Any], table: DutyTable, time_axis: str) -> None:
+    """The chart's home-base time: its UTC offset at the first duty, the home zone's
+    offsets over the chart's span (:func:`_home_offsets`), and the time axis chosen."""
+    home = table.home[0]
+    payload["homeOffsetMin"] = int(table.home_offset[0]) if len(table) else 0
+    payload["homeOffsets"] = _home_offsets(payload, table.airports.zone[home] if home >= 0 else "")
+    payload["timeAxis"] = time_axis
+
+
+def _chart_duties(
+    table: DutyTable, airport_style: str, bands: tuple[RiskBand, ...]
+) -> list[dict[str, Any]]:
+    """The chart page's table of the schedule's duties: :func:`vigil.fleet.summary.duty_row`
+    with report and off times in UTC and local time and the risk band."""
+    duties = [duty_row(table, i, airport_style) | {"index": i + 1} for i in range(len(table))]
+    for row in duties:
+        row["reportLocal"] = local_text(row["onUtc"], row["startOffsetMin"])
+        row["offLocal"] = local_text(row["offUtc"], row["endOffsetMin"])
+        row["reportUtc"] = utc_text(row["onUtc"])
+        row["offUtc_"] = utc_text(row["offUtc"])
+        row["bandCss"], row["bandText"] = risk_band(row["risk"], bands)
+    return duties
 
 
 def _home_offsets(payload: dict[str, Any], zone: str) -> list[list[int]]:

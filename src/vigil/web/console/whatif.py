@@ -32,7 +32,7 @@ from fastapi import APIRouter, Depends, Header, HTTPException
 from fastapi.responses import JSONResponse, Response
 
 from vigil.domain import CrewComposition, DateFormat, Period, Schedule
-from vigil.planner import PlanError, PlanRequest, plan_rest
+from vigil.planner import PilotBreak, PlanError, PlanRequest, plan_rest
 from vigil.results.one import one_schedule, schedules_with_duty
 from vigil.roster import ParsedRoster
 from vigil.scoring.context import ScoringContext
@@ -223,6 +223,26 @@ def _crew(
     return crew_of(parsed.schedules if parsed is not None else [mine], mine.reference)
 
 
+def _crew_json(
+    console: Console, upload: RosterUpload, mine: Schedule, context: ScoringContext
+) -> dict[str, dict[str, Any]]:
+    """The crew of each of ``mine``'s augmented duties (:func:`_crew`), by duty index, with
+    the duty's crew size."""
+    return {
+        str(i): {
+            "size": int(mine.duties[i].crew_composition),
+            "crew": refs,
+        }
+        for i, refs in _crew(console, upload, mine, context).items()
+    }
+
+
+def _page_scale(asked: str, preferred: str, stored: Sequence[str]) -> str:
+    """The scale the page shows: the one asked for if stored, else the roster's preferred."""
+    code = _scale(asked) or preferred
+    return code if code in stored else preferred
+
+
 @router.get("/{token}/whatif")
 def whatif_page(console: UserConsole, token: str, schedule: str = "", scale: str = "") -> Response:
     """The what-if page of one schedule: stored scores, and a draft to edit."""
@@ -237,9 +257,7 @@ def whatif_page(console: UserConsole, token: str, schedule: str = "", scale: str
     if one is None:
         return console.not_found("schedule")
     stored = one.stored
-    code = _scale(scale) or upload.preferred_scale
-    if code not in stored.scales:
-        code = upload.preferred_scale
+    code = _page_scale(scale, upload.preferred_scale, stored.scales)
     result = next(iter(stored.schedule_results(code)))
     date_format = DateFormat(upload.date_format)
     context = context_of_upload(console.db, upload.id)
@@ -250,13 +268,6 @@ def whatif_page(console: UserConsole, token: str, schedule: str = "", scale: str
         return console.not_found("schedule")
     entry = schedule_entry(result, code, risk=True, arrays=False)
     entry["sleep"] = [sleep_json(e) for e in sleep_for([mine], context.parameters)[0]]
-    crew = {
-        str(i): {
-            "size": int(mine.duties[i].crew_composition),
-            "crew": refs,
-        }
-        for i, refs in _crew(console, upload, mine, context).items()
-    }
     data = {
         "token": upload.token,
         "rosterName": upload.roster_name,
@@ -265,7 +276,7 @@ def whatif_page(console: UserConsole, token: str, schedule: str = "", scale: str
         "dateFormat": date_format.value,
         "stored": chart_payload(entry, code),
         "draft": draft_json(draft_of(replace(mine, activities=()))),
-        "crew": crew,
+        "crew": _crew_json(console, upload, mine, context),
         "activities": len(mine.activities),
         "storedModel": light.model_version,
         "settingsVersion": context.settings_version,
@@ -341,18 +352,10 @@ def _current_rest(
     return out
 
 
-@router.post("/{token}/whatif/plan")
-def whatif_plan(console: JsonConsole, token: str, body: PlanIn) -> Response:
-    """Plan the rest of one augmented duty of the draft (same code as the planner API)."""
-    started = time.perf_counter()
-    upload = _own(console, token)
+def _plan_problem(body: PlanIn, draft: Draft) -> JSONResponse | None:
+    """A 400 problem when the request does not fit the draft: no such duty, References
+    without the draft's schedule, or a placeholder that is not one of the other References."""
     ref = body.draft.schedule
-    if upload is None or not _has_schedule(console, upload, ref):
-        return problem(404, "No such roster or schedule.")
-    try:
-        draft = to_draft(body.draft)
-    except DraftError as exc:
-        return _bad_draft(exc)
     if body.duty >= len(draft.duties):
         return problem(
             400,
@@ -365,57 +368,96 @@ def whatif_plan(console: JsonConsole, token: str, body: PlanIn) -> Response:
             f"References must include the draft's schedule {ref!r}",
             errors=[{"property": "References", "message": "the draft's schedule is missing"}],
         )
-    stand_ins = set(body.placeholders)
-    if not stand_ins <= set(body.references) - {ref}:
+    if not set(body.placeholders) <= set(body.references) - {ref}:
         return problem(
             400,
             "placeholders must be other References of the crew",
             errors=[{"property": "placeholders", "message": "not one of the other References"}],
         )
+    return None
+
+
+def _in_order(crew: list[Draft], references: Sequence[str]) -> list[Draft]:
+    """The crew's drafts in the order of ``references``."""
+    order = {r: i for i, r in enumerate(references)}
+    return sorted(crew, key=lambda d: order.get(d.schedule, 0))
+
+
+def _plan_request(
+    body: PlanIn,
+    text: str,
+    on: datetime,
+    date_format: DateFormat,
+    records: Sequence[Mapping[str, object]],
+    context: ScoringContext,
+) -> PlanRequest:
+    """The planner's request for the crew's roster ``text``: the duty reporting at ``on``."""
+    return PlanRequest(
+        roster_text=text,
+        duty=on,
+        references=tuple(body.references),
+        landing=tuple(body.landing),
+        date_format=date_format,
+        sleep_data=records,
+        context=context,
+        placeholders=tuple(set(body.placeholders)),
+    )
+
+
+def _with_break(draft: Draft, index: int, brk: PilotBreak) -> Draft:
+    """The draft with duty ``index``'s rest set to the planned break."""
+    planned = replace(draft.duties[index], rests=(Period(brk.start, brk.end),))
+    return replace(draft, duties=(*draft.duties[:index], planned, *draft.duties[index + 1 :]))
+
+
+def _break_text(ref: str, brk: PilotBreak) -> str:
+    """The draft's pilot's break in words, with its last-hour KSS."""
+    hours = (brk.end - brk.start).total_seconds() / 3600
+    return (
+        f"{ref} takes break {brk.number}, {brk.start:%H:%M}\u2013{brk.end:%H:%M}Z "
+        f"({hours:.2f} h); last-hour KSS {brk.last_hour_kss:.1f}"
+    )
+
+
+@router.post("/{token}/whatif/plan")
+def whatif_plan(console: JsonConsole, token: str, body: PlanIn) -> Response:
+    """Plan the rest of one augmented duty of the draft (same code as the planner API)."""
+    started = time.perf_counter()
+    upload = _own(console, token)
+    ref = body.draft.schedule
+    if upload is None or not _has_schedule(console, upload, ref):
+        return problem(404, "No such roster or schedule.")
+    try:
+        draft = to_draft(body.draft)
+    except DraftError as exc:
+        return _bad_draft(exc)
+    bad = _plan_problem(body, draft)
+    if bad is not None:
+        return bad
+    stand_ins = set(body.placeholders)
     others = [r for r in dict.fromkeys(body.references) if r != ref and r not in stand_ins]
     context = context_of_upload(console.db, upload.id)
     mates, missing = _crew_drafts(upload, others, context)
     if missing:
         return problem(404, f"No such schedule in this roster: {missing[0]}.")
     date_format = DateFormat(upload.date_format)
-    crew = [draft, *mates]
-    order = {r: i for i, r in enumerate(body.references)}
-    crew.sort(key=lambda d: order.get(d.schedule, 0))
+    crew = _in_order([draft, *mates], body.references)
     text = roster_text(crew, date_format)
     records = sleep_data(crew)
     duty = draft.duties[body.duty]
     try:
-        plan = plan_rest(
-            PlanRequest(
-                roster_text=text,
-                duty=duty.on,
-                references=tuple(body.references),
-                landing=tuple(body.landing),
-                date_format=date_format,
-                sleep_data=records,
-                context=context,
-                placeholders=tuple(stand_ins),
-            )
-        )
+        plan = plan_rest(_plan_request(body, text, duty.on, date_format, records, context))
     except PlanError as exc:
         return problem(400, str(exc), errors=[{"property": exc.prop, "message": str(exc)}])
     brk = next(b for b in plan.proposal.breaks if b.reference == ref)
-    planned = replace(duty, rests=(Period(brk.start, brk.end),))
-    duties = (*draft.duties[: body.duty], planned, *draft.duties[body.duty + 1 :])
-    preview = score_draft(
-        replace(draft, duties=duties), date_format, _scale(body.draft.scale) or "KSS", context
-    )
-    hours = (brk.end - brk.start).total_seconds() / 3600
-    mine = (
-        f"{ref} takes break {brk.number}, {brk.start:%H:%M}\u2013{brk.end:%H:%M}Z "
-        f"({hours:.2f} h); last-hour KSS {brk.last_hour_kss:.1f}"
-    )
+    scale = _scale(body.draft.scale) or "KSS"
+    preview = score_draft(_with_break(draft, body.duty, brk), date_format, scale, context)
     return _timed(
         started,
         {
             "plan": plan.to_dict(),
             "summary": plan.summary,
-            "mine": mine,
+            "mine": _break_text(ref, brk),
             "rests": [[epoch_ms(brk.start), epoch_ms(brk.end)]],
             "duty": body.duty,
             "now": _current_rest(text, records, date_format, duty.on, context),
