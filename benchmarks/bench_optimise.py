@@ -16,6 +16,7 @@ and this process's CPU time, all threads) and their ratio within each run.
 ``--http`` adds the batch endpoint (``POST /v1/optimise/evaluate``) on a local server:
 evaluations per second for ``--batch``-candidate requests and the server's CPU per
 evaluation. ``--profile`` prints where one incremental batch spends its time (cProfile).
+``--threads`` sets the engine's Numba threads per evaluation (default 1; 0: every one).
 
 Run: ``PYTHONPATH=src .venv/bin/python benchmarks/bench_optimise.py [--json]``
 """
