@@ -16,6 +16,7 @@ and this process's CPU time, all threads) and their ratio within each run.
 ``--http`` adds the batch endpoint (``POST /v1/optimise/evaluate``) on a local server:
 evaluations per second for ``--batch``-candidate requests and the server's CPU per
 evaluation. ``--profile`` prints where one incremental batch spends its time (cProfile).
+``--threads`` sets the engine's Numba threads per evaluation (default 1; 0: every one).
 
 Run: ``PYTHONPATH=src .venv/bin/python benchmarks/bench_optimise.py [--json]``
 """
@@ -86,11 +87,14 @@ def main() -> None:
     parser.add_argument(
         "--eps", type=float, default=None, help="convergence tolerance on S (engine default)"
     )
+    parser.add_argument(
+        "--threads", type=int, default=1, help="Numba threads of an evaluation (0: every one)"
+    )
     args = parser.parse_args()
     duties = generate_airline_duties(args.crew, args.days, seed=7)
     t0 = time.perf_counter()
     eps = CONVERGENCE_EPS if args.eps is None else args.eps
-    engine = Engine.from_roster(render_roster(duties), eps=eps)
+    engine = Engine.from_roster(render_roster(duties), eps=eps, threads=args.threads or None)
     load_s = time.perf_counter() - t0
     sets = [
         swap_candidates(engine, duties, args.batch, seed=s, span_days=args.days)
@@ -125,6 +129,7 @@ def main() -> None:
         "full_per_s_cpu": round(n / statistics.median(c for _, c in full)),
         "ratio_cpu_median": round(statistics.median(ratio), 2),
         "eps": engine.eps,
+        "threads": args.threads,
         "candidates_off_by_more_than_0.001": moved,
         **horizon,
         "runs": args.runs,

@@ -257,3 +257,27 @@ def test_windows_at_the_chains_ends_equal_the_full_rescore(
         lo, hi = inc.duty_ptr[k], inc.duty_ptr[k + 1]
         risk = np.array([d.risk for d in result.duties])
         np.testing.assert_allclose(inc.duty_risk[lo:hi], risk, atol=TOL, rtol=0)
+
+
+def test_the_thread_count_leaves_every_result_unchanged(
+    engine: Engine, cands: CandidateSet
+) -> None:
+    """One thread (the default) and every Numba thread give the same bits; the caller's
+    own thread setting is restored afterwards."""
+    import numba
+
+    before = numba.get_num_threads()
+    one = engine.evaluate(cands.pool, cands.candidates, detail=True)
+    assert numba.get_num_threads() == before
+    engine.threads = None
+    try:
+        every = engine.evaluate(cands.pool, cands.candidates, detail=True)
+    finally:
+        engine.threads = 1
+    assert np.array_equal(one.duty_risk, every.duty_risk)
+    assert one.interval_kss is not None and every.interval_kss is not None
+    assert np.array_equal(one.interval_kss, every.interval_kss, equal_nan=True)
+    for name, values in one.terms.columns().items():
+        assert values == every.terms.columns()[name], name
+    with pytest.raises(EngineError, match="threads"):
+        Engine(engine.plan, engine.params, threads=0)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import overload
+from typing import TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -24,6 +24,7 @@ from vigil.optimise._scoring import CrewPlan
 
 __all__ = ["Pool", "Sources", "gather_plan", "merge_zones"]
 
+T = TypeVar("T")
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 
@@ -127,28 +128,29 @@ def gather_plan(base: CrewPlan, pool: Pool, sources: Sources) -> CrewPlan:
     home_zone = np.where(from_base, base.home_zone[np.maximum(hb, 0)], 0)
     if (~from_base).any():
         home_zone[~from_base] = pool.zone_map[p.home_zone[hp[~from_base]]]
-    hb_l, hp_l = hb.tolist(), hp.tolist()
+    # per-crew fields: base crew ``hb``, else pool group ``hp`` (rows of both laid end to end)
+    head = np.where(from_base, hb, base.n_crew + hp)
+    empty = ((),) * head.size
     return CrewPlan(
-        references=tuple(
-            base.references[b] if b >= 0 else p.references[g]
-            for b, g in zip(hb_l, hp_l, strict=True)
-        ),
+        references=_take(base.references, p.references, head),
         offsets=sources.offsets,
         on_instant=_Gathered(base.on_instant, p.on_instant, src),
         off_instant=_Gathered(base.off_instant, p.off_instant, src),
         zones=pool.zones,
         home_zone=home_zone.astype(np.int64),
-        home_base=tuple(
-            base.home_base[b] if b >= 0 else p.home_base[g] for b, g in zip(hb_l, hp_l, strict=True)
-        ),
-        warmup=tuple(
-            base.warmup[b] if b >= 0 else p.warmup[g] for b, g in zip(hb_l, hp_l, strict=True)
-        ),
-        activities=tuple(() for _ in hb_l),
-        sleep=tuple(() for _ in hb_l),
+        home_base=_take(base.home_base, p.home_base, head),
+        warmup=_take(base.warmup, p.warmup, head),
+        activities=empty,
+        sleep=empty,
         schedules=_no_schedules,
         **fields,  # type: ignore[arg-type]
     )
+
+
+def _take(first: Sequence[T], second: Sequence[T], rows: IntArray) -> tuple[T, ...]:
+    """Rows ``rows`` of ``first`` and ``second`` laid end to end, as a tuple."""
+    both = [*first, *second]
+    return tuple(map(both.__getitem__, rows.tolist()))
 
 
 def _no_schedules(crew: IntArray) -> Sequence[Schedule]:

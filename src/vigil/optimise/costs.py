@@ -198,9 +198,9 @@ def duty_terms(
         return DutyTerms(empty, empty, empty, empty, empty, empty)
     length = np.clip(off[duty] - start, 0.0, 0.25)
     mid = start + length / 2
-    rest_s: FloatArray = lay.rest_start[duty]
-    rest_e: FloatArray = lay.rest_end[duty]
     if working is None:
+        rest_s: FloatArray = lay.rest_start[duty]
+        rest_e: FloatArray = lay.rest_end[duty]
         resting = ((mid[:, None] >= rest_s) & (mid[:, None] < rest_e)).any(axis=1)
         controls = ~resting
     else:
@@ -232,8 +232,8 @@ def duty_terms(
     w = np.where(last, 1.0 if end_weight is None else end_weight[owner], 1.0)
     fatigue = w * np.exp(params.risk_beta * (k_tod - 5.0))
     tod_sum = np.bincount(owner, weights=fatigue, minlength=n).astype(np.float64)
-    tod_max = np.full(n, -np.inf)
-    np.maximum.at(tod_max, owner, k_tod)
+    # every duty has at least one landing, its rows contiguous: a segment maximum
+    tod_max = np.maximum.reduceat(k_tod, np.cumsum(sectors) - sectors)
     return DutyTerms(
         np.asarray(risks, dtype=np.float64), hours7, hours_band, sleep24, tod_sum, tod_max
     )

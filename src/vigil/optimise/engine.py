@@ -28,7 +28,8 @@ ProcessFatigueRisk path) to the golden baseline's tolerance (3 decimals).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
 import numba
@@ -54,6 +55,9 @@ FloatArray = npt.NDArray[np.float64]
 #: KSS moves by |slope| (0.46-0.6) per unit of S, so scores differ by < 1e-9 KSS; a
 #: whole-minute sleep boundary moves only if a gate crossing lies within ~1e-8 s of it.
 CONVERGENCE_EPS = 1e-9
+
+#: the Numba thread pool's size (``NUMBA_NUM_THREADS``), the most a block may ask for
+_MAX_THREADS: int = int(getattr(numba.config, "NUMBA_NUM_THREADS"))  # noqa: B009
 
 
 class EngineError(ValueError):
@@ -123,13 +127,21 @@ class Engine:
         end_weight: FloatArray | None = None,
         *,
         eps: float = CONVERGENCE_EPS,
+        threads: int | None = 1,
     ) -> None:
         if not 0.0 <= eps < 1.0:
             raise EngineError("eps must be in [0, 1) TPM units")
+        if threads is not None and threads < 1:
+            raise EngineError("threads must be at least 1 (None: every Numba thread)")
         if plan.n_crew == 0:
             raise EngineError("the base roster has no schedule without errors")
         self.params = params
         self.eps = eps  #: the convergence tolerance on S (see :data:`CONVERGENCE_EPS`)
+        #: Numba threads of an evaluation's kernels (None: every configured thread). One
+        #: by default: a batch's kernels are short, and between them OpenMP's idle
+        #: workers spin (GNU libgomp's default wait policy), CPU that does no work; an
+        #: optimiser runs batches in parallel processes, a server requests in parallel.
+        self.threads = threads
         self.costs = costs or CostSettings()
         self._end_weight = np.ones(plan.on.size) if end_weight is None else end_weight
         #: the operator's airport table and blank-cell values candidate rows are read with
@@ -157,6 +169,7 @@ class Engine:
         airports: Mapping[str, Airport] | None = None,
         blank_defaults: Mapping[str, int] | None = None,
         eps: float = CONVERGENCE_EPS,
+        threads: int | None = 1,
     ) -> Engine:
         """Parse and load a base roster (RosterData, contract §3.1); row errors raise.
 
@@ -174,7 +187,8 @@ class Engine:
                 "the base roster has row errors:\n"
                 + "\n".join(sc.format_error(e) for e in parsed.errors)
             )
-        engine = cls(sc.plan_parsed(parsed, p), p, costs, end_weights(parsed, costs), eps=eps)
+        weights = end_weights(parsed, costs)
+        engine = cls(sc.plan_parsed(parsed, p), p, costs, weights, eps=eps, threads=threads)
         engine.airports, engine.blank_defaults = airports, blank_defaults
         return engine
 
@@ -423,6 +437,10 @@ class Engine:
     def evaluate(self, pool: Pool, cand: Candidates, *, detail: bool = False) -> Evaluation:
         """Every candidate's cost terms, restarting from the base (module docstring);
         ``detail`` adds every chain interval's mean KSS."""
+        with _kernel_threads(self.threads):
+            return self._evaluate(pool, cand, detail)
+
+    def _evaluate(self, pool: Pool, cand: Candidates, detail: bool) -> Evaluation:
         b = self._base
         base = b.plan
         p = self.params
@@ -628,7 +646,8 @@ class Engine:
         sources = self._sources(pool, cand)[0]
         chains = gather_plan(self._base.plan, pool, sources)
         weights = np.concatenate([self._end_weight, pool.end_weight])[sources.src]
-        return self.score_chains(chains, weights)
+        with _kernel_threads(self.threads):
+            return self.score_chains(chains, weights)
 
     def score_chains(self, chains: sc.CrewPlan, end_weight: FloatArray) -> Evaluation:
         """Cost terms of whole chains scored from their warm-up start (``end_weight``:
@@ -681,10 +700,22 @@ def _risks(
     NumPy passes run (the scoring service runs small batches on one thread alike)."""
     if layout.on.size == 0:
         return np.empty(0)
-    before = numba.get_num_threads()
-    numba.set_num_threads(1)
-    try:
+    with _kernel_threads(1):
         return sc.duty_risks(layout, timeline, kss, params, working)
+
+
+@contextmanager
+def _kernel_threads(threads: int | None) -> Iterator[None]:
+    """Numba's kernels on ``threads`` threads in this block (None: unchanged). The
+    setting is per calling thread (``numba.set_num_threads``), so concurrent requests
+    of a server do not see each other's."""
+    if threads is None:
+        yield
+        return
+    before = numba.get_num_threads()
+    numba.set_num_threads(min(threads, _MAX_THREADS))
+    try:
+        yield
     finally:
         numba.set_num_threads(before)
 
