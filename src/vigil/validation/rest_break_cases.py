@@ -44,7 +44,12 @@ ROACH_2003 = Source(
 )
 
 #: Rows of this module that fail today: key -> one-line reason.
-KNOWN_FAILURES: dict[str, str] = {}
+KNOWN_FAILURES: dict[str, str] = {
+    "roach2003-12h-least": "the least favourable bin (onsets 12:00-16:00) sleeps 3.6, 3.9, "
+    "3.0 and 6.9 h: a break from 15:00 ending at a 03:00 report is slept as an early start "
+    "(bedtime advanced from the usual 22:51 to about 20:00, Roach 2012's pilots), 4.3 h on "
+    "average against the engineers' 3.1 h",
+}
 
 #: The break between the two work periods [h] (the study's minimum break).
 BREAK_H = 12.0
