@@ -111,7 +111,8 @@ def timing(k: Consts, c: Clock, t: float, arrived: float) -> float:
     """Time on the sleep gates' clock at ``t`` [h, 0-24): body time at home, moved toward
     local time on a layover entered at ``arrived`` (:func:`local_shift`)."""
     f = phi(k, c, t)
-    return (t + f + local_shift(k, c, t, f, arrived)) % 24.0  # type: ignore[no-any-return]
+    value: float = (t + f + local_shift(k, c, t, f, arrived)) % 24.0
+    return value
 
 
 @nb.njit(cache=True)
