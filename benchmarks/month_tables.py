@@ -16,7 +16,10 @@ code path) and prints, in plain text for pasting:
   their components;
 - per group: the mean top-of-descent KSS (highest working score in the duty's last hour),
   the share of duties whose peak KSS at work is 8 or more, and sleep per 24 h off duty at
-  home and on layovers.
+  home and on layovers;
+- F: layover against home sleep like with like: per trip, the field's measure (sleep per
+  24 h over the layovers against the same crew member's 72 h before the trip), and off-duty
+  periods of the same length at home and away.
 
 Degrades on older checkouts: without risk bands the current definition (1.3 / 2 / 3) is
 used (so both columns compare alike); without risk components the tables say so; without
@@ -123,6 +126,117 @@ def _sleep_per_24h(
     return home, away
 
 
+#: off-duty period lengths [h] for the matched home/layover comparison (section F)
+PERIOD_BINS = ((0.0, 14.0), (14.0, 24.0), (24.0, 36.0), (36.0, 48.0), (48.0, 72.0),
+               (72.0, float("inf")))  # fmt: skip
+#: the pre-trip span of the field measure: the 72 h before a trip's first report [h]
+PRE_TRIP_H = 72.0
+
+
+def _asleep(starts: np.ndarray, ends: np.ndarray, a: float, b: float) -> float:
+    return float(np.clip(np.minimum(ends, b) - np.maximum(starts, a), 0, None).sum())
+
+
+def _by_period(
+    sleep: Any, duties: list[tuple[float, float, bool]]
+) -> dict[tuple[bool, int], list[float]]:
+    """(at home, period bin) -> [sleep hours, period hours, periods] over off-duty periods."""
+    starts = np.array([e.start for e in sleep], dtype=np.float64)
+    ends = np.array([e.end for e in sleep], dtype=np.float64)
+    out: dict[tuple[bool, int], list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
+    for (_, off, at_home), (nxt, _, _) in zip(duties, duties[1:], strict=False):
+        if nxt <= off:
+            continue
+        b = next(i for i, (lo, hi) in enumerate(PERIOD_BINS) if lo <= nxt - off < hi)
+        acc = out[(at_home, b)]
+        acc[0] += _asleep(starts, ends, off, nxt)
+        acc[1] += nxt - off
+        acc[2] += 1
+    return out
+
+
+def _trips(sleep: Any, duties: list[tuple[float, float, bool]]) -> list[tuple[float, float]]:
+    """Per trip (the duties from leaving home base to the one ending there), the field's
+    measure (SLEEP abstract 0177): sleep per 24 h over the trip's layovers and over the
+    72 h before its first report, for trips with no duty in those 72 h [h/24 h]."""
+    starts = np.array([e.start for e in sleep], dtype=np.float64)
+    ends = np.array([e.end for e in sleep], dtype=np.float64)
+    out: list[tuple[float, float]] = []
+    i = 0
+    while i < len(duties):
+        if duties[i][2]:
+            i += 1
+            continue
+        j, slept, hours = i, 0.0, 0.0
+        while j + 1 < len(duties) and not duties[j][2]:
+            slept += _asleep(starts, ends, duties[j][1], duties[j + 1][0])
+            hours += duties[j + 1][0] - duties[j][1]
+            j += 1
+        report = duties[i][0]
+        free = all(off <= report - PRE_TRIP_H for _, off, _ in duties[:i])
+        if hours > 0 and duties[j][2] and free and report - PRE_TRIP_H >= starts.min():
+            pre = _asleep(starts, ends, report - PRE_TRIP_H, report)
+            out.append((24.0 * slept / hours, 24.0 * pre / PRE_TRIP_H))
+        i = j + 1
+    return out
+
+
+def _short_of_sleep(sleep: Any, duties: list[tuple[float, float, bool]]) -> list[list[int]]:
+    """[from home, from a layover] x [duties, < 2 h asleep in the 24 h before report,
+    > 16 h awake at report]: the reports the predictor leaves short of sleep."""
+    starts = np.array([e.start for e in sleep], dtype=np.float64)
+    ends = np.array([e.end for e in sleep], dtype=np.float64)
+    out = [[0, 0, 0], [0, 0, 0]]
+    for k, (report, _, _) in enumerate(duties):
+        row = out[0 if k == 0 or duties[k - 1][2] else 1]
+        before = ends[ends <= report + 1e-9]
+        row[0] += 1
+        row[1] += _asleep(starts, ends, report - 24.0, report) < 2.0
+        row[2] += bool(before.size) and report - float(before.max()) > 16.0
+    return out
+
+
+def _print_layovers(
+    names: list[str],
+    periods: dict[str, dict[tuple[bool, int], list[float]]],
+    trips: dict[str, list[tuple[float, float]]],
+    short: dict[str, list[list[int]]],
+) -> None:
+    """Section F: layover against home sleep, matched two ways (module doc)."""
+    print(
+        "\nF. layover against home sleep, like with like (predicted sleep episodes, h/24 h)\n"
+        "  trips: the field's measure (SLEEP abstract 0177: -17 min on layovers), sleep per\n"
+        f"  24 h over a trip's layovers and over the {PRE_TRIP_H:g} h before its first report,\n"
+        "  same crew member, trips with no duty in those hours"
+    )
+    print(f"  {'group':22s} {'trips':>6s} {'layover':>8s} {'pre-trip':>9s} {'difference':>11s}")
+    for g in names:
+        t = np.array(trips[g]) if trips[g] else np.zeros((0, 2))
+        if len(t):
+            diff = 60.0 * float(np.mean(t[:, 0] - t[:, 1]))
+            print(
+                f"  {g:22s} {len(t):6d} {t[:, 0].mean():8.2f} {t[:, 1].mean():9.2f} "
+                f"{diff:+9.0f} min"
+            )
+    print("  off-duty periods of the same length, at home / on layovers (periods)")
+    head = "  ".join(f"{lo:g}-{hi:g} h" for lo, hi in PERIOD_BINS)
+    print(f"  {'group':22s} {head}")
+    for g in names:
+        cells = []
+        for b in range(len(PERIOD_BINS)):
+            pair = []
+            for home in (True, False):
+                slept, hours, n = periods[g].get((home, b), (0.0, 0.0, 0.0))
+                pair.append(f"{24 * slept / hours:5.2f}" if n >= 20 else "    -")
+            cells.append("/".join(pair))
+        print(f"  {g:22s} " + "  ".join(cells))
+    print("  reports short of sleep, from home / from a layover: duties, < 2 h asleep in the")
+    print("  24 h before report, > 16 h awake at report")
+    for g in names:
+        (hn, h2, h16), (ln, l2, l16) = short[g]
+        print(f"  {g:22s} {hn:6d} {h2:5d} {h16:5d}  /  {ln:6d} {l2:5d} {l16:5d}")
+
+
 def read(folder: Path) -> None:
     """Score the saved month and print the tables (module doc)."""
     text = (folder / "roster.csv").read_text()
@@ -141,6 +255,11 @@ def read(folder: Path) -> None:
     has_drivers = "drivers" in getattr(type(report.schedules[0].duties[0]), "_fields", ())
     rows: list[dict[str, Any]] = []
     sleep_by_group: dict[str, list[list[float]]] = defaultdict(lambda: [[0.0, 0.0], [0.0, 0.0]])
+    periods: dict[str, dict[tuple[bool, int], list[float]]] = defaultdict(
+        lambda: defaultdict(lambda: [0.0, 0.0, 0.0])
+    )
+    trips: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    short: dict[str, list[list[int]]] = defaultdict(lambda: [[0, 0, 0], [0, 0, 0]])
     for s in report.schedules:
         known = sorted(truth[s.reference], key=lambda r: r[1])
         kss_all = np.asarray(s.scores["KSS"], dtype=np.float64)
@@ -167,7 +286,18 @@ def read(folder: Path) -> None:
                 "components": drivers.components if drivers else {},
             })  # fmt: skip
         home, away = _sleep_per_24h(s.sleep, spans)
+        by_period, own_trips = _by_period(s.sleep, spans), _trips(s.sleep, spans)
+        own_short = _short_of_sleep(s.sleep, spans)
         for g in (*groups, "all"):
+            trips[g] += own_trips
+            for where in (0, 1):
+                mine = own_short[where]
+                short[g][where] = [a + b for a, b in zip(short[g][where], mine, strict=True)]
+            for key, (slept, hours, n) in by_period.items():
+                cell = periods[g][key]
+                cell[0] += slept
+                cell[1] += hours
+                cell[2] += n
             acc = sleep_by_group[g]
             acc[0][0] += home[0]
             acc[0][1] += home[1]
@@ -229,6 +359,7 @@ def read(folder: Path) -> None:
             f"  {g:22s} {len(ms):7d} {np.nanmean(tod):8.2f} "
             f"{np.mean(np.nan_to_num(peak) >= PEAK_LEVEL):8.1%} {home:11.2f} {lay:14.2f}"
         )
+    _print_layovers(names, periods, trips, short)
     for g in [n for n in names if " " in n or n == "all"]:  # haul × crew groups and all
         print(f"\nE. top {TOP} duties by R: {g}")
         for r in sorted(members(g), key=lambda r: -(r["risk"] or 0.0))[:TOP]:

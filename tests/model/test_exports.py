@@ -18,7 +18,7 @@ def test_all_is_pinned_and_importable() -> None:
             "final_kss", "kss_exceedance_probability", "interval_means",
             "duty_components"}  # fmt: skip
     assert core <= set(model.__all__)
-    assert model.PRESETS["tpm_default"].model_version == "1.5.0+tpm_default"
+    assert model.PRESETS["tpm_default"].model_version == "1.6.0+tpm_default"
 
 
 def test_model_imports_only_numpy_numba_stdlib() -> None:

@@ -106,6 +106,29 @@ def body_instant_before(k: Consts, c: Clock, t: float, hour: float) -> float:
     return tau
 
 
+@nb.njit(cache=True)
+def timing(k: Consts, c: Clock, t: float, arrived: float) -> float:
+    """Time on the sleep gates' clock at ``t`` [h, 0-24): body time at home, moved toward
+    local time on a layover entered at ``arrived`` (:func:`local_shift`)."""
+    f = phi(k, c, t)
+    value: float = (t + f + local_shift(k, c, t, f, arrived)) % 24.0
+    return value
+
+
+@nb.njit(cache=True)
+def timing_instant_before(k: Consts, c: Clock, t: float, hour: float, arrived: float) -> float:
+    """The last instant at or before ``t`` whose :func:`timing` is ``hour`` (at home, NaN
+    ``arrived``, exactly :func:`body_instant_before`)."""
+    if math.isnan(arrived):
+        return body_instant_before(k, c, t, hour)
+    tau = t - ((timing(k, c, t, arrived) - hour) % 24.0)
+    for _ in range(4):  # the layover ramp moves the clock faster than φ: more corrections
+        tau -= wrap(timing(k, c, tau, arrived) - hour)
+    if tau > t + 1e-9:
+        tau -= 24.0
+    return tau
+
+
 @nb.njit(cache=True, inline="always")
 def ceil_min(t: float) -> float:
     """``t`` rounded up to the whole minute [h]."""

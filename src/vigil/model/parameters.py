@@ -21,7 +21,7 @@ from typing import Literal
 
 from ._kernels import Consts, constants, kernel_fields, scalar_fields
 
-MODEL_VERSION = "1.5.0"  #: bump when any default that moves scores changes (contract §4)
+MODEL_VERSION = "1.6.0"  #: bump when any default that moves scores changes (contract §4)
 
 #: recovery rate while asleep, ln((ha - 14)/(ha - 7.96))/8 [h^-1], ref §2.1 (FIPS TPM_make_pvec)
 _G = math.log((14.3 - 14.0) / (14.3 - 7.96)) / 8.0

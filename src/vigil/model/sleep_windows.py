@@ -26,7 +26,18 @@ import numba as nb
 import numpy as np
 
 from ._arrays import FloatArray, IntArray
-from ._clock import Clock, body, body_instant_before, ceil_min, clock, floor_min, local_shift, phi
+from ._clock import (
+    Clock,
+    body,
+    body_instant_before,
+    ceil_min,
+    clock,
+    floor_min,
+    local_shift,
+    phi,
+    timing,
+    timing_instant_before,
+)
 from ._kernels import Consts, s_sleep, s_wake, sleep_needed
 from .sleep_gates import first_onset, wake_time
 from .sleep_inflight import circ_minutes, inflight
@@ -84,29 +95,48 @@ def nap_length(k: Consts, w: Win, s_start: float, start: float, end: float) -> f
     return length
 
 
-@nb.njit(cache=True)
-def _nap_plan(k: Consts, c: Clock, w: Win, st: State) -> tuple[bool, float, float]:
-    """§4.3.3 pre-duty sleep before evening/night reports: (pending, start, end).
+@nb.njit(cache=True, inline="always")
+def _night_report(k: Consts, hour: float) -> bool:
+    """A report at ``hour`` [0-24) falls in the pre-duty sleep's window (18:00-03:59)."""
+    return hour >= k.nap_report_from or hour < k.nap_report_to  # type: ignore[no-any-return]
 
-    It ends at the latest wake or 18:00 body time before the report, whichever is first,
+
+@nb.njit(cache=True)
+def _nap_plan(k: Consts, c: Clock, w: Win, st: State) -> tuple[bool, float, float, bool]:
+    """§4.3.3 pre-duty sleep before evening/night reports: (pending, start, end, fallback).
+
+    The report is an evening or night one on the body clock (ref §4.3.3), or, on a
+    layover, on the sleep-timing clock the gates read there (:func:`timing`). The sleep
+    ends at the latest wake or 18:00 before the report on that clock, whichever is first,
     lasts :func:`nap_length` (S read at its start from the state at the window start),
-    and starts no earlier than 12:00 body time; kept when ``nap_min`` fits.
+    and starts no earlier than 12:00; kept when ``nap_min`` fits.
+
+    ``fallback``: only the layover's clock calls the report an evening one. Then the
+    pre-duty sleep is the sleep of last resort: :func:`ground` takes it only when the
+    gates give no sleep from its planned start to the latest wake, so that a crew member waiting
+    through a local afternoon for an evening departure sleeps before it instead of
+    reporting after a day awake, and a gate sleep that the body clock allows later in the
+    window is never displaced by it (docs/sleep.md).
     """
     if not w.nap_ok or math.isnan(w.report):
-        return False, np.inf, np.inf
-    bt = body(k, c, w.report)
-    if not (bt >= k.nap_report_from or bt < k.nap_report_to):
-        return False, np.inf, np.inf
-    t18 = body_instant_before(k, c, w.report, k.nap_latest_end_body)
+        return False, np.inf, np.inf, False
+    away = np.nan
+    fallback = False
+    if not _night_report(k, body(k, c, w.report)):
+        away = arrived(w)
+        if math.isnan(away) or not _night_report(k, timing(k, c, w.report, away)):
+            return False, np.inf, np.inf, False
+        fallback = True
+    t18 = timing_instant_before(k, c, w.report, k.nap_latest_end_body, away)
     nap_e = min(w.we, t18)
-    earliest = body_instant_before(k, c, nap_e, k.nap_earliest_start_body)
+    earliest = timing_instant_before(k, c, nap_e, k.nap_earliest_start_body, away)
     length = k.nap_length
     for _ in range(2):  # S at the start depends on the start: two fixed-point passes
         start = max(nap_e - length, st[2])
         length = nap_length(k, w, s_wake(k, st[1], start - st[2]), start, nap_e)
     nap_s = max(nap_e - length, earliest)
     ok = nap_e - nap_s >= k.nap_min - 1e-9
-    return ok, (nap_s if ok else np.inf), (nap_e if ok else np.inf)
+    return ok, (nap_s if ok else np.inf), (nap_e if ok else np.inf), fallback
 
 
 @nb.njit(cache=True)
@@ -215,13 +245,13 @@ def ground(
 ) -> State:
     """Gate-driven sleep inside one window (ref §4.2 and the overrides of §4.3)."""
     t = max(w.ws, st[2] + k.min_wake_between)
-    nap_pending, nap_s, nap_e = _nap_plan(k, c, w, st)
+    nap_pending, nap_s, nap_e, fallback = _nap_plan(k, c, w, st)
     early = w.early_ok and not math.isnan(w.report)
     while True:
         lim = w.we - k.min_sleep
         if t > lim:
             break
-        search_end = min(lim, nap_s) if nap_pending else lim
+        search_end = min(lim, nap_s) if nap_pending and not fallback else lim
         on = np.inf
         if t <= search_end:
             on = first_onset(k, c, st[1], st[2], t, search_end, arrived(w))
@@ -231,6 +261,8 @@ def ground(
                 st, t = _nap(k, c, w, nap_s, nap_e, t, st, sb_s, sb_e, out)
                 continue
             break
+        if fallback and on >= nap_s:  # a gate sleep where it would be: none of last resort
+            nap_pending = False
         alarm = False
         if early and w.we - on <= k.max_sleep:
             early = False
