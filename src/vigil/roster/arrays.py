@@ -120,8 +120,8 @@ class DutyColumns:
     def from_schedules(cls, schedules: Sequence[Schedule]) -> DutyColumns:
         """The columns of domain-object schedules: the inverse of :meth:`schedules`.
 
-        The row reader's rosters and schedules built in code (the planner's candidates)
-        reach the one planning path (:func:`vigil.scoring.plan.plan_columns`) through
+        Schedules built in code (the planner's candidates, the reference row reader of
+        the tests) reach the one planning path (:func:`vigil.scoring.plan.plan_columns`) through
         this view. Every instant must be a whole minute (contract §3.1 times are).
 
         Raises

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import chain
 from typing import Any, TypeVar
 
@@ -68,14 +68,14 @@ class ColumnarRead:
     """What :func:`read_columns` found.
 
     ``columns`` holds every row without a row error, schedules with an overlap included
-    (the caller drops schedules with any error); ``home_bases`` each Reference's first
+    (the caller drops schedules with any error); ``home_bases()`` each Reference's first
     readable HomeBase; ``errors`` every RosterData error, by row.
     """
 
     columns: DutyColumns
     references: tuple[str, ...] = ()
     rows: int = 0
-    home_bases: dict[str, Airport] = field(default_factory=dict)
+    home_bases: Callable[[], dict[str, Airport]] = dict  # only ActivityData needs them
     errors: list[RowError] = field(default_factory=list)
 
 
@@ -396,7 +396,8 @@ def read_columns(table: CellTable, fmt: DateFormat, blank: dict[int, int]) -> Co
     )
     errors.sort(key=_row_of)
     references = tuple(ref for ref in order if ref)
-    return ColumnarRead(columns, references, table.rows, _home_bases(rows, ids, order), errors)
+    home_bases = partial(_home_bases, rows, ids, order)
+    return ColumnarRead(columns, references, table.rows, home_bases, errors)
 
 
 def _row_of(error: RowError) -> int:

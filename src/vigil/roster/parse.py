@@ -13,7 +13,7 @@ schedules. Nothing here raises on bad data (STYLE §3.6): each problem is a
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -126,47 +126,45 @@ def parse_request(
     date_format : DateFormat or str
         ``dmy`` or ``mdy`` (any case) for RosterData and ActivityData dates.
     sleep_data : sequence of mapping
-        SleepData records; field names match in any case. A malformed record becomes a
-        ``SleepData[i]`` data error here (the web layer answers 400 for it first, see
-        :func:`vigil.roster.check_sleep_data_shape`).
+        SleepData records (field names in any case); a malformed one is a ``SleepData[i]``
+        data error (the web layer answers 400 first: :func:`check_sleep_data_shape`).
     activity_text : str
         ActivityData CSV, may be empty.
     airports : mapping of str to Airport, optional
-        The operator's airports table (upper-case code → airport), consulted before the
-        public tables (:func:`vigil.tz.operator_airports`).
+        The operator's airports (upper-case code → airport), before the public tables.
     blank_defaults : mapping of str to int, optional
         Value of a blank cell per optional whole-number column (``{"CrewPrepTime":
         90}``), replacing the contract §3.1 default (operator settings).
     polars : bool, optional
-        Split the cells with Polars (``True``) or in Python (``False``); by default
-        Polars from :data:`vigil.roster.cells.POLARS_MIN_LINES` lines. The result is
-        the same either way (``tests/roster/test_columnar.py``).
+        Split the cells with Polars or in Python; by default Polars from
+        :data:`vigil.roster.cells.POLARS_MIN_LINES` lines. The result is the same.
 
     Returns
     -------
     ParsedRoster
-        Schedules without errors, and every error. Never raises on bad data.
-
-    Raises
-    ------
-    ValueError
-        Only for a ``date_format`` that is neither ``dmy`` nor ``mdy``.
+        Schedules without errors, and every error. Never raises on bad data: only
+        ``ValueError`` for a ``date_format`` that is neither ``dmy`` nor ``mdy``.
     """
     fmt = as_date_format(date_format)
     blank = _blank_positions(blank_defaults)
     with cyclic_gc_paused(), tz.operator_airports(airports):
         read = read_columns(read_cells(roster_text, polars=polars), fmt, blank)
-        references = read.references
-        activities, activity_errors, sleep, sleep_errors = _extras(
-            fmt, activity_text, sleep_data, read.home_bases, references
-        )
+        extras = _extras(fmt, activity_text, sleep_data, read.home_bases, read.references)
+    activities, activity_errors, sleep, sleep_errors = extras
     errors = (*read.errors, *activity_errors, *sleep_errors)
-    columns = read.columns
+    columns = _without_failed(read.columns, errors)
+    return ParsedRoster(
+        errors, read.references, read.rows, columns, sleep=sleep, activities=activities
+    )
+
+
+def _without_failed(columns: DutyColumns, errors: Sequence[RowError]) -> DutyColumns:
+    """The schedules without any error (contract §4)."""
     failed = {e.reference for e in errors}
     keep = [i for i, ref in enumerate(columns.references) if ref not in failed]
-    if len(keep) != len(columns.references):
-        columns = columns.take(np.array(keep, dtype=np.int64))
-    return ParsedRoster(errors, references, read.rows, columns, sleep=sleep, activities=activities)
+    if len(keep) == len(columns.references):
+        return columns
+    return columns.take(np.array(keep, dtype=np.int64))
 
 
 def _blank_positions(blank_defaults: Mapping[str, int] | None) -> dict[int, int]:
@@ -192,7 +190,7 @@ def _extras(
     fmt: DateFormat,
     activity_text: str,
     sleep_data: Sequence[Mapping[str, object]],
-    home_bases: Mapping[str, Airport],
+    home_bases: Callable[[], Mapping[str, Airport]],
     references: Sequence[str],
 ) -> tuple[
     dict[str, list[Activity]], list[RowError], Mapping[str, Sequence[SleepRecord]], list[RowError]
@@ -203,7 +201,7 @@ def _extras(
     known = dict.fromkeys(references)
     if activity_text:
         activities, activity_errors = parse_activities(
-            activity_text, fmt, home_bases=home_bases, references=known
+            activity_text, fmt, home_bases=home_bases(), references=known
         )
     sleep: Mapping[str, Sequence[SleepRecord]] = {}
     sleep_errors: list[RowError] = []

@@ -49,7 +49,7 @@ def _warm() -> None:
     score(ScoreRequest(_ROSTER, risk=True))
 
 
-#: a small roster for the given-sleep and activity paths (row reader): day and night
+#: a small roster for the given-sleep and activity paths (cells split in Python): day and night
 #: duties, a long-haul pair across time zones with a layover
 WARM_ROSTER = "\r\n".join(
     [
