@@ -299,25 +299,34 @@ def _to_utc(zone: IntArray, wall: IntArray, zones: list[str]) -> IntArray:
         return out
     zone_ok, wall_ok = zone[ok], wall[ok]
     # one int64 key per (zone, local day): zone in the high bits (days span ±2^17)
-    keys, inverse = np.unique((zone_ok << 20) | (wall_ok // 1440 + (1 << 19)), return_inverse=True)
+    keys, inverse = _distinct((zone_ok << 20) | (wall_ok // 1440 + (1 << 19)))
     offsets = np.array(
         [_day_offset(zones[k >> 20], (k & 0xFFFFF) - (1 << 19)) for k in keys.tolist()],
         dtype=np.int64,
     )
-    offset = offsets[inverse.reshape(-1)]
+    offset = offsets[inverse]
     converted = wall_ok - np.where(offset != _BAD, offset, 0)
     change = offset == _BAD
     if change.any():  # a clock change that day: wall time by wall time (minutes span ±2^27)
-        pairs, back = np.unique(
-            (zone_ok[change] << 30) | (wall_ok[change] + (1 << 29)), return_inverse=True
-        )
+        pairs, back = _distinct((zone_ok[change] << 30) | (wall_ok[change] + (1 << 29)))
         exact = np.array(
             [_exact(zones[k >> 30], (k & 0x3FFFFFFF) - (1 << 29)) for k in pairs.tolist()],
             dtype=np.int64,
         )
-        converted[change] = exact[back.reshape(-1)]
+        converted[change] = exact[back]
     out[ok] = converted
     return out
+
+
+def _distinct(values: IntArray) -> tuple[IntArray, IntArray]:
+    """The distinct values, and where each value is among them (``np.unique``'s
+    ``return_inverse``). A dict below 256 values: NumPy's sort costs more there."""
+    if values.size > 256:
+        keys, inverse = np.unique(values, return_inverse=True)
+        return keys, inverse.reshape(-1)
+    index: dict[int, int] = {}
+    inverse_list = [index.setdefault(v, len(index)) for v in values.tolist()]
+    return np.array(list(index), dtype=np.int64), np.array(inverse_list, dtype=np.int64)
 
 
 @lru_cache(maxsize=1 << 14)
@@ -446,13 +455,13 @@ def _matrix(
     return np.fromiter(cells, dtype=np.int64, count=shape[0] * shape[1]).reshape(shape)
 
 
-def _wall(rows: _Rows, position: int) -> IntArray:
-    """Date cell ``position`` and time cell ``position + 1`` → local wall minutes."""
-    day, minute = rows.values.get(position), rows.values.get(position + 1)
-    if day is None or minute is None:
-        return np.full(rows.table.height, _BAD, dtype=np.int64)
+def _walls(rows: _Rows, dates: list[int]) -> IntArray:
+    """``(len(dates), n)``: each date cell and the time cell after it → local wall
+    minutes, ``_BAD`` where either is unreadable."""
+    day = np.stack([rows.values[p] for p in dates])
+    minute = np.stack([rows.values[p + 1] for p in dates])
     ok = (day != _BAD) & (minute != _BAD)
-    return np.where(ok, day * 1440 + np.where(ok, minute, 0), _BAD)
+    return np.where(ok, np.where(ok, day, 0) * 1440 + minute, _BAD)
 
 
 def _zones(rows: _Rows) -> None:
@@ -483,14 +492,14 @@ def _convert(rows: _Rows) -> None:
     n, safe = rows.table.height, ~rows.cell_bad
     given = [k for k in range(3) if rows.present[k].any()]
     zones = [rows.on_zone, rows.off_zone]
-    walls = [_wall(rows, _ON_D), _wall(rows, _OFF_D)]
+    dates = [_ON_D, _OFF_D]
     for k in given:
         zone = np.where(rows.present[k], rows.on_zone, -1)
-        p = _PERIOD_POSITIONS[k]
         zones += [zone, zone]
-        walls += [_wall(rows, p), _wall(rows, p + 2)]
-    utc = _to_utc(np.concatenate(zones), np.concatenate(walls), rows.tables.zones)
-    utc = utc.reshape(len(walls), n)
+        dates += [_PERIOD_POSITIONS[k], _PERIOD_POSITIONS[k] + 2]
+    walls = _walls(rows, dates)
+    utc = _to_utc(np.concatenate(zones), walls.reshape(-1), rows.tables.zones)
+    utc = utc.reshape(len(dates), n)
     starts, ends = np.full((2, 3, n), NO_TIME, dtype=np.int64)
     starts[given], ends[given] = utc[2::2], utc[3::2]
     rows.utc = {"on": utc[0], "off": utc[1], "period_start": starts, "period_end": ends}
@@ -621,8 +630,7 @@ def _columns(rows: _Rows, ids: IntArray, order: list[str], keep: IntArray) -> Du
     duties in chronological order (on-duty, off-duty, row)."""
     v, utc, line = rows.values, rows.utc, rows.table.row
     kept_ids = ids[keep]
-    found, first = np.unique(kept_ids, return_index=True)
-    by_appearance = found[np.argsort(first, kind="stable")]
+    by_appearance = np.array(list(dict.fromkeys(kept_ids.tolist())), dtype=np.int64)
     renumber = np.zeros(len(order), dtype=np.int64)
     renumber[by_appearance] = np.arange(by_appearance.size)
     schedule = renumber[kept_ids]
