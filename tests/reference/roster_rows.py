@@ -7,7 +7,8 @@ row at a time with ``datetime`` arithmetic and :class:`~vigil.domain.Duty` objec
 its own cross-field rules (:mod:`tests.reference.roster_checks`), so the tests can hold
 the production reader to an encoding written another way: the same duties, the same
 errors in the same order, the same References and row count
-(``tests/roster/test_columnar.py``).
+(``tests/roster/test_columnar.py``). The header, SleepData and ActivityData are read
+by production's own functions: they are not what the reference is for.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from typing import Any
 from reference import roster_checks as checks
 from vigil import tz
 from vigil.domain import (
-    Activity,
     Airport,
     CrewComposition,
     DateFormat,
@@ -31,7 +31,6 @@ from vigil.domain import (
     Period,
     Schedule,
     SleepClass,
-    SleepRecord,
     TimeReference,
 )
 from vigil.gc_pause import cyclic_gc_paused
@@ -46,10 +45,10 @@ from vigil.roster._text import (
     parse_time,
     split_fields,
 )
-from vigil.roster.activities import parse_activities
 from vigil.roster.arrays import DutyColumns
+from vigil.roster.cells import _clean_header as clean_header
+from vigil.roster.cells import header_mapping, looks_like_header
 from vigil.roster.columns import (
-    BY_LOWER_NAME,
     COLUMNS,
     FULL_WIDTH,
     MAX_YEAR,
@@ -61,7 +60,8 @@ from vigil.roster.columns import (
 )
 from vigil.roster.errors import RowError, make_error
 from vigil.roster.parse import ParsedRoster, as_date_format
-from vigil.roster.sleep_records import parse_sleep_data
+from vigil.roster.parse import _blank_positions as blank_positions
+from vigil.roster.parse import _extras as extras
 
 __all__ = ["parse_request_rows"]
 
@@ -142,11 +142,11 @@ class _Reader:
                 continue
             if first:
                 first = False
-                known = _clean_header(tuple(fields)) if len(line) <= _HEADER_CACHE_CHARS else None
+                known = clean_header(tuple(fields)) if len(line) <= _HEADER_CACHE_CHARS else None
                 if known is not None:
                     mapping = list(known)
                     continue
-                if _looks_like_header(fields):
+                if looks_like_header(fields):
                     mapping = self._header(row, fields)
                     if mapping is None:
                         return  # without a usable header no row can be read
@@ -158,7 +158,7 @@ class _Reader:
 
     def _header(self, row: int, fields: list[str]) -> list[int] | None:
         """A header row → cell position per field, or ``None`` after header errors."""
-        mapping, errors = _header_mapping(row, fields)
+        mapping, errors = header_mapping(row, fields)
         self.errors.extend(errors)
         return None if errors else mapping
 
@@ -527,51 +527,6 @@ def _common_ints(texts: tuple[str, ...]) -> tuple[int, ...] | None:
     return tuple(values)
 
 
-def _header_mapping(row: int, fields: Sequence[str]) -> tuple[list[int], list[RowError]]:
-    """A header row → cell position per field, and the header's errors."""
-    errors: list[RowError] = []
-    seen: set[int] = set()
-    mapping: list[int] = []
-    for name in fields:
-        column = BY_LOWER_NAME.get(name.lower())
-        if column is None:
-            errors.append(make_error("unknown-column", row, name=name))
-            continue
-        if column.number in seen:
-            errors.append(make_error("duplicate-column", row, name=column.name))
-        seen.add(column.number)
-        mapping.append(column.number - 1)
-    for column in REQUIRED:
-        if column.number not in seen:
-            errors.append(make_error("missing-column", row, name=column.name))
-    return mapping, errors
-
-
-@lru_cache(maxsize=256)
-def _clean_header(fields: tuple[str, ...]) -> tuple[int, ...] | None:
-    """Cell position per field of a first row that is a header without errors, else
-    ``None`` (a data row, or a header whose errors :meth:`_Reader._header` reports).
-
-    Cached (a pure function of the names): clients send the same header every time.
-    """
-    if not _looks_like_header(list(fields)):
-        return None
-    mapping, errors = _header_mapping(0, fields)
-    return None if errors else tuple(mapping)
-
-
-def _looks_like_header(fields: list[str]) -> bool:
-    """Whether a first row is a header (contract §3.1, and ours).
-
-    Contract: every field a column name (any case), or ``Reference`` among them.
-    Ours: also two or more column names, so a header with a mistyped ``Reference``
-    is reported as a header with an unknown column rather than as a bad data row.
-    """
-    lowered = [f.lower() for f in fields]
-    known = sum(name in BY_LOWER_NAME for name in lowered)
-    return known == len(lowered) or "reference" in lowered or known >= 2
-
-
 def _allowed(column: Column, value: int) -> bool:
     if column.allowed is not None:
         return value in column.allowed
@@ -593,46 +548,9 @@ def parse_request_rows(
     tests check that both give the same duties and errors (``tests/roster``).
     """
     fmt = as_date_format(date_format)
-    blank = _blank_positions(blank_defaults)
+    blank = blank_positions(blank_defaults)
     with cyclic_gc_paused(), tz.operator_airports(airports):
         return _parse_request(fmt, roster_text, sleep_data, activity_text, blank)
-
-
-def _blank_positions(blank_defaults: Mapping[str, int] | None) -> dict[int, int]:
-    """``blank_defaults`` by cell position; only optional whole-number columns, in range."""
-    out: dict[int, int] = {}
-    for name, value in (blank_defaults or {}).items():
-        column = BY_LOWER_NAME.get(name.lower())
-        if column is None or column.kind is not Kind.INT or column.required:
-            raise ValueError(f"{name!r} is not an optional whole-number column")
-        if not _allowed(column, value):
-            raise ValueError(f"{name} default {value} is not {column.describe_allowed()}")
-        out[column.number - 1] = value
-    return out
-
-
-def _extras(
-    fmt: DateFormat,
-    activity_text: str,
-    sleep_data: Sequence[Mapping[str, object]],
-    home_bases: Mapping[str, Airport],
-    references: Sequence[str],
-) -> tuple[
-    dict[str, list[Activity]], list[RowError], Mapping[str, Sequence[SleepRecord]], list[RowError]
-]:
-    """ActivityData and SleepData, read against the roster's References."""
-    activities: dict[str, list[Activity]] = {}
-    activity_errors: list[RowError] = []
-    known = dict.fromkeys(references)
-    if activity_text:
-        activities, activity_errors = parse_activities(
-            activity_text, fmt, home_bases=home_bases, references=known
-        )
-    sleep: Mapping[str, Sequence[SleepRecord]] = {}
-    sleep_errors: list[RowError] = []
-    if sleep_data:
-        sleep, sleep_errors = parse_sleep_data(sleep_data, references=known)
-    return activities, activity_errors, sleep, sleep_errors
 
 
 def _parse_request(
@@ -652,8 +570,8 @@ def _parse_request(
         reader.errors.extend(checks.check_span(ordered, reader.written))
         schedules_duties[ref] = ordered
     roster_errors = sorted(reader.errors, key=_row_key)
-    activities, activity_errors, sleep, sleep_errors = _extras(
-        fmt, activity_text, sleep_data, reader.home_bases, tuple(reader.references)
+    activities, activity_errors, sleep, sleep_errors = extras(
+        fmt, activity_text, sleep_data, lambda: reader.home_bases, tuple(reader.references)
     )
 
     errors = (*roster_errors, *activity_errors, *sleep_errors)
