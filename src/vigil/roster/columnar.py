@@ -461,7 +461,7 @@ def _walls(rows: _Rows, dates: list[int]) -> IntArray:
     day = np.stack([rows.values[p] for p in dates])
     minute = np.stack([rows.values[p + 1] for p in dates])
     ok = (day != _BAD) & (minute != _BAD)
-    return np.where(ok, np.where(ok, day, 0) * 1440 + minute, _BAD)
+    return np.where(ok, day * 1440 + minute, _BAD)  # wraps where bad: not kept
 
 
 def _zones(rows: _Rows) -> None:
