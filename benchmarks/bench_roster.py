@@ -5,9 +5,10 @@ The roster is :func:`vigil.roster.synthetic.generate_airline_roster` (mix,
 all 34 columns; 10,000 crew x 28 d = 140,747 rows). Prints, as the median of ``R``
 warm runs (after one cold run that loads the airport tables):
 
-- the columnar reader (:func:`vigil.roster.parse_request`) without and with building
-  the ``Duty`` objects, and the row reader (:func:`vigil.roster.parse.parse_request_rows`),
-  with the speed-up;
+- the reader (:func:`vigil.roster.parse_request`, cells split by Polars at this size)
+  without and with building the ``Duty`` objects, and the same reader with its cells
+  split in Python (``polars=False``, what rosters under
+  :data:`vigil.roster.cells.POLARS_MIN_LINES` lines take), with the speed-up;
 - ``vigil validate ROSTER`` and ``vigil --help`` as child processes, end to end
   (goals: <= 1.5 s and <= 0.3 s).
 
@@ -26,7 +27,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from vigil.roster import parse_request
-from vigil.roster.parse import parse_request_rows
 from vigil.roster.synthetic import generate_airline_roster
 
 
@@ -69,7 +69,7 @@ def main() -> None:
         raise SystemExit(f"generated roster has errors: {parsed.error_strings()[:3]}")
     columnar = timed(lambda: parse_request(text, "dmy"), args.repeat)
     with_duties = timed(lambda: parse_request(text, "dmy").schedules, args.repeat)
-    rows = timed(lambda: parse_request_rows(text, "dmy"), args.repeat)
+    by_python = timed(lambda: parse_request(text, "dmy", polars=False), args.repeat)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "roster.csv"
         path.write_text(text, encoding="utf-8")
@@ -83,10 +83,10 @@ def main() -> None:
     )
     print(f"cold run (loads airport tables): {cold:.2f} s wall")
     print(f"median of {args.repeat} warm runs, wall / CPU:")
-    print(f"  columnar reader, arrays only:  {columnar[0]:.2f} / {columnar[1]:.2f} s")
-    print(f"  columnar reader + Duty objects: {with_duties[0]:.2f} / {with_duties[1]:.2f} s")
-    print(f"  row reader (reference):         {rows[0]:.2f} / {rows[1]:.2f} s")
-    print(f"  speed-up, arrays only: {rows[0] / columnar[0]:.1f}x")
+    print(f"  cells by Polars, arrays only:   {columnar[0]:.2f} / {columnar[1]:.2f} s")
+    print(f"  cells by Polars + Duty objects: {with_duties[0]:.2f} / {with_duties[1]:.2f} s")
+    print(f"  cells by Python, arrays only:   {by_python[0]:.2f} / {by_python[1]:.2f} s")
+    print(f"  speed-up of Polars, arrays only: {by_python[0] / columnar[0]:.1f}x")
     print(f"best warm run: {columnar[0]:.2f} s wall, {n_rows / columnar[0]:,.0f} rows/s")
     print(f"vigil validate: {validate:.2f} s (goal <= 1.5 s)")
     print(f"vigil --help:   {help_:.2f} s (goal <= 0.3 s)")

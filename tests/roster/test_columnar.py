@@ -1,9 +1,10 @@
-"""The columnar reader agrees with the row reader, the reference.
+"""The one RosterData reader agrees with the retired row reader, kept as a reference.
 
-:func:`vigil.roster.parse_request` reads RosterData a column at a time with Polars and
-hands only bad rows to the row reader; :func:`vigil.roster.parse.parse_request_rows`
-reads every row with the row reader alone. On generated rosters, valid and damaged,
-both must give the same duties, errors (text and order), References and row count.
+:func:`vigil.roster.parse_request` reads RosterData a column at a time, its cells split
+in Python or by Polars; :func:`reference.roster_rows.parse_request_rows` reads every row
+on its own with ``datetime`` arithmetic and its own rules. On generated rosters, valid
+and damaged, each splitter must give the reference's duties, errors (text and order),
+References and row count.
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hardening._fuzz import roster_texts
+from reference.roster_rows import parse_request_rows
 from vigil.roster import ParsedRoster, parse_request
 from vigil.roster.arrays import NO_TIME
+from vigil.roster.cells import POLARS_MIN_LINES
 from vigil.roster.columns import COLUMNS
-from vigil.roster.parse import COLUMNAR_MIN_LINES, parse_request_columnar, parse_request_rows
 from vigil.roster.synthetic import generate_airline_duties, generate_duties, render_roster
 
 _SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -127,20 +129,21 @@ def _damaged_airline_roster(draw: st.DrawFn) -> tuple[str, str]:
 
 
 def _assert_same(text: str, fmt: str) -> ParsedRoster:
-    columnar = parse_request_columnar(text, fmt)
     rows = parse_request_rows(text, fmt)
-    assert columnar.error_strings() == rows.error_strings()
-    assert columnar.schedules == rows.schedules
-    assert columnar.references == rows.references
-    assert columnar.rows == rows.rows
-    assert columnar.duty_count == rows.duty_count
-    assert columnar.interval_count == rows.interval_count
-    return columnar
+    for polars in (False, True):
+        parsed = parse_request(text, fmt, polars=polars)
+        assert parsed.error_strings() == rows.error_strings()
+        assert parsed.schedules == rows.schedules
+        assert parsed.references == rows.references
+        assert parsed.rows == rows.rows
+        assert parsed.duty_count == rows.duty_count
+        assert parsed.interval_count == rows.interval_count
+    return parsed
 
 
 @_SETTINGS
 @given(_damaged_airline_roster())
-def test_columnar_and_row_readers_agree_on_damaged_airline_rosters(
+def test_reader_and_reference_agree_on_damaged_airline_rosters(
     case: tuple[str, str],
 ) -> None:
     _assert_same(*case)
@@ -148,11 +151,11 @@ def test_columnar_and_row_readers_agree_on_damaged_airline_rosters(
 
 @_SETTINGS
 @given(roster_texts())
-def test_columnar_and_row_readers_agree_on_hostile_cells(case: tuple[str, str]) -> None:
+def test_reader_and_reference_agree_on_hostile_cells(case: tuple[str, str]) -> None:
     _assert_same(*case)
 
 
-def test_valid_airline_month_needs_no_row_reader_and_its_columns_match_the_duties() -> None:
+def test_valid_airline_month_columns_match_the_duties() -> None:
     duties = generate_airline_duties(60, 28, 5)
     parsed = _assert_same(render_roster(duties), "dmy")
     assert parsed.errors == () and parsed.columns is not None
@@ -176,7 +179,7 @@ def test_valid_airline_month_needs_no_row_reader_and_its_columns_match_the_dutie
     assert (columns.period_start[0] != NO_TIME).any()  # partial augmentation too
 
 
-def test_dst_gap_and_fold_as_the_row_reader() -> None:
+def test_dst_gap_and_fold_as_the_reference() -> None:
     """New York: 8 March 2026 02:30 does not exist; 1 November 01:30 happens twice."""
     text = "\r\n".join(
         [
@@ -193,21 +196,27 @@ def test_dst_gap_and_fold_as_the_row_reader() -> None:
     assert fold.duties[0].on_duty == datetime(2026, 11, 1, 5, 30, tzinfo=UTC)  # EDT, earlier
 
 
-def test_small_rosters_take_the_row_reader_and_large_ones_the_columnar_reader() -> None:
-    """Polars' fixed cost only pays off from about 1,000 rows (parse.COLUMNAR_MIN_LINES);
-    either way the roster has duty columns, and they hold the same duties."""
+def test_small_and_large_rosters_give_the_same_columns_by_either_splitter() -> None:
+    """Polars splits from ``POLARS_MIN_LINES`` lines, Python below; the columns are the
+    same whichever splits, on either side of the threshold."""
     small = render_roster(generate_airline_duties(2, 28, 5))
-    assert small.count("\n") < COLUMNAR_MIN_LINES
-    parsed = parse_request(small, "dmy")
-    by_columns = parse_request_columnar(small, "dmy")
-    assert parsed.row_schedules is not None and by_columns.row_schedules is None
-    assert parsed.schedules == by_columns.schedules
-    assert parsed.columns.schedules() == by_columns.columns.schedules() == parsed.schedules
-    assert parsed.columns.references == by_columns.columns.references
-    for name in ("offsets", "row", "on_duty", "off_duty", "period_start", "period_end"):
-        np.testing.assert_array_equal(
-            getattr(parsed.columns, name), getattr(by_columns.columns, name)
-        )
     large = render_roster(generate_airline_duties(120, 28, 5))
-    assert large.count("\n") >= COLUMNAR_MIN_LINES
-    assert parse_request(large, "dmy").row_schedules is None
+    assert small.count("\n") < POLARS_MIN_LINES <= large.count("\n")
+    for text in (small, large):
+        by_python = parse_request(text, "dmy", polars=False)
+        by_polars = parse_request(text, "dmy", polars=True)
+        chosen = parse_request(text, "dmy")
+        assert by_python.schedules == by_polars.schedules == chosen.schedules
+        assert by_python.columns.references == by_polars.columns.references
+        for name in ("offsets", "row", "on_duty", "off_duty", "period_start", "sectors"):
+            np.testing.assert_array_equal(
+                getattr(by_python.columns, name), getattr(by_polars.columns, name)
+            )
+
+
+def test_text_polars_cannot_hold_is_split_in_python() -> None:
+    """A lone surrogate is not UTF-8: Polars refuses it, the Python splitter reads it."""
+    text = "A\ud800,01/03/2026,06:00,LHR,01/03/2026,14:00,LHR,LHR,0\r\n" * 3
+    parsed = parse_request(text, "dmy", polars=True)
+    assert parsed.references == ("A\ud800",) and parsed.rows == 3
+    assert parsed.error_strings() == parse_request_rows(text, "dmy").error_strings()

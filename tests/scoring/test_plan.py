@@ -23,7 +23,7 @@ from reference.rest_rows import rest_windows as reference_rest_windows
 from vigil.domain import DutyType
 from vigil.model import PRESETS
 from vigil.model.sleep import DEFAULT_SLEEP
-from vigil.roster.parse import parse_request_columnar
+from vigil.roster.parse import parse_request
 from vigil.roster.synthetic import generate_airline_roster
 from vigil.scoring import grid
 from vigil.scoring.plan import CrewPlan, plan_columns, plan_schedules
@@ -120,7 +120,7 @@ def _assert_same(a: CrewPlan, b: CrewPlan) -> None:
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_plan_of_drawn_rosters_matches_duty_objects(preset: str) -> None:
-    parsed = parse_request_columnar(_drawn_roster(seed=len(preset)), "dmy")
+    parsed = parse_request(_drawn_roster(seed=len(preset)), "dmy")
     assert parsed.columns is not None
     inflight = parsed.columns.crew_composition != 2
     assert parsed.columns.n_duties > 600 and inflight.sum() > 300  # enough rules hit
@@ -134,7 +134,7 @@ def test_plan_of_drawn_rosters_matches_duty_objects(preset: str) -> None:
 
 def test_zone_timelines_of_a_few_crew_equal_those_of_many() -> None:
     """Below :data:`VECTOR_MIN_CREW` the per-crew loop builds the same arrays."""
-    parsed = parse_request_columnar(generate_airline_roster(VECTOR_MIN_CREW + 2, 28, seed=2), "dmy")
+    parsed = parse_request(generate_airline_roster(VECTOR_MIN_CREW + 2, 28, seed=2), "dmy")
     assert parsed.columns is not None
     plan = plan_columns(parsed.columns, PRESETS["ingre2014_5c"], DEFAULT_SLEEP)
     start = np.array([grid.epoch_hours(w) for w in plan.warmup])
@@ -160,7 +160,7 @@ def test_zone_timelines_of_a_request_match_the_reference(
 ) -> None:
     """Below :data:`VECTOR_MIN_CREW` (a request's path) each crew member's timeline equals
     :func:`grid_rows.zone_timeline` of its location spans, across DST changes and a New Year."""
-    parsed = parse_request_columnar(_drawn_roster(seed=5, crew=12, start=start), "dmy")
+    parsed = parse_request(_drawn_roster(seed=5, crew=12, start=start), "dmy")
     plan = plan_schedules(parsed.schedules, PRESETS["ingre2014_5c"], DEFAULT_SLEEP)
     assert 0 < plan.n_crew < VECTOR_MIN_CREW
     begin = np.array([grid.epoch_hours(w) for w in plan.warmup])
@@ -179,7 +179,7 @@ def test_zone_timelines_of_a_request_match_the_reference(
 
 
 def test_plan_of_an_airline_month_matches_duty_objects() -> None:
-    parsed = parse_request_columnar(generate_airline_roster(150, 28, seed=4), "dmy")
+    parsed = parse_request(generate_airline_roster(150, 28, seed=4), "dmy")
     assert parsed.columns is not None
     params = PRESETS["ingre2014_5c"]
     _assert_same(
@@ -192,7 +192,7 @@ def test_given_sleep_from_the_plan_matches_duty_objects() -> None:
     """SleepData read against the plan's arrays equals the per-schedule reference,
     in-flight records (inside a duty) included."""
     roster = generate_airline_roster(60, 28, seed=9)
-    parsed = parse_request_columnar(roster, "dmy")
+    parsed = parse_request(roster, "dmy")
     assert parsed.columns is not None
     params = PRESETS["ingre2014_5c"]
     predicted = predict_sleep(parsed.schedules, params)
@@ -206,7 +206,7 @@ def test_given_sleep_from_the_plan_matches_duty_objects() -> None:
         for schedule, episodes in zip(parsed.schedules, predicted, strict=True)
         for e in episodes[3:]  # after the warm-up nights
     ]
-    given = parse_request_columnar(roster, "dmy", sleep_data=records)
+    given = parse_request(roster, "dmy", sleep_data=records)
     assert given.columns is not None and not given.errors
     plan = plan_columns(given.columns, params, DEFAULT_SLEEP, given.sleep, given.activities)
     crew = np.arange(plan.n_crew)
@@ -223,7 +223,7 @@ def test_given_sleep_from_the_plan_matches_duty_objects() -> None:
 def test_split_breaks_match_rest_windows(seed: int) -> None:
     """Every split duty's break by array passes equals :func:`rest_windows` to the µs, and
     the drawn duties reach each quality rule of reference §7 (WOCL alone included)."""
-    parsed = parse_request_columnar(_drawn_roster(seed=seed), "dmy")
+    parsed = parse_request(_drawn_roster(seed=seed), "dmy")
     assert parsed.columns is not None
     columns = parsed.columns
     split = np.flatnonzero(split_duties(columns) & (columns.duty_type != DutyType.STANDBY))
@@ -253,7 +253,7 @@ def test_split_breaks_match_rest_windows(seed: int) -> None:
 def test_one_duty_rest_windows_match_the_reference(seed: int) -> None:
     """:func:`vigil.scoring.rest.rest_windows` (the column passes on one duty, for pages
     and the planner) equals the per-duty reference on every drawn duty, windows or none."""
-    parsed = parse_request_columnar(_drawn_roster(seed=seed, crew=40), "dmy")
+    parsed = parse_request(_drawn_roster(seed=seed, crew=40), "dmy")
     params = PRESETS["ingre2014_5c"]
     kinds: set[str] = set()
     for schedule in parsed.schedules:

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import orjson
 import pytest
 from sqlalchemy.orm import Session, sessionmaker
 
+from reference.roster_rows import parse_request_rows
 from vigil import model, tz
 from vigil.domain import DateFormat
-from vigil.roster.parse import parse_request, parse_request_columnar, parse_request_rows
+from vigil.roster.parse import parse_request
 from vigil.scoring.context import ScoringContext
 from vigil.scoring.service import ScoreRequest, score
 from vigil.settings import DEFAULT_SETTINGS, SettingsError, merge_settings, parse_settings
@@ -78,7 +80,10 @@ def test_kp_threshold_changes_kp_and_says_so() -> None:
     assert (b > a).all()  # P(KSS >= 7) > P(KSS >= 8)
 
 
-@pytest.mark.parametrize("read", [parse_request_rows, parse_request_columnar])
+@pytest.mark.parametrize(
+    "read",
+    [parse_request_rows, partial(parse_request, polars=False), partial(parse_request, polars=True)],
+)
 def test_blank_prep_takes_the_operator_default(read: Any) -> None:
     plain = read(ROSTER, DateFormat.DMY)
     own = read(ROSTER, DateFormat.DMY, blank_defaults={"CrewPrepTime": 90})

@@ -59,14 +59,14 @@ def test_nothing_compiles_after_the_warm_start() -> None:
 
 
 def test_the_warm_up_month_takes_the_large_roster_paths() -> None:
-    """Polars' reader and the parallel kernels start up in the warm-up (measured: the first
+    """Polars' cell splitter and the parallel kernels start up in the warm-up (measured: the first
     300-crew call after the old one-crew warm-up took 0.4-0.5 s longer than the second)."""
-    from vigil.roster.parse import COLUMNAR_MIN_LINES
+    from vigil.roster.cells import POLARS_MIN_LINES
     from vigil.scoring.service import PARALLEL_MIN_CREW
     from vigil.scoring.warm import WARM_CREW
 
     month = generate_airline_roster(WARM_CREW, 28, seed=1)
-    assert month.count("\n") >= COLUMNAR_MIN_LINES
+    assert month.count("\n") >= POLARS_MIN_LINES
     assert WARM_CREW >= PARALLEL_MIN_CREW
 
 

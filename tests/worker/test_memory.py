@@ -11,6 +11,7 @@ import sys
 import pytest
 from sqlalchemy.orm import Session, sessionmaker
 
+from reference.roster_rows import parse_request_rows
 from vigil.domain import DateFormat
 from vigil.fleet.stored import build, record_summary
 from vigil.fleet.table import (
@@ -22,7 +23,6 @@ from vigil.fleet.table import (
 )
 from vigil.results.compact import unpack
 from vigil.roster import parse_request
-from vigil.roster.parse import parse_request_columnar, parse_request_rows
 from vigil.roster.synthetic import generate_airline_roster
 from vigil.scoring.service import SCALE_CODES, ScoreRequest
 from vigil.store import uploads
@@ -66,8 +66,9 @@ def test_route_facts_of_the_tasks_equal_the_whole_roster_parsed(chunk: int) -> N
 
 @pytest.mark.parametrize("chunk", [30, 1000])
 def test_route_facts_of_columnar_tasks_equal_the_row_reader(chunk: int) -> None:
-    """80 crew: more than ``COLUMNAR_MIN_LINES`` lines, so the tasks read their part with
-    the columnar reader and take the route facts from its columns."""
+    """80 crew: more than ``POLARS_MIN_LINES`` lines, so the tasks read their part with
+    cells split by Polars, and take the route facts from the columns; the reference
+    row reader's schedules give the same facts."""
     text = _airline(80)
     assert parse_request(text, DateFormat.DMY).columns is not None
     scored = score_roster(_request(text), chunk_size=chunk, local=InlineScorer())
@@ -80,7 +81,7 @@ def test_route_facts_of_columnar_tasks_equal_the_row_reader(chunk: int) -> None:
 def test_route_facts_of_columns_equal_those_of_schedules() -> None:
     """Including a stored schedule the roster lacks and stored duty counts that differ
     from the parsed ones (fewer, more)."""
-    parsed = parse_request_columnar(_airline(6), DateFormat.DMY)
+    parsed = parse_request(_airline(6), DateFormat.DMY)
     assert parsed.columns is not None
     schedules = parsed.schedules
     entries = [(s.reference, len(s.duties)) for s in schedules]

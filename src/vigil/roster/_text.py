@@ -68,35 +68,41 @@ def split_fields(line: str) -> list[str]:
         while j < n and line[j] in " \t":
             j += 1
         if j < n and line[j] == '"':
-            parts: list[str] = []
-            j += 1
-            while True:
-                k = line.find('"', j)
-                if k < 0:
-                    raise CsvSyntaxError("a quoted field is not closed")
-                parts.append(line[j:k])
-                if line.startswith('"', k + 1):
-                    parts.append('"')
-                    j = k + 2
-                    continue
-                j = k + 1
-                break
-            while j < n and line[j] in " \t":
-                j += 1
-            if j < n and line[j] != ",":
-                raise CsvSyntaxError("text follows a closing quote")
-            fields.append("".join(parts).strip())
+            value, j = _quoted(line, j + 1)
         else:
             k = line.find(",", j)
             end = n if k < 0 else k
             value = line[j:end]
             if '"' in value:
                 raise CsvSyntaxError("a quote appears inside an unquoted field")
-            fields.append(value.strip())
             j = end
+        fields.append(value.strip())
         if j >= n:
             return fields
         j += 1  # the comma
+
+
+def _quoted(line: str, j: int) -> tuple[str, int]:
+    """The quoted field whose text starts at ``j`` (after its opening quote), and the
+    position of the comma (or end) after it; ``""`` inside is one quote (RFC 4180)."""
+    n = len(line)
+    parts: list[str] = []
+    while True:
+        k = line.find('"', j)
+        if k < 0:
+            raise CsvSyntaxError("a quoted field is not closed")
+        parts.append(line[j:k])
+        if line.startswith('"', k + 1):
+            parts.append('"')
+            j = k + 2
+            continue
+        j = k + 1
+        break
+    while j < n and line[j] in " \t":
+        j += 1
+    if j < n and line[j] != ",":
+        raise CsvSyntaxError("text follows a closing quote")
+    return "".join(parts), j
 
 
 def _is_digits(text: str) -> bool:

@@ -173,6 +173,24 @@ def _row(
         )
         return None
     n_errors = len(errors)
+    read = _cells(row, cells, fmt, references, errors)
+    if read is None or len(errors) != n_errors:
+        return None
+    return _activity(row, cells, read, home_bases, errors)
+
+
+#: An activity row's readable cells: start and end wall times, Location, type, TimeReference
+_Cells = tuple[tuple[date, int, int], tuple[date, int, int], Airport, ActivityType, int]
+
+
+def _cells(
+    row: int,
+    cells: list[str],
+    fmt: DateFormat,
+    references: Collection[str],
+    errors: list[RowError],
+) -> _Cells | None:
+    """The row's cells read, or ``None`` with their errors in ``errors``."""
     ref = cells[0]
     for name, value in zip(ACTIVITY_COLUMNS, cells, strict=True):
         if not value:
@@ -194,19 +212,29 @@ def _row(
             errors.append(_error("activity-type", row, ref, value=cells[6], allowed=_TYPES))
     time_ref = parse_int(cells[7]) if cells[7] else None
     if cells[7] and time_ref not in (0, 1, 2):
+        allowed = "0, 1 or 2"
         errors.append(
             _error(
-                "out-of-range",
-                row,
-                ref,
-                column="TimeReference",
-                value=cells[7],
-                allowed="0, 1 or 2",
+                "out-of-range", row, ref, column="TimeReference", value=cells[7], allowed=allowed
             )
         )
-    if len(errors) != n_errors:
+    if not (start_wall and end_wall and location and kind) or time_ref not in (0, 1, 2):
         return None
-    assert start_wall and end_wall and location and kind and time_ref is not None
+    assert time_ref is not None
+    return start_wall, end_wall, location, kind, time_ref
+
+
+def _activity(
+    row: int,
+    cells: list[str],
+    read: _Cells,
+    home_bases: Mapping[str, Airport],
+    errors: list[RowError],
+) -> Activity | None:
+    """A readable row in UTC (TimeReference 0 UTC, 1 HomeBase, 2 Location), or ``None``
+    with its errors in ``errors``."""
+    ref = cells[0]
+    start_wall, end_wall, location, kind, time_ref = read
     if time_ref == TimeReference.UTC:
         zone = "UTC"
     elif time_ref == TimeReference.LOCAL:

@@ -120,8 +120,8 @@ class DutyColumns:
     def from_schedules(cls, schedules: Sequence[Schedule]) -> DutyColumns:
         """The columns of domain-object schedules: the inverse of :meth:`schedules`.
 
-        The row reader's rosters and schedules built in code (the planner's candidates)
-        reach the one planning path (:func:`vigil.scoring.plan.plan_columns`) through
+        Schedules built in code (the planner's candidates, the reference row reader of
+        the tests) reach the one planning path (:func:`vigil.scoring.plan.plan_columns`) through
         this view. Every instant must be a whole minute (contract §3.1 times are).
 
         Raises
@@ -142,14 +142,7 @@ class DutyColumns:
         on_duty, off_duty, start, end, home = cells[k : k + 5]
         periods = cells[k + 5 : k + 8]
         split, workload, fleet, rank = cells[k + 8 :]
-        period_start = np.full((3, n), NO_TIME, dtype=np.int64)
-        period_end = np.full((3, n), NO_TIME, dtype=np.int64)
-        for p, column in enumerate(periods):
-            given = [(k, q) for k, q in enumerate(column) if q is not None]
-            if given:  # most rosters give none
-                at = [k for k, _ in given]
-                period_start[p, at] = _minutes([q.start for _, q in given])
-                period_end[p, at] = _minutes([q.end for _, q in given])
+        period_start, period_end = _period_minutes(periods, n)
         on_off = _minutes(on_duty + off_duty)
         places, airports, home_bases = _places_of(start, end, home)
         return cls(
@@ -284,6 +277,22 @@ _CELL_FIELDS = (
     "rank",
 )
 _CELLS = attrgetter(*_CELL_FIELDS)
+
+
+def _period_minutes(
+    periods: Sequence[Sequence[Period | None]], n: int
+) -> tuple[IntArray, IntArray]:
+    """Each period column (one entry per duty, ``None`` if absent) → (3, n) start and
+    end minutes, :data:`NO_TIME` where absent."""
+    period_start = np.full((3, n), NO_TIME, dtype=np.int64)
+    period_end = np.full((3, n), NO_TIME, dtype=np.int64)
+    for p, column in enumerate(periods):
+        given = [(k, q) for k, q in enumerate(column) if q is not None]
+        if given:  # most rosters give none
+            at = [k for k, _ in given]
+            period_start[p, at] = _minutes([q.start for _, q in given])
+            period_end[p, at] = _minutes([q.end for _, q in given])
+    return period_start, period_end
 
 
 def _minutes(instants: Sequence[datetime]) -> IntArray:

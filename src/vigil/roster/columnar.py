@@ -1,290 +1,258 @@
-"""RosterData CSV → :class:`~vigil.roster.arrays.DutyColumns` with Polars.
+"""RosterData cells → :class:`~vigil.roster.arrays.DutyColumns` and row errors: the one reader.
 
-The same rules as the row reader (:mod:`vigil.roster.parse`, contract §3.1), read a
-column at a time:
+Contract §3.1 and §8, a column at a time, whatever the roster's size (the cells come from
+:mod:`vigil.roster.cells`, split in Python or by Polars):
 
-1. **Lines.** A line of printable ASCII without spaces or quotes (nearly all of them)
-   is split by Polars (``str.split_exact``); any other line, and any line of an
-   unexpected width, is split by the row reader's own :func:`split_fields` and
-   ``_cells``, which also report quoting and column-count errors.
-2. **Cells.** Each column is decoded through a table over its *unique* texts, built
-   with the row reader's own cell functions (:func:`parse_date`, :func:`parse_time`,
-   the integer rules of :mod:`vigil.roster.columns`, :func:`vigil.tz.airport`), so a
-   text is read exactly as before and only once: a month has ~30 dates, ≤ 1,440
-   times and a few hundred airports. A text the table rejects marks its row bad.
-3. **UTC.** Wall times become UTC per (zone, local day) group: a day without a clock
-   change subtracts that day's offset from every wall time in it at once; on a
-   change day each distinct wall time goes through :func:`instant` (a DST gap is a
-   bad row, a fall-back time takes the earlier instant, as before).
-4. **Checks.** The cross-field rules of :mod:`vigil.roster.checks` as array
-   comparisons; duty overlaps by a running maximum per schedule, the span limit by
-   each schedule's first on-duty.
-5. **Diagnosis.** Only bad rows (and schedules with an overlap) go through the row
-   reader, one by one, which writes every error with its exact text and order.
+1. **Cells.** Each column has one rule (:func:`_rules`, driven by the column table of
+   :mod:`vigil.roster.columns`): a text → its value, or the problems that make it
+   unreadable (error code and template fields). A column is decoded through its
+   *unique* texts (:func:`vigil.roster.cells.codes`), so each text is read once.
+2. **UTC.** Wall times become UTC per (zone, local day): a day without a clock change
+   subtracts that day's offset from every wall time in it at once; on a change day each
+   distinct wall time goes through :func:`instant` (a DST gap is a row error, a fall-back
+   time takes the earlier instant).
+3. **Rules.** The cross-field rules of :mod:`vigil.roster.checks`, as arrays.
+4. **Messages.** Only the rows that break something are looked at one by one: the same
+   rules say why, in the order a planner reads the row (cells left to right, then the
+   clock changes, then the cross-field rules), and :func:`make_error` writes the text.
+   Duty overlaps and the schedule span come last, per schedule.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
+from functools import lru_cache, partial
+from itertools import chain
 from typing import Any, TypeVar
 
 import numpy as np
-import polars as pl
 
 from vigil import tz
 from vigil.domain import Airport, DateFormat
 from vigil.roster import checks
 from vigil.roster._text import (
-    CsvSyntaxError,
+    DATE_PATTERN,
     instant,
     parse_date,
     parse_int,
     parse_number,
     parse_time,
-    split_fields,
 )
 from vigil.roster.arrays import NO_TIME, BoolArray, DutyColumns, FloatArray, IntArray
-from vigil.roster.columns import (
-    COLUMNS,
-    FULL_WIDTH,
-    MAX_DUTY_HOURS,
-    MAX_SPAN_DAYS,
-    REQUIRED,
-    SHORT_WIDTH,
-    WORKLOAD_RANGE_NO_SECTORS,
-    WORKLOAD_RANGE_WITH_SECTORS,
-    Kind,
-)
-from vigil.roster.errors import make_error
+from vigil.roster.cells import CellTable, blanks, codes, gather, in_order
+from vigil.roster.columns import COLUMNS, MAX_YEAR, MIN_YEAR, Column, Kind
+from vigil.roster.errors import RowError, make_error
 
 __all__ = ["ColumnarRead", "read_columns"]
 
+#: Why a cell cannot be read: (error code, template fields) per problem.
+Problems = tuple[tuple[str, dict[str, Any]], ...]
+_Rule = Callable[[str], "int | float | Problems"]
+
 _BAD = NO_TIME  # a cell that does not decode
+_BLANK_HOME = -1  # a blank HomeBase: the StartAirport's (contract §3.1)
 _EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
-_SIMPLE_LINE = r"^[\x21\x23-\x7e]+$"  # printable ASCII, no space, no quote: nothing to trim
-_REQUIRED_POSITIONS = [c.number - 1 for c in REQUIRED]
-_INT_POSITIONS = [c.number - 1 for c in COLUMNS if c.kind is Kind.INT]
 (_REF, _ON_D, _ON_T, _START, _OFF_D, _OFF_T, _END) = range(7)
 _HOME, _TIME_REF, _FLEET, _RANK, _WORKLOAD = 12, 13, 28, 29, 30
 _PERIOD_POSITIONS = (14, 18, 22)  # first cell of each 4-cell period group
-_MAX_DUTY_MINUTES = MAX_DUTY_HOURS * 60
-_MAX_SPAN_MINUTES = MAX_SPAN_DAYS * 24 * 60
+_PERIOD_NAMES = ("Partial augmentation", "First rest", "Second rest")
+#: Whole-number cells in the order their problems are reported
+_INT_ORDER = (13, 7, 8, 9, 10, 11, 26, 27, 31, 32, 33)
 _T = TypeVar("_T")
 
 
 @dataclass
 class ColumnarRead:
-    """What :func:`read_columns` found; the errors are in the row reader's ``errors``.
+    """What :func:`read_columns` found.
 
-    ``columns`` holds every row without a row error (schedules with an error included;
-    the caller drops them), ``home_rows`` each Reference's first readable HomeBase.
+    ``columns`` holds every row without a row error, schedules with an overlap included
+    (the caller drops schedules with any error); ``home_bases()`` each Reference's first
+    readable HomeBase; ``errors`` every RosterData error, by row.
     """
 
-    columns: DutyColumns | None
+    columns: DutyColumns
     references: tuple[str, ...] = ()
     rows: int = 0
-    home_rows: dict[str, tuple[int, Airport]] = field(default_factory=dict)
+    home_bases: Callable[[], dict[str, Airport]] = dict  # only ActivityData needs them
+    errors: list[RowError] = field(default_factory=list)
 
 
-def read_columns(
-    text: str, reader: Any, looks_like_header: Callable[[list[str]], bool]
-) -> ColumnarRead | None:
-    """Read RosterData into columns; see the module docstring.
-
-    ``reader`` is a fresh row reader (:class:`vigil.roster.parse._Reader`): its
-    ``_header``, ``_cells`` and ``_row`` diagnose what needs it, into its ``errors``.
-    ``None`` when the row reader accepts a row this reader flagged, or when the text is
-    not valid UTF-8 (lone surrogates): the caller then reads the whole roster row by
-    row (the two readers are tested to agree).
-    """
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    try:
-        lines = pl.Series("line", text.split("\n"), dtype=pl.String).str.strip_suffix("\r")
-    except UnicodeEncodeError:  # lone surrogates: Polars holds UTF-8 only
-        return None
-    first = _first_nonblank(lines)
-    mapping: list[int] | None = None
-    skip = -1
-    if first is not None:
-        try:
-            fields = split_fields(lines[first])
-        except CsvSyntaxError:
-            fields = None
-        if fields is not None and looks_like_header(fields):
-            skip = first
-            mapping = reader._header(first + 1, fields)
-            if mapping is None:
-                return ColumnarRead(None)
-    frame, rows = _cells(lines, skip, mapping, reader)
-    return _decode(frame, rows, reader, reader.date_format)
+# ------------------------------------------------------------------------ cell rules
 
 
-def _first_nonblank(lines: pl.Series) -> int | None:
-    for i, line in enumerate(lines):
-        if line and not line.isspace():
-            return i
-    return None
+def _int_rule(column: Column, blank: int | None) -> _Rule:
+    """A whole-number cell: blank → default (``blank`` when the operator set one)."""
 
-
-def _cells(
-    lines: pl.Series, skip: int, mapping: list[int] | None, reader: Any
-) -> tuple[pl.DataFrame, int]:
-    """Every data row as 34 string columns ``c0``..``c33`` plus ``row``, in row order."""
-    table = pl.DataFrame({"line": lines}).with_row_index("row", offset=1)
-    if skip >= 0:
-        table = table.filter(pl.col("row") != skip + 1)
-    widths = {len(mapping): mapping} if mapping else {FULL_WIDTH: None, SHORT_WIDTH: None}
-    simple = pl.col("line").str.contains(_SIMPLE_LINE)
-    width = pl.col("line").str.count_matches(",", literal=True) + 1
-    # the width of a simple line of an expected width, else 0 (split by the row reader)
-    table = table.with_columns(
-        width=pl.when(simple & width.is_in(list(widths))).then(width).otherwise(0)
-    )
-    parts: list[pl.DataFrame] = []
-    for n, positions in widths.items():
-        if positions is None:
-            positions = list(range(FULL_WIDTH)) if n == FULL_WIDTH else _REQUIRED_POSITIONS
-        chunk = table.filter(pl.col("width") == n)
-        split = chunk["line"].str.split_exact(",", n - 1).struct.unnest()
-        split.columns = [f"c{p}" for p in positions]
-        parts.append(pl.concat([chunk.select("row"), split], how="horizontal"))
-    others = table.filter(pl.col("width") == 0)
-    n_rows = table.height - others.height
-    odd_rows: list[list[str]] = []
-    odd_numbers: list[int] = []
-    for row, line in others.select("row", "line").iter_rows():
-        if not line or line.isspace():
-            continue
-        n_rows += 1
-        try:
-            fields = split_fields(line)
-        except CsvSyntaxError as exc:
-            reader.errors.append(make_error("bad-quoting", row, detail=str(exc)))
-            continue
-        cells = reader._cells(row, fields, mapping)
-        if cells is not None:
-            odd_rows.append(list(cells))
-            odd_numbers.append(row)
-    if odd_rows:
-        odd = pl.DataFrame(
-            {f"c{p}": [r[p] for r in odd_rows] for p in range(FULL_WIDTH)}
-            | {"row": pl.Series(odd_numbers, dtype=pl.UInt32)}
-        )
-        parts.append(odd)
-    names = ["row", *(f"c{p}" for p in range(FULL_WIDTH))]
-    full = [
-        p.with_columns(*(pl.lit("").alias(n) for n in names if n not in p.columns)).select(names)
-        for p in parts
-    ]
-    frame = pl.concat(full).sort("row")
-    return frame, n_rows
-
-
-def _lookup(column: pl.Series, decode: Callable[[str], int | None]) -> IntArray:
-    """``decode`` over the column's unique texts, mapped back; ``_BAD`` where it fails."""
-    uniques = column.unique()
-    codes = [decode(t) for t in uniques.to_list()]
-    values = pl.Series([_BAD if c is None else c for c in codes], dtype=pl.Int64)
-    out = column.replace_strict(uniques, values, return_dtype=pl.Int64).to_numpy()
-    return np.asarray(out, dtype=np.int64)
-
-
-def _int_decoder(position: int, blank: int | None = None) -> Callable[[str], int | None]:
-    """The row reader's whole-number rule for one column: blank → default (``blank``
-    when the operator set one), range."""
-    column = COLUMNS[position]
-
-    def decode(text: str) -> int | None:
+    def rule(text: str) -> int | Problems:
         if not text:
             if blank is not None:
                 return blank
-            return None if column.required else int(column.default or 0)
+            if column.required:
+                return (("blank-required", dict(column=column.name)),)
+            return int(column.default or 0)
         value = parse_int(text)
         if value is None:
-            return None
-        if column.allowed is not None:
-            return value if value in column.allowed else None
-        return value if column.minimum is None or value >= column.minimum else None
-
-    return decode
-
-
-def _day(fmt: DateFormat) -> Callable[[str], int | None]:
-    def decode(text: str) -> int | None:
-        found = parse_date(text, fmt) if text else None
-        return found.toordinal() - _EPOCH_ORDINAL if isinstance(found, date) else None
-
-    return decode
-
-
-def _minute(text: str) -> int | None:
-    found = parse_time(text) if text else None
-    return found[0] * 60 + found[1] if found is not None else None
-
-
-def _walls(frame: pl.DataFrame, position: int, fmt: DateFormat) -> IntArray:
-    """Date cell ``position`` and time cell ``position + 1`` → local wall minutes."""
-    day = _lookup(frame[f"c{position}"], _day(fmt))
-    minute = _lookup(frame[f"c{position + 1}"], _minute)
-    ok = (day != _BAD) & (minute != _BAD)
-    return np.where(ok, day * 1440 + np.where(ok, minute, 0), _BAD)
-
-
-def _to_utc(zone: IntArray, wall: IntArray, zones: Sequence[str]) -> IntArray:
-    """Local wall minutes in ``zones[zone]`` → UTC minutes; ``_BAD`` for a gap.
-
-    Per (zone, local day): one offset for the whole day when the zone's offset does
-    not change on it (:func:`vigil.tz.fixed_offset_on`), else each distinct wall time
-    through :func:`instant` (DST gap → bad; fall-back → the earlier instant).
-    """
-    out = np.full(wall.shape, _BAD, dtype=np.int64)
-    ok = (wall != _BAD) & (zone >= 0)
-    if not ok.any():
-        return out
-    zone_ok, wall_ok = zone[ok], wall[ok]
-    # one int64 key per (zone, local day): zone in the high bits (days span ±2^17)
-    keys, inverse = np.unique((zone_ok << 20) | (wall_ok // 1440 + (1 << 19)), return_inverse=True)
-    offsets = np.array(
-        [_day_offset(zones[k >> 20], (k & 0xFFFFF) - (1 << 19)) for k in keys.tolist()],
-        dtype=np.int64,
-    )
-    offset = offsets[inverse.reshape(-1)]
-    converted = wall_ok - np.where(offset != _BAD, offset, 0)
-    change = offset == _BAD
-    if change.any():  # a clock change that day: wall time by wall time (minutes span ±2^27)
-        pairs, back = np.unique(
-            (zone_ok[change] << 30) | (wall_ok[change] + (1 << 29)), return_inverse=True
+            return (("bad-integer", dict(column=column.name, value=text)),)
+        allowed = (
+            value in column.allowed
+            if column.allowed is not None
+            else column.minimum is None or value >= column.minimum
         )
-        exact = np.array(
-            [_exact(zones[k >> 30], (k & 0x3FFFFFFF) - (1 << 29)) for k in pairs.tolist()],
-            dtype=np.int64,
+        if not allowed:
+            fields = dict(column=column.name, value=value, allowed=column.describe_allowed())
+            return (("out-of-range", fields),)
+        return value
+
+    return rule
+
+
+def _date_rule(column: Column, fmt: DateFormat) -> _Rule:
+    """A date cell → days since 1970-01-01."""
+
+    def rule(text: str) -> int | Problems:
+        if not text:
+            return (("blank-required", dict(column=column.name)),)
+        found = parse_date(text, fmt)
+        if isinstance(found, date):
+            return found.toordinal() - _EPOCH_ORDINAL
+        if found == "bad-date":
+            return ((found, dict(column=column.name, value=text, pattern=DATE_PATTERN[fmt])),)
+        years = dict(min_year=MIN_YEAR, max_year=MAX_YEAR)
+        return ((found, dict(column=column.name, value=text, **years)),)
+
+    return rule
+
+
+def _time_rule(column: Column) -> _Rule:
+    """A time cell → minutes after midnight."""
+
+    def rule(text: str) -> int | Problems:
+        if not text:
+            return (("blank-required", dict(column=column.name)),)
+        found = parse_time(text)
+        if found is None:
+            return (("bad-time", dict(column=column.name, value=text)),)
+        return found[0] * 60 + found[1]
+
+    return rule
+
+
+def _airport_rule(column: Column, tables: _Tables) -> _Rule:
+    """An airport cell → its index in ``tables``."""
+
+    def rule(text: str) -> int | Problems:
+        if not text:
+            return (("blank-required", dict(column=column.name)),)
+        found = tz.airport(text)
+        if found is None:
+            return (("unknown-airport", dict(code=text, column=column.name)),)
+        return tables.airport(found)
+
+    return rule
+
+
+def _home_rule(tables: _Tables) -> _Rule:
+    """A HomeBase cell (codes separated by ``/``) → its index in ``tables``."""
+
+    def rule(text: str) -> int | Problems:
+        if not text:
+            return _BLANK_HOME
+        codes_ = [code.strip() for code in text.split("/") if code.strip()]
+        found = [tz.airport(code) for code in codes_]
+        problems = tuple(
+            ("unknown-airport", dict(code=code, column="HomeBase"))
+            for code, airport in zip(codes_, found, strict=True)
+            if airport is None
         )
-        converted[change] = exact[back.reshape(-1)]
-    out[ok] = converted
-    return out
+        if problems:
+            return problems
+        if not found:  # only separators: "/"
+            return (("blank-required", dict(column="HomeBase")),)
+        return tables.home(tuple(a for a in found if a is not None))
+
+    return rule
 
 
-def _day_offset(zone_name: str, day: int) -> int:
-    if zone_name == "UTC":
-        return 0
-    offset = tz.fixed_offset_on(zone_name, date.fromordinal(day + _EPOCH_ORDINAL))
-    return _BAD if offset is None else int(offset.total_seconds() // 60)
+def _number_rule(column: Column) -> _Rule:
+    def rule(text: str) -> float | Problems:
+        found = parse_number(text) if text else float(column.default or 0)
+        if found is None:
+            return (("bad-number", dict(column=column.name, value=text)),)
+        return found
+
+    return rule
 
 
-def _exact(zone_name: str, wall: int) -> int:
-    day, minute = divmod(wall, 1440)
-    found = instant(date.fromordinal(day + _EPOCH_ORDINAL), minute // 60, minute % 60, zone_name)
-    if found is None:
-        return _BAD
-    return int(found.timestamp()) // 60
+@lru_cache(maxsize=1 << 10)
+def _workload(text: str) -> float:
+    """A Workload cell's value, NaN where unreadable."""
+    found = _number_rule(COLUMNS[_WORKLOAD])(text)
+    return np.nan if isinstance(found, tuple) else float(found)
+
+
+def _reference_rule(text: str) -> int | Problems:
+    if not text:
+        return (("blank-required", dict(column="Reference")),)
+    if "|" in text:
+        return (("reference-pipe", dict(value=text)),)
+    return 0
+
+
+def _rules(fmt: DateFormat, blank: dict[int, int], tables: _Tables) -> dict[int, _Rule]:
+    """The rule of every column but Fleet and Rank (free text), by cell position."""
+    by_kind: dict[Kind, Callable[[Column], _Rule]] = {
+        Kind.DATE: lambda c: _date_rule(c, fmt),
+        Kind.TIME: _time_rule,
+        Kind.INT: lambda c: _int_rule(c, blank.get(c.number - 1)),
+        Kind.AIRPORT: lambda c: _airport_rule(c, tables),
+        Kind.AIRPORTS: lambda c: _home_rule(tables),
+        Kind.NUMBER: _number_rule,
+    }
+    rules = {c.number - 1: by_kind[c.kind](c) for c in COLUMNS if c.kind in by_kind}
+    rules[_REF] = _reference_rule
+    return rules
+
+
+@lru_cache(maxsize=64)
+def _fixed(
+    fmt: DateFormat, blank: tuple[tuple[int, int], ...]
+) -> tuple[dict[int, _Rule], dict[int, Callable[[str], int]]]:
+    """The rules, and the value functions of the columns whose rule depends on the text
+    alone, shared by every read with the same DateFormat and blank defaults (rosters
+    repeat texts). The airport rules of one read replace these (operator airports)."""
+    rules = _rules(fmt, dict(blank), _Tables())
+    fixed = (Kind.DATE, Kind.TIME, Kind.INT)
+    values: dict[int, Callable[[str], int]] = {
+        p: lru_cache(maxsize=1 << 12)(_value_of(rules[p]))
+        for p in rules
+        if p == _REF or COLUMNS[p].kind in fixed
+    }
+    return rules, values
+
+
+def _value_of(rule: _Rule) -> Callable[[str], int]:
+    """``rule`` as a value, ``_BAD`` where it finds problems."""
+
+    def value(text: str) -> int:
+        found = rule(text)
+        return _BAD if isinstance(found, tuple) else int(found)
+
+    return value
+
+
+def _problems(rule: _Rule, text: str) -> Problems:
+    found = rule(text)
+    return found if isinstance(found, tuple) else ()
+
+
+# ---------------------------------------------------------------------- zones and UTC
 
 
 @dataclass
 class _Tables:
-    """Airports and HomeBase lists met so far, as indices."""
+    """Airports, HomeBase lists and time zones met so far, as indices."""
 
     zones: list[str] = field(default_factory=lambda: ["UTC"])
     zone_index: dict[str, int] = field(default_factory=lambda: {"UTC": 0})
@@ -318,240 +286,385 @@ def _index_of(value: _T, values: list[_T], index: dict[_T, int]) -> int:
     return found
 
 
-def _home_bases(text: str) -> tuple[Airport, ...] | None:
-    """A HomeBase cell → its airports, ``None`` if any code is unknown or none is given."""
-    found = [tz.airport(code.strip()) for code in text.split("/") if code.strip()]
-    if not found or any(a is None for a in found):
-        return None
-    return tuple(a for a in found if a is not None)
+def _to_utc(zone: IntArray, wall: IntArray, zones: list[str]) -> IntArray:
+    """Local wall minutes in ``zones[zone]`` → UTC minutes; ``_BAD`` for a gap.
 
-
-def _decode(frame: pl.DataFrame, n_rows: int, reader: Any, fmt: DateFormat) -> ColumnarRead | None:
-    tables = _Tables()
-    col = frame.get_column
-    refs = col("c0")
-    bad = np.array((refs == "") | refs.str.contains("|", literal=True), dtype=np.bool_)
-
-    def airport_of(text: str) -> int | None:
-        found = tz.airport(text) if text else None
-        return None if found is None else tables.airport(found)
-
-    start = _lookup(col(f"c{_START}"), airport_of)
-    end = _lookup(col(f"c{_END}"), airport_of)
-
-    def home_of(text: str) -> int | None:
-        found = _home_bases(text) if text else None
-        return None if found is None else tables.home(found)
-
-    home_text = col(f"c{_HOME}")
-    home = _lookup(home_text, home_of)
-    blank_home = np.array(home_text == "", dtype=np.bool_)
-    start_homes = np.array(
-        [tables.home((a,)) for a in list(tables.airports)] or [0], dtype=np.int64
+    Per (zone, local day): one offset for the whole day when the zone's offset does
+    not change on it (:func:`vigil.tz.fixed_offset_on`), else each distinct wall time
+    through :func:`instant` (DST gap → bad; fall-back → the earlier instant).
+    """
+    out = np.full(wall.shape, _BAD, dtype=np.int64)
+    ok = (wall != _BAD) & (zone >= 0)
+    if not ok.any():
+        return out
+    zone_ok, wall_ok = zone[ok], wall[ok]
+    # one int64 key per (zone, local day): zone in the high bits (days span ±2^17)
+    keys, inverse = _distinct((zone_ok << 20) | (wall_ok // 1440 + (1 << 19)))
+    offsets = np.array(
+        [_day_offset(zones[k >> 20], (k & 0xFFFFF) - (1 << 19)) for k in keys.tolist()],
+        dtype=np.int64,
     )
-    home = np.where(blank_home & (start != _BAD), start_homes[np.maximum(start, 0)], home)
-    home_ok = home != _BAD
-    bad |= (start == _BAD) | (end == _BAD) | ~home_ok
-
-    ints = {p: _lookup(col(f"c{p}"), _int_decoder(p, reader.blank.get(p))) for p in _INT_POSITIONS}
-    for values in ints.values():
-        bad |= values == _BAD
-    workload_text = col(f"c{_WORKLOAD}")
-    workload = _lookup_float(workload_text)
-    bad |= np.isnan(workload)
-
-    on_wall = _walls(frame, _ON_D, fmt)
-    off_wall = _walls(frame, _OFF_D, fmt)
-    bad |= (on_wall == _BAD) | (off_wall == _BAD)
-    period_walls: list[tuple[BoolArray, IntArray, IntArray]] = []
-    for p in _PERIOD_POSITIONS:
-        blank = np.stack([np.array(col(f"c{q}") == "", dtype=np.bool_) for q in range(p, p + 4)])
-        present: BoolArray = np.logical_not(blank.any(axis=0))
-        bad |= ~present & ~blank.all(axis=0)  # incomplete
-        s, e = _walls(frame, p, fmt), _walls(frame, p + 2, fmt)
-        bad |= present & ((s == _BAD) | (e == _BAD))
-        period_walls.append((present, s, e))
-
-    # zones: TimeReference 0 UTC, 1 HomeBase, 2 StartAirport / EndAirport (contract §3.1)
-    time_ref = ints[_TIME_REF]
-    airport_zone, home_zone = tables.airport_zones(), tables.home_zones()
-    safe = ~bad
-    z_start = np.where(safe, airport_zone[np.where(safe, start, 0)], -1)
-    z_end = np.where(safe, airport_zone[np.where(safe, end, 0)], -1)
-    z_home = np.where(safe, home_zone[np.where(safe, home, 0)], -1)
-    on_zone = np.select([time_ref == 0, time_ref == 1], [0, z_home], z_start)
-    off_zone = np.select([time_ref == 0, time_ref == 1], [0, z_home], z_end)
-    on_zone, off_zone = np.where(safe, on_zone, -1), np.where(safe, off_zone, -1)
-    zones = tables.zones
-    on = _to_utc(on_zone, on_wall, zones)
-    off = _to_utc(off_zone, off_wall, zones)
-    bad |= safe & ((on == _BAD) | (off == _BAD))
-    period_start = np.full((3, frame.height), NO_TIME, dtype=np.int64)
-    period_end = period_start.copy()
-    for k, (present, s, e) in enumerate(period_walls):
-        zone_k = np.where(present, on_zone, -1)
-        ps, pe = _to_utc(zone_k, s, zones), _to_utc(zone_k, e, zones)
-        bad |= present & safe & ((ps == _BAD) | (pe == _BAD))
-        period_start[k] = np.where(present, ps, NO_TIME)
-        period_end[k] = np.where(present, pe, NO_TIME)
-
-    bad |= _cross_field_errors(on, off, period_start, period_end, ints, workload) & ~bad
-    return _finish(
-        frame, n_rows, reader, tables, bad, home,
-        dict(on=on, off=off, start=start, end=end, workload=workload,
-             period_start=period_start, period_end=period_end, ints=ints),
-    )  # fmt: skip
-
-
-def _lookup_float(column: pl.Series) -> FloatArray:
-    """Workload texts → numbers (blank → 0, contract §3.1); NaN where unreadable."""
-    uniques = column.unique()
-    values = []
-    for text in uniques.to_list():
-        found = parse_number(text) if text else 0.0
-        values.append(np.nan if found is None else found)
-    out = column.replace_strict(
-        uniques, pl.Series(values, dtype=pl.Float64), return_dtype=pl.Float64
-    ).to_numpy()
-    return np.asarray(out, dtype=np.float64)
-
-
-def _cross_field_errors(
-    on: IntArray,
-    off: IntArray,
-    period_start: IntArray,
-    period_end: IntArray,
-    ints: Mapping[int, IntArray],
-    workload: FloatArray,
-) -> BoolArray:
-    """Rows breaking a rule of :mod:`vigil.roster.checks` (same rules, as arrays)."""
-    length = off - on
-    duty_ok = length > 0
-    bad = ~duty_ok | (length > _MAX_DUTY_MINUTES)  # check_duty_times
-    present = period_start != NO_TIME  # check_periods
-    order_ok = period_end > period_start
-    bad |= (present & ~order_ok).any(axis=0)
-    outside = (period_start < on) | (period_end > off)
-    bad |= (present & order_ok & duty_ok & outside).any(axis=0)
-    bad |= present[1] & present[2] & (period_start[2] < period_end[1])
-    count, crew, sectors = ints[9], ints[8], ints[7]  # check_sleep_count
-    bad |= (count > 0) & (crew == 2) & (~present[1] | ((count == 2) & ~present[2]))
-    no_sectors = sectors == 0  # check_workload
-    low = np.where(no_sectors, WORKLOAD_RANGE_NO_SECTORS[0], WORKLOAD_RANGE_WITH_SECTORS[0])
-    high = np.where(no_sectors, WORKLOAD_RANGE_NO_SECTORS[1], WORKLOAD_RANGE_WITH_SECTORS[1])
-    bad |= (workload != 0) & ((workload < low) | (workload > high))
-    out: BoolArray = bad
+    offset = offsets[inverse]
+    converted = wall_ok - np.where(offset != _BAD, offset, 0)
+    change = offset == _BAD
+    if change.any():  # a clock change that day: wall time by wall time (minutes span ±2^27)
+        pairs, back = _distinct((zone_ok[change] << 30) | (wall_ok[change] + (1 << 29)))
+        exact = np.array(
+            [_exact(zones[k >> 30], (k & 0x3FFFFFFF) - (1 << 29)) for k in pairs.tolist()],
+            dtype=np.int64,
+        )
+        converted[change] = exact[back]
+    out[ok] = converted
     return out
 
 
-def _finish(
-    frame: pl.DataFrame,
-    n_rows: int,
-    reader: Any,
-    tables: _Tables,
-    bad: BoolArray,
-    home: IntArray,
-    values: dict[str, Any],
-) -> ColumnarRead | None:
-    row = np.asarray(frame["row"].to_numpy(), dtype=np.int64)
-    cell_names = [f"c{p}" for p in range(FULL_WIDTH)]
-    bad_index = np.flatnonzero(bad)
-    if bad_index.size:
-        for number, *cells in frame[bad_index].select("row", *cell_names).iter_rows():
-            reader._row(number, cells)
-        if reader.duties:  # the row reader accepts a row flagged bad: it is the judge
-            return None
-    refs = frame["c0"]
-    references = tuple(r for r in refs.unique(maintain_order=True).to_list() if r)
-    home_rows = _first_home_rows(refs, row, home, tables)
-
-    ok = ~bad
-    order_refs = refs.filter(pl.Series(ok)).unique(maintain_order=True)
-    ref_id = np.asarray(
-        refs.filter(pl.Series(ok))
-        .replace_strict(order_refs, pl.Series(np.arange(len(order_refs))), return_dtype=pl.Int64)
-        .to_numpy(),
-        dtype=np.int64,
-    )
-    keep = np.flatnonzero(ok)
-    on, off = values["on"][keep], values["off"][keep]
-    order = np.lexsort((row[keep], off, on, ref_id))
-    take = keep[order]
-    counts = np.bincount(ref_id, minlength=len(order_refs))
-    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-    ints = values["ints"]
-    pattern = ints[33][take]
-    columns = DutyColumns(
-        references=tuple(order_refs.to_list()),
-        offsets=offsets,
-        row=row[take],
-        on_duty=values["on"][take],
-        off_duty=values["off"][take],
-        start_airport=values["start"][take],
-        end_airport=values["end"][take],
-        home_base=home[take],
-        time_reference=ints[13][take],
-        sectors=ints[7][take],
-        crew_composition=ints[8][take],
-        sleep_count=ints[9][take],
-        sleep_order=ints[10][take],
-        sleep_class=ints[11][take],
-        period_start=values["period_start"][:, take],
-        period_end=values["period_end"][:, take],
-        split_shift=ints[26][take],
-        duty_type=ints[27][take],
-        workload=values["workload"][take],
-        crew_prep_minutes=ints[31][take],
-        commute_minutes=ints[32][take],
-        cabin_crew_sleep_pattern=np.where(pattern == 4, 0, pattern),  # contract §3.1
-        fleet=tuple(frame[f"c{_FLEET}"].gather(take).to_list()),
-        rank=tuple(frame[f"c{_RANK}"].gather(take).to_list()),
-        airports=tuple(tables.airports),
-        home_bases=tuple(tables.homes),
-    )
-    _check_schedules(columns, frame, reader)
-    return ColumnarRead(columns, references, n_rows, home_rows)
+def _distinct(values: IntArray) -> tuple[IntArray, IntArray]:
+    """The distinct values, and where each value is among them (``np.unique``'s
+    ``return_inverse``). A dict below 256 values: NumPy's sort costs more there."""
+    if values.size > 256:
+        keys, inverse = np.unique(values, return_inverse=True)
+        return keys, inverse.reshape(-1)
+    index: dict[int, int] = {}
+    inverse_list = [index.setdefault(v, len(index)) for v in values.tolist()]
+    return np.array(list(index), dtype=np.int64), np.array(inverse_list, dtype=np.int64)
 
 
-def _first_home_rows(
-    refs: pl.Series, row: IntArray, home: IntArray, tables: _Tables
-) -> dict[str, tuple[int, Airport]]:
-    """Each Reference's first row with a readable HomeBase: (row, base airport)."""
-    found = pl.DataFrame({"ref": refs, "row": row, "home": home}).filter(
-        (pl.col("ref") != "") & (pl.col("home") != _BAD)
-    )
-    first = found.group_by("ref", maintain_order=True).first()
-    return {ref: (number, tables.homes[index][0]) for ref, number, index in first.iter_rows()}
+@lru_cache(maxsize=1 << 14)
+def _day_offset(zone_name: str, day: int) -> int:
+    if zone_name == "UTC":
+        return 0
+    offset = tz.fixed_offset_on(zone_name, date.fromordinal(day + _EPOCH_ORDINAL))
+    return _BAD if offset is None else int(offset.total_seconds() // 60)
 
 
-def _check_schedules(columns: DutyColumns, frame: pl.DataFrame, reader: Any) -> None:
-    """Duties of one schedule must not overlap (contract §3.1), and a schedule spans at
-    most :data:`MAX_SPAN_DAYS` days.
+@lru_cache(maxsize=1 << 12)
+def _exact(zone_name: str, wall: int) -> int:
+    day, minute = divmod(wall, 1440)
+    found = instant(date.fromordinal(day + _EPOCH_ORDINAL), minute // 60, minute % 60, zone_name)
+    if found is None:
+        return _BAD
+    return int(found.timestamp()) // 60
 
-    A running maximum of off-duty per schedule finds the schedules with an overlap, and
-    the last off-duty against the first on-duty those too long; only those go through
-    :func:`vigil.roster.checks.check_overlaps` and :func:`~vigil.roster.checks.check_span`
-    for the messages.
+
+# ----------------------------------------------------------------------------- reading
+
+
+@dataclass
+class _Rows:
+    """Every row's decoded values (``_BAD`` where unreadable) and what is wrong with it."""
+
+    table: CellTable
+    rules: dict[int, _Rule]
+    tables: _Tables
+    values: dict[int, IntArray]  # by cell position: days, minutes, indices, codes
+    workload: FloatArray
+    #: (3, n) each: a period given in full, a period given in part
+    present: BoolArray
+    partial: BoolArray
+    cell_bad: BoolArray
+    zone_names: list[str] = field(default_factory=list)
+    on_zone: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    off_zone: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    utc: dict[str, IntArray] = field(default_factory=dict)
+    gap: BoolArray = field(default_factory=lambda: np.zeros(0, dtype=np.bool_))
+    duty: checks.DutyValues | None = None
+    broken: BoolArray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.bool_))
+
+
+def read_columns(table: CellTable, fmt: DateFormat, blank: dict[int, int]) -> ColumnarRead:
+    """Decode, convert and check every row of ``table``; see the module docstring.
+
+    ``blank``: the operator's value of a blank cell by position (contract §3.1 defaults
+    otherwise).
     """
-    if columns.n_duties == 0:
-        return
-    schedule = np.repeat(np.arange(len(columns.references)), np.diff(columns.offsets))
-    latest = (
-        pl.DataFrame({"s": schedule, "off": columns.off_duty})
-        .select(pl.col("off").cum_max().shift(1).over("s").fill_null(NO_TIME))["off"]
-        .to_numpy()
-    )
-    first_on = columns.on_duty[columns.offsets[:-1]][schedule]
-    too_long = columns.off_duty - first_on > _MAX_SPAN_MINUTES
-    flagged = np.unique(schedule[(columns.on_duty < latest) | too_long])
-    if flagged.size == 0:
-        return
-    subset = columns.take(flagged)
-    by_row = frame.select("row", *(f"c{p}" for p in (1, 2, 4, 5)))
-    texts = by_row.filter(pl.col("row").is_in(subset.row.tolist()))
-    written = {
-        number: checks.Written(f"{a} {b}", f"{c} {d}") for number, a, b, c, d in texts.iter_rows()
+    errors = list(table.errors)
+    if not table.usable:
+        return ColumnarRead(DutyColumns.from_schedules(()), errors=errors)
+    tables = _Tables()
+    rules, values = _fixed(fmt, tuple(sorted(blank.items())))
+    rules = rules | {
+        _START: _airport_rule(COLUMNS[_START], tables),
+        _END: _airport_rule(COLUMNS[_END], tables),
+        _HOME: _home_rule(tables),
     }
-    for schedule_duties in subset.schedules():
-        reader.errors.extend(checks.check_overlaps(schedule_duties.duties, written))
-        reader.errors.extend(checks.check_span(schedule_duties.duties, written))
+    values = values | {
+        p: lru_cache(maxsize=None)(_value_of(rules[p])) for p in (_START, _END, _HOME)
+    }
+    rows = _decode(table, rules, values, tables)
+    _convert(rows)
+    _check(rows)
+    bad = rows.cell_bad | rows.gap | rows.broken.any(axis=0)
+    errors += _row_errors(rows, np.flatnonzero(bad))
+    refs = table.cells[_REF]
+    order = in_order(refs)
+    ids = codes(refs, {ref: k for k, ref in enumerate(order)}.__getitem__)
+    columns = _columns(rows, ids, order, np.flatnonzero(~bad))
+    lines = table.row  # ascending: a line's row by bisection
+    errors += checks.schedule_errors(
+        columns, lambda line: _written(rows, int(np.searchsorted(lines, line)))
+    )
+    errors.sort(key=_row_of)
+    references = tuple(ref for ref in order if ref)
+    home_bases = partial(_home_bases, rows, ids, order)
+    return ColumnarRead(columns, references, table.rows, home_bases, errors)
+
+
+def _row_of(error: RowError) -> int:
+    return error.row
+
+
+def _decode(
+    table: CellTable,
+    rules: dict[int, _Rule],
+    value_of: dict[int, Callable[[str], int]],
+    tables: _Tables,
+) -> _Rows:
+    """Every cell through its column's rule; ``cell_bad`` marks the rows with a problem."""
+    n = table.height
+    given = [k for k, p in enumerate(_PERIOD_POSITIONS) if any(map(any, table.cells[p : p + 4]))]
+    blank = np.zeros((3, 4, n), dtype=np.bool_)
+    for k in given:  # periods no row gives stay blank
+        p = _PERIOD_POSITIONS[k]
+        blank[k] = np.stack([blanks(table.cells[q]) for q in range(p, p + 4)])
+    blank[[k for k in range(3) if k not in given]] = True
+    present: BoolArray = np.logical_not(np.any(blank, axis=1))
+    partial: BoolArray = np.logical_not(present | np.all(blank, axis=1))
+    positions = [p for p in rules if p != _WORKLOAD and (p < 14 or p > 25)]
+    positions += [q for k in given for q in range(_PERIOD_POSITIONS[k], _PERIOD_POSITIONS[k] + 4)]
+    matrix = _matrix(table, value_of, positions)
+    for k in given:  # a period's cells are read where it is given in full (else blank, 0)
+        i = positions.index(_PERIOD_POSITIONS[k])
+        matrix[i : i + 4, ~present[k]] = 0
+    values = dict(zip(positions, matrix, strict=True))
+    workload = codes(table.cells[_WORKLOAD], _workload, float)
+    bad = np.isnan(workload) | (matrix == _BAD).any(axis=0) | partial.any(axis=0)
+    return _Rows(table, rules, tables, values, workload, present, partial, bad)
+
+
+def _matrix(
+    table: CellTable, value_of: dict[int, Callable[[str], int]], positions: list[int]
+) -> IntArray:
+    """``(len(positions), n)``: the values of those columns, one row each."""
+    if not positions:
+        return np.zeros((0, table.height), dtype=np.int64)
+    if not isinstance(table.cells[0], list):
+        return np.stack([codes(table.cells[p], value_of[p]) for p in positions])
+    # plain lists: one pass over every cell (``value_of`` remembers its texts)
+    cells = chain.from_iterable(map(value_of[p], table.cells[p]) for p in positions)
+    shape = (len(positions), table.height)
+    return np.fromiter(cells, dtype=np.int64, count=shape[0] * shape[1]).reshape(shape)
+
+
+def _walls(rows: _Rows, dates: list[int]) -> IntArray:
+    """``(len(dates), n)``: each date cell and the time cell after it → local wall
+    minutes, ``_BAD`` where either is unreadable."""
+    day = np.stack([rows.values[p] for p in dates])
+    minute = np.stack([rows.values[p + 1] for p in dates])
+    ok = (day != _BAD) & (minute != _BAD)
+    return np.where(ok, day * 1440 + minute, _BAD)  # wraps where bad: not kept
+
+
+def _zones(rows: _Rows) -> None:
+    """Each readable row's on-duty and off-duty zone: TimeReference 0 UTC, 1 HomeBase
+    (blank: the StartAirport), 2 StartAirport / EndAirport (contract §3.1)."""
+    v, tables, safe = rows.values, rows.tables, ~rows.cell_bad
+    start, end, home = v[_START], v[_END], v[_HOME]
+    blank_home = home == _BLANK_HOME
+    if blank_home.any():
+        start_homes = np.array([tables.home((a,)) for a in list(tables.airports)] or [0])
+        start_home = np.where(start != _BAD, start_homes[np.maximum(start, 0)], _BAD)
+        v[_HOME] = home = np.where(blank_home, start_home, home)
+    airport_zone, home_zone = tables.airport_zones(), tables.home_zones()
+    time_ref = np.where(safe, v[_TIME_REF], -1)
+    at_home = home_zone[np.where(safe, home, 0)]
+    on = np.where(time_ref == 1, at_home, airport_zone[np.where(safe, start, 0)])
+    off = np.where(time_ref == 1, at_home, airport_zone[np.where(safe, end, 0)])
+    in_utc = time_ref == 0
+    rows.on_zone = np.where(safe, np.where(in_utc, 0, on), -1)
+    rows.off_zone = np.where(safe, np.where(in_utc, 0, off), -1)
+    rows.zone_names = tables.zones
+
+
+def _convert(rows: _Rows) -> None:
+    """Wall times to UTC in their zones (periods in the on-duty zone, contract §3.1),
+    all in one pass; ``gap`` marks a row with a time in a DST gap."""
+    _zones(rows)
+    n, safe = rows.table.height, ~rows.cell_bad
+    given = [k for k in range(3) if rows.present[k].any()]
+    zones = [rows.on_zone, rows.off_zone]
+    dates = [_ON_D, _OFF_D]
+    for k in given:
+        zone = np.where(rows.present[k], rows.on_zone, -1)
+        zones += [zone, zone]
+        dates += [_PERIOD_POSITIONS[k], _PERIOD_POSITIONS[k] + 2]
+    walls = _walls(rows, dates)
+    utc = _to_utc(np.concatenate(zones), walls.reshape(-1), rows.tables.zones)
+    utc = utc.reshape(len(dates), n)
+    starts, ends = np.full((2, 3, n), NO_TIME, dtype=np.int64)
+    starts[given], ends[given] = utc[2::2], utc[3::2]
+    rows.utc = {"on": utc[0], "off": utc[1], "period_start": starts, "period_end": ends}
+    present = rows.present[given]
+    gap = (utc[:2] == _BAD).any(axis=0)
+    gap |= (present & ((utc[2::2] == _BAD) | (utc[3::2] == _BAD))).any(axis=0)
+    rows.gap = safe & gap
+
+
+def _check(rows: _Rows) -> None:
+    """The cross-field rules on the rows readable so far."""
+    v = rows.values
+    rows.duty = checks.DutyValues(
+        on=rows.utc["on"],
+        off=rows.utc["off"],
+        period_start=rows.utc["period_start"],
+        period_end=rows.utc["period_end"],
+        sectors=v[7],
+        crew=v[8],
+        sleep_count=v[9],
+        workload=rows.workload,
+    )
+    readable = ~(rows.cell_bad | rows.gap)
+    rows.broken = checks.broken_rules(rows.duty) & readable
+
+
+# ---------------------------------------------------------------------------- messages
+
+
+def _written(rows: _Rows, i: int) -> checks.Written:
+    """Row ``i``'s date-times and Workload as written, for messages."""
+    cells = rows.table.cells
+
+    def at(p: int) -> str:
+        return f"{cells[p][i]} {cells[p + 1][i]}"
+
+    periods = tuple(
+        (at(p), at(p + 2)) if rows.present[k, i] else None for k, p in enumerate(_PERIOD_POSITIONS)
+    )
+    return checks.Written(at(_ON_D), at(_OFF_D), periods, cells[_WORKLOAD][i])
+
+
+def _row_errors(rows: _Rows, bad: IntArray) -> list[RowError]:
+    """The errors of each bad row: its cells' problems, else its times in a DST gap,
+    else the cross-field rules it breaks."""
+    errors: list[RowError] = []
+    cells, line = rows.table.cells, rows.table.row
+    for i in bad.tolist():
+        row, ref = int(line[i]), cells[_REF][i]
+        if rows.cell_bad[i]:
+            found = [make_error(code, row, ref, **f) for code, f in _cell_problems(rows, i)]
+        elif rows.gap[i]:
+            found = _gap_errors(rows, i, row, ref)
+        else:
+            assert rows.duty is not None
+            found = checks.rule_errors(row, ref, rows.broken[:, i], rows.duty, i, _written(rows, i))
+        if not found:  # every rule that marks a row bad says why: this is a bug
+            raise AssertionError(f"row {row} is rejected without a message")
+        errors += found
+    return errors
+
+
+def _cell_problems(rows: _Rows, i: int) -> list[tuple[str, dict[str, Any]]]:
+    """Row ``i``'s unreadable cells, left to right as a planner reads the row."""
+    cells, rules = rows.table.cells, rows.rules
+    found = list(_problems(rules[_REF], cells[_REF][i]))
+    found += _wall_problems(rows, i, _ON_D) + _wall_problems(rows, i, _OFF_D)
+    for p in (_START, _END, _HOME, *_INT_ORDER, _WORKLOAD):
+        found += _problems(rules[p], cells[p][i])
+    for k, p in enumerate(_PERIOD_POSITIONS):
+        if rows.partial[k, i]:
+            names = ", ".join(c.name for c in COLUMNS[p : p + 4])
+            found.append(("incomplete-period", dict(what=_PERIOD_NAMES[k], fields=names)))
+        elif rows.present[k, i]:
+            found += _wall_problems(rows, i, p) + _wall_problems(rows, i, p + 2)
+    return found
+
+
+def _wall_problems(rows: _Rows, i: int, position: int) -> list[tuple[str, dict[str, Any]]]:
+    """A date and time pair's problems: blank cells first, then unreadable ones."""
+    found = [
+        *_problems(rows.rules[position], rows.table.cells[position][i]),
+        *_problems(rows.rules[position + 1], rows.table.cells[position + 1][i]),
+    ]
+    return sorted(found, key=lambda problem: problem[0] != "blank-required")
+
+
+def _gap_errors(rows: _Rows, i: int, row: int, ref: str) -> list[RowError]:
+    """Row ``i``'s local times that do not exist (spring forward), in reading order."""
+    written = _written(rows, i)
+    names = rows.zone_names
+    on_zone, off_zone = names[rows.on_zone[i]], names[rows.off_zone[i]]
+    times = [("On-duty", rows.utc["on"][i], written.on, on_zone)]
+    times.append(("Off-duty", rows.utc["off"][i], written.off, off_zone))
+    for k, texts in enumerate(written.periods):
+        if texts is not None:
+            times.append(
+                (f"{_PERIOD_NAMES[k]} start", rows.utc["period_start"][k, i], texts[0], on_zone)
+            )
+            times.append(
+                (f"{_PERIOD_NAMES[k]} end", rows.utc["period_end"][k, i], texts[1], on_zone)
+            )
+    return [
+        make_error("nonexistent-time", row, ref, what=what, written=text, zone=zone)
+        for what, value, text, zone in times
+        if value == _BAD
+    ]
+
+
+# ----------------------------------------------------------------------------- output
+
+
+def _home_bases(rows: _Rows, ids: IntArray, order: list[str]) -> dict[str, Airport]:
+    """Each Reference's first row with a readable HomeBase: its base airport."""
+    home = rows.values[_HOME]
+    blank_ref = {ref: k for k, ref in enumerate(order)}.get("", -1)
+    candidates = np.flatnonzero((home != _BAD) & (ids != blank_ref))
+    found, first = np.unique(ids[candidates], return_index=True)
+    homes = rows.tables.homes
+    return {
+        order[k]: homes[home[candidates[j]]][0]
+        for k, j in zip(found.tolist(), first.tolist(), strict=True)
+    }
+
+
+def _columns(rows: _Rows, ids: IntArray, order: list[str], keep: IntArray) -> DutyColumns:
+    """The rows at ``keep`` as duty columns, schedules in order of first appearance and
+    duties in chronological order (on-duty, off-duty, row)."""
+    v, utc, line = rows.values, rows.utc, rows.table.row
+    kept_ids = ids[keep]
+    by_appearance = np.array(list(dict.fromkeys(kept_ids.tolist())), dtype=np.int64)
+    renumber = np.zeros(len(order), dtype=np.int64)
+    renumber[by_appearance] = np.arange(by_appearance.size)
+    schedule = renumber[kept_ids]
+    order_index = keep[np.lexsort((line[keep], utc["off"][keep], utc["on"][keep], schedule))]
+    take: IntArray | slice = order_index
+    counts = np.bincount(schedule, minlength=by_appearance.size)
+    if order_index.size == rows.table.height and (order_index[1:] > order_index[:-1]).all():
+        take = slice(None)  # every row kept, already in order: views, no copies
+    pattern = v[33][take]
+    return DutyColumns(
+        references=tuple(order[k] for k in by_appearance.tolist()),
+        offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
+        row=line[take],
+        on_duty=utc["on"][take],
+        off_duty=utc["off"][take],
+        start_airport=v[_START][take],
+        end_airport=v[_END][take],
+        home_base=v[_HOME][take],
+        time_reference=v[_TIME_REF][take],
+        sectors=v[7][take],
+        crew_composition=v[8][take],
+        sleep_count=v[9][take],
+        sleep_order=v[10][take],
+        sleep_class=v[11][take],
+        period_start=utc["period_start"][:, take],
+        period_end=utc["period_end"][:, take],
+        split_shift=v[26][take],
+        duty_type=v[27][take],
+        workload=rows.workload[take],
+        crew_prep_minutes=v[31][take],
+        commute_minutes=v[32][take],
+        cabin_crew_sleep_pattern=np.where(pattern == 4, 0, pattern),  # contract §3.1
+        fleet=tuple(gather(rows.table.cells[_FLEET], order_index)),
+        rank=tuple(gather(rows.table.cells[_RANK], order_index)),
+        airports=tuple(rows.tables.airports),
+        home_bases=tuple(rows.tables.homes),
+    )

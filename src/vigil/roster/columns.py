@@ -1,7 +1,7 @@
 """The RosterData column table of seed §2.2 as data, with contract §3.1/§8 defaults and ranges.
 
 Each :class:`Column` says how a cell is read (``kind``), whether it is required, the
-default a blank cell takes, and which values are allowed. :mod:`vigil.roster.parse`
+default a blank cell takes, and which values are allowed. :mod:`vigil.roster.columnar`
 reads cells only through this table, so a rule changes in one place.
 """
 

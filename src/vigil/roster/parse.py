@@ -1,123 +1,43 @@
-"""RosterData CSV → validated :class:`~vigil.domain.Duty` objects in UTC, or row errors.
+"""RosterData CSV → validated duties in UTC, or row errors: the entry point of ``roster``.
 
-Implements contract §3.1 (with §8): header detection, 9-or-34 columns, RFC 4180
-quoting, defaults, ranges, airport resolution, TimeReference 0/1/2 with daylight
-saving, cross-field rules (:mod:`vigil.roster.checks`) and grouping into schedules.
-:func:`parse_request` also reads SleepData (§3.2) and ActivityData (§5.1) and attaches
-them to their schedules. Nothing here raises on bad data (STYLE §3.6): each problem is
-a :class:`~vigil.roster.errors.RowError`, and a schedule with any error is left out of
+Implements contract §3.1 (with §8) through one reader: :mod:`vigil.roster.cells` splits
+the text into cells (header detection, 9-or-34 columns, RFC 4180 quoting), and
+:mod:`vigil.roster.columnar` decodes them a column at a time (defaults, ranges, airport
+resolution, TimeReference 0/1/2 with daylight saving), applies the cross-field rules of
+:mod:`vigil.roster.checks` and groups the duties into schedules. :func:`parse_request`
+also reads SleepData (§3.2) and ActivityData (§5.1) and attaches them to their
+schedules. Nothing here raises on bad data (STYLE §3.6): each problem is a
+:class:`~vigil.roster.errors.RowError`, and a schedule with any error is left out of
 :attr:`ParsedRoster.schedules` while the others go on (contract §4).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime
-from functools import cached_property, lru_cache
-from operator import itemgetter
+from functools import cached_property
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from vigil import tz
-from vigil.domain import (
-    Activity,
-    Airport,
-    CrewComposition,
-    DateFormat,
-    Duty,
-    DutyType,
-    Period,
-    Schedule,
-    SleepClass,
-    SleepRecord,
-    TimeReference,
-)
+from vigil.domain import Activity, Airport, DateFormat, Schedule, SleepRecord
 from vigil.gc_pause import cyclic_gc_paused
-from vigil.roster import checks, columnar
-from vigil.roster._text import (
-    DATE_PATTERN,
-    CsvSyntaxError,
-    instant,
-    lines,
-    parse_date,
-    parse_int,
-    parse_number,
-    parse_time,
-    split_fields,
-)
 from vigil.roster.activities import parse_activities
 from vigil.roster.arrays import DutyColumns
-from vigil.roster.columns import (
-    BY_LOWER_NAME,
-    COLUMNS,
-    FULL_WIDTH,
-    MAX_YEAR,
-    MIN_YEAR,
-    REQUIRED,
-    SHORT_WIDTH,
-    Column,
-    Kind,
-)
-from vigil.roster.errors import RowError, format_error, make_error
+from vigil.roster.cells import read_cells
+from vigil.roster.columnar import read_columns
+from vigil.roster.columns import BY_LOWER_NAME, Kind
+from vigil.roster.errors import RowError, format_error
 from vigil.roster.sleep_records import parse_sleep_data
 
 __all__ = [
     "ParsedRoster",
     "as_date_format",
     "parse_request",
-    "parse_request_columnar",
-    "parse_request_rows",
     "parse_roster",
     "read_roster",
 ]
-
-# 0-based cell positions in the seed's column order (seed §2.2)
-(
-    _REF, _ON_D, _ON_T, _START, _OFF_D, _OFF_T, _END, _SECTORS, _CREW, _SLEEP_COUNT,
-    _SLEEP_ORDER, _SLEEP_CLASS, _HOME, _TIME_REF,
-) = range(14)  # fmt: skip
-_AUG, _REST1, _REST2 = 14, 18, 22  # first of each group of 4 date/time cells
-_SPLIT, _DUTY_TYPE, _FLEET, _RANK, _WORKLOAD, _PREP, _COMMUTE, _CCSP = range(26, 34)
-
-_REQUIRED_POSITIONS: tuple[int, ...] = tuple(c.number - 1 for c in REQUIRED)
-_PERIOD_NAMES = {_AUG: "Partial augmentation", _REST1: "First rest", _REST2: "Second rest"}
-_IDENTITY = list(range(FULL_WIDTH))
-# shared, never mutated; typed Any as it stands for three list types (no cast per row)
-_NO_PERIODS: list[Any] = [None, None, None]
-_Wall = tuple[date, int, int]  # a local wall time: day, hour, minute
-#: First rows up to this long go through the header cache (all 34 names: about 500)
-_HEADER_CACHE_CHARS = 1024
-
-
-def _fast_ints(column: Column) -> dict[str, int]:
-    """Valid texts of a whole-number column → value: a dict lookup instead of parsing."""
-    values = column.allowed if column.allowed is not None else range(column.minimum or 0, 1441)
-    table = {str(v): v for v in values}
-    if not column.required:
-        table[""] = int(column.default or 0)
-    return table
-
-
-#: Fast path for whole-number cells; anything else goes through :meth:`_Reader._int`.
-_FAST_INT: dict[int, dict[str, int]] = {
-    c.number - 1: _fast_ints(c) for c in COLUMNS if c.kind is Kind.INT
-}
-_FAST_INT_ITEMS: tuple[tuple[int, dict[str, int]], ...] = tuple(
-    (position, _FAST_INT[position])
-    for position in (
-        _TIME_REF, _SECTORS, _CREW, _SLEEP_COUNT, _SLEEP_ORDER, _SLEEP_CLASS, _SPLIT,
-        _DUTY_TYPE, _PREP, _COMMUTE, _CCSP,
-    )
-)  # fmt: skip
-#: The cells of :data:`_FAST_INT_ITEMS` of a row, as a tuple in that order.
-_INT_CELLS = itemgetter(*(position for position, _ in _FAST_INT_ITEMS))
-_CREW_ENUM = {c.value: c for c in CrewComposition}
-_SLEEP_CLASS_ENUM = {c.value: c for c in SleepClass}
-_DUTY_TYPE_ENUM = {c.value: c for c in DutyType}
-_TIME_REF_ENUM = {c.value: c for c in TimeReference}
 
 
 @dataclass(frozen=True, eq=False)
@@ -134,8 +54,7 @@ class ParsedRoster:
     rows : int
         Data rows read from RosterData (blank lines and the header not counted).
     columns : DutyColumns
-        The duties of :attr:`schedules` as arrays, whichever reader read them (the row
-        reader's through :meth:`DutyColumns.from_schedules`): what scoring plans from.
+        The duties of :attr:`schedules` as arrays: what scoring plans from.
     schedules : tuple of Schedule
         Schedules without any error, in order of first appearance in RosterData; each
         with its duties in chronological order and its given sleep and activities.
@@ -146,14 +65,11 @@ class ParsedRoster:
     references: tuple[str, ...] = ()
     rows: int = 0
     columns: DutyColumns = field(default_factory=lambda: DutyColumns.from_schedules(()))
-    row_schedules: tuple[Schedule, ...] | None = field(default=None, repr=False)
     sleep: Mapping[str, Sequence[SleepRecord]] = field(default_factory=dict, repr=False)
     activities: Mapping[str, Sequence[Activity]] = field(default_factory=dict, repr=False)
 
     @cached_property
     def schedules(self) -> tuple[Schedule, ...]:
-        if self.row_schedules is not None:
-            return self.row_schedules
         return self.columns.schedules(self.sleep, self.activities)
 
     @property
@@ -191,474 +107,6 @@ def as_date_format(value: DateFormat | str) -> DateFormat:
         raise ValueError(f"DateFormat must be 'dmy' or 'mdy', got {value!r}") from None
 
 
-@dataclass(slots=True)
-class _Reader:
-    """State of one RosterData read."""
-
-    date_format: DateFormat
-    errors: list[RowError] = field(default_factory=list)
-    duties: dict[str, list[Duty]] = field(default_factory=dict)
-    written: dict[int, checks.Written] = field(default_factory=dict)
-    references: dict[str, None] = field(default_factory=dict)  # ordered set
-    home_bases: dict[str, Airport] = field(default_factory=dict)
-    rows: int = 0
-    #: cell position -> value of a blank cell, where the operator's default replaces ours
-    blank: dict[int, int] = field(default_factory=dict)
-    # per-read cache of valid cells: HomeBase text -> airports
-    _homes: dict[str, list[Airport]] = field(default_factory=dict)
-
-    # ----------------------------------------------------------------- header and rows
-
-    def read(self, text: str) -> None:
-        mapping: list[int] | None = None  # cell position of each field, from a header
-        first = True
-        for row, line in lines(text):
-            try:
-                fields = split_fields(line)
-            except CsvSyntaxError as exc:
-                first = False
-                self.rows += 1
-                self.errors.append(make_error("bad-quoting", row, detail=str(exc)))
-                continue
-            if first:
-                first = False
-                known = _clean_header(tuple(fields)) if len(line) <= _HEADER_CACHE_CHARS else None
-                if known is not None:
-                    mapping = list(known)
-                    continue
-                if _looks_like_header(fields):
-                    mapping = self._header(row, fields)
-                    if mapping is None:
-                        return  # without a usable header no row can be read
-                    continue
-            self.rows += 1
-            cells = self._cells(row, fields, mapping)
-            if cells is not None:
-                self._row(row, cells)
-
-    def _header(self, row: int, fields: list[str]) -> list[int] | None:
-        """A header row → cell position per field, or ``None`` after header errors."""
-        mapping, errors = _header_mapping(row, fields)
-        self.errors.extend(errors)
-        return None if errors else mapping
-
-    def _cells(self, row: int, fields: list[str], mapping: list[int] | None) -> list[str] | None:
-        """Fields → 34 cells in the seed's order, or ``None`` after a column-count error."""
-        width = len(fields)
-        if mapping is not None:
-            if width != len(mapping):
-                ref_pos = mapping.index(_REF)
-                reference = fields[ref_pos] if ref_pos < width else ""
-                self.errors.append(
-                    make_error(
-                        "header-column-count", row, reference, count=width, expected=len(mapping)
-                    )
-                )
-                return None
-            if mapping == _IDENTITY:
-                return fields
-            cells = [""] * FULL_WIDTH
-            for value, position in zip(fields, mapping, strict=True):
-                cells[position] = value
-            return cells
-        if width == FULL_WIDTH:
-            return fields
-        if width == SHORT_WIDTH:
-            cells = [""] * FULL_WIDTH
-            for value, position in zip(fields, _REQUIRED_POSITIONS, strict=True):
-                cells[position] = value
-            return cells
-        self.errors.append(
-            make_error(
-                "column-count", row, fields[0], count=width, short=SHORT_WIDTH, full=FULL_WIDTH
-            )
-        )
-        return None
-
-    # ---------------------------------------------------------------------------- cells
-
-    def _int(self, row: int, ref: str, cells: list[str], position: int) -> int | None:
-        text = cells[position]
-        value = _FAST_INT[position].get(text)
-        if value is not None:
-            return value
-        column = COLUMNS[position]
-        if not text:
-            if column.required:
-                self.errors.append(make_error("blank-required", row, ref, column=column.name))
-                return None
-            return int(column.default or 0)
-        parsed = parse_int(text)
-        if parsed is None:
-            self.errors.append(make_error("bad-integer", row, ref, column=column.name, value=text))
-            return None
-        if not _allowed(column, parsed):
-            self.errors.append(
-                make_error(
-                    "out-of-range",
-                    row,
-                    ref,
-                    column=column.name,
-                    value=parsed,
-                    allowed=column.describe_allowed(),
-                )
-            )
-            return None
-        return parsed
-
-    def _wall(
-        self, row: int, ref: str, cells: list[str], position: int
-    ) -> tuple[date, int, int] | None:
-        """Date cell ``position`` and time cell ``position + 1`` → wall time parts."""
-        date_text, time_text = cells[position], cells[position + 1]
-        wall = _valid_wall(date_text, time_text, self.date_format)
-        if wall is not None:  # the common case first: both cells valid
-            return wall
-        ok = True
-        day: date | str | None = None
-        for text, column in ((date_text, COLUMNS[position]), (time_text, COLUMNS[position + 1])):
-            if not text:
-                self.errors.append(make_error("blank-required", row, ref, column=column.name))
-                ok = False
-        if date_text:
-            day = parse_date(date_text, self.date_format)
-            if day == "bad-date":
-                self.errors.append(
-                    make_error(
-                        "bad-date",
-                        row,
-                        ref,
-                        column=COLUMNS[position].name,
-                        value=date_text,
-                        pattern=DATE_PATTERN[self.date_format],
-                    )
-                )
-                ok = False
-            elif day == "date-out-of-range":
-                self.errors.append(
-                    make_error(
-                        "date-out-of-range",
-                        row,
-                        ref,
-                        column=COLUMNS[position].name,
-                        value=date_text,
-                        min_year=MIN_YEAR,
-                        max_year=MAX_YEAR,
-                    )
-                )
-                ok = False
-        hm = parse_time(time_text) if time_text else None
-        if time_text and hm is None:
-            self.errors.append(
-                make_error("bad-time", row, ref, column=COLUMNS[position + 1].name, value=time_text)
-            )
-            ok = False
-        if not ok or hm is None or not isinstance(day, date):
-            return None
-        return day, hm[0], hm[1]
-
-    def _airport(self, row: int, ref: str, code: str, column: str) -> Airport | None:
-        found = tz.airport(code)
-        if found is None:
-            self.errors.append(make_error("unknown-airport", row, ref, code=code, column=column))
-        return found
-
-    def _period_walls(
-        self, row: int, ref: str, cells: list[str], position: int
-    ) -> tuple[tuple[date, int, int] | None, tuple[date, int, int] | None] | None:
-        """One optional group of 4 cells (start date/time, end date/time)."""
-        group = cells[position : position + 4]
-        if not any(group):
-            return None
-        if not all(group):
-            names = ", ".join(c.name for c in COLUMNS[position : position + 4])
-            self.errors.append(
-                make_error(
-                    "incomplete-period", row, ref, what=_PERIOD_NAMES[position], fields=names
-                )
-            )
-            return None
-        return self._wall(row, ref, cells, position), self._wall(row, ref, cells, position + 2)
-
-    # ------------------------------------------------------------------------------ row
-
-    def _row(self, row: int, cells: list[str]) -> None:
-        n_errors = len(self.errors)
-        ref = cells[_REF]
-        if not ref:
-            self.errors.append(make_error("blank-required", row, column="Reference"))
-        else:
-            self.references[ref] = None
-            if "|" in ref:
-                self.errors.append(make_error("reference-pipe", row, ref, value=ref))
-
-        fmt = self.date_format
-        on_wall = _valid_wall(cells[_ON_D], cells[_ON_T], fmt) or self._wall(row, ref, cells, _ON_D)
-        off_wall = _valid_wall(cells[_OFF_D], cells[_OFF_T], fmt) or self._wall(
-            row, ref, cells, _OFF_D
-        )
-        start = end = None
-        for position in (_START, _END):
-            code = cells[position]
-            if not code:
-                self.errors.append(
-                    make_error("blank-required", row, ref, column=COLUMNS[position].name)
-                )
-            elif position == _START:
-                start = tz.airport(code) or self._airport(row, ref, code, "StartAirport")
-            else:
-                end = tz.airport(code) or self._airport(row, ref, code, "EndAirport")
-
-        home: list[Airport] | None = self._homes.get(cells[_HOME]) if cells[_HOME] else None
-        home_ok = True
-        if home is not None:
-            pass  # seen before and valid
-        elif cells[_HOME]:
-            home = []
-            for code in cells[_HOME].split("/"):
-                code = code.strip()
-                if code:
-                    found = self._airport(row, ref, code, "HomeBase")
-                    home_ok &= found is not None
-                    if found is not None:
-                        home.append(found)
-            if not home and home_ok:  # only separators: "/"
-                self.errors.append(make_error("blank-required", row, ref, column="HomeBase"))
-                home_ok = False
-            if home_ok:
-                self._homes[cells[_HOME]] = home
-        elif start is not None:
-            home = [start]  # HomeBase blank -> StartAirport (contract §3.1)
-        else:
-            home = []
-        if home and home_ok and ref:
-            self.home_bases.setdefault(ref, home[0])
-
-        ints: Sequence[int | None] | None = _common_ints(_INT_CELLS(cells))
-        if ints is None:  # not the common values: read each cell, reporting errors
-            ints = [self._int(row, ref, cells, position) for position, _ in _FAST_INT_ITEMS]
-        (
-            time_ref, sectors, crew, sleep_count, sleep_order, sleep_class, split, duty_type,
-            prep, commute, pattern,
-        ) = ints  # fmt: skip
-        if self.blank:  # operator defaults for blank cells
-            prep = self.blank.get(_PREP, prep) if not cells[_PREP] else prep
-            commute = self.blank.get(_COMMUTE, commute) if not cells[_COMMUTE] else commute
-        workload_text = cells[_WORKLOAD]
-        workload: float | None = 0.0
-        if workload_text:
-            workload = parse_number(workload_text)
-            if workload is None:
-                self.errors.append(
-                    make_error("bad-number", row, ref, column="Workload", value=workload_text)
-                )
-
-        if "".join(cells[_AUG:_SPLIT]):
-            periods = [
-                self._period_walls(row, ref, cells, p) if any(cells[p : p + 4]) else None
-                for p in (_AUG, _REST1, _REST2)
-            ]
-        else:
-            periods = _NO_PERIODS
-
-        if len(self.errors) != n_errors:
-            return
-        # Every cell is readable: convert to UTC and check across fields.
-        assert on_wall is not None and off_wall is not None and start is not None
-        assert end is not None and time_ref is not None
-        if time_ref == TimeReference.UTC:
-            on_zone = off_zone = "UTC"
-        elif time_ref == TimeReference.HOME_BASE:
-            on_zone = off_zone = home[0].tz
-        else:  # LOCAL: on-duty at StartAirport, off-duty at EndAirport
-            on_zone, off_zone = start.tz, end.tz
-        # rest and augmentation: HomeBase zone for 1, StartAirport zone for 2 (contract §3.1)
-
-        on_written = f"{cells[_ON_D]} {cells[_ON_T]}"
-        off_written = f"{cells[_OFF_D]} {cells[_OFF_T]}"
-        # the cached conversion first; the method again only to report a gap
-        on_duty = instant(on_wall[0], on_wall[1], on_wall[2], on_zone) or self._instant(
-            row, ref, on_wall, on_zone, "On-duty", on_written
-        )
-        off_duty = instant(off_wall[0], off_wall[1], off_wall[2], off_zone) or self._instant(
-            row, ref, off_wall, off_zone, "Off-duty", off_written
-        )
-        if periods is _NO_PERIODS:
-            utc_periods: list[Period | None] = _NO_PERIODS
-            period_texts: list[tuple[str, str] | None] = _NO_PERIODS
-        else:
-            utc_periods, period_texts = self._utc_periods(row, ref, cells, periods, on_zone)
-        if on_duty is None or off_duty is None or len(self.errors) != n_errors:
-            return
-
-        assert sectors is not None and crew is not None and sleep_count is not None
-        assert sleep_order is not None and sleep_class is not None and split is not None
-        assert duty_type is not None and prep is not None and commute is not None
-        assert pattern is not None and workload is not None
-        duty = Duty(
-            row=row,
-            reference=ref,
-            on_duty=on_duty,
-            off_duty=off_duty,
-            start_airport=start,
-            end_airport=end,
-            home_base=tuple(home),
-            time_reference=_TIME_REF_ENUM[time_ref],
-            sectors=sectors,
-            crew_composition=_CREW_ENUM[crew],
-            sleep_count=sleep_count,
-            sleep_order=sleep_order,
-            sleep_class=_SLEEP_CLASS_ENUM[sleep_class],
-            partial_augment=utc_periods[0],
-            first_rest=utc_periods[1],
-            second_rest=utc_periods[2],
-            split_shift=split == 0,  # seed §2.2 col 27: 0 means True
-            duty_type=_DUTY_TYPE_ENUM[duty_type],
-            fleet=cells[_FLEET],
-            rank=cells[_RANK],
-            workload=workload,
-            crew_prep_minutes=prep,
-            commute_minutes=commute,
-            cabin_crew_sleep_pattern=0 if pattern == 4 else pattern,  # contract §3.1
-        )
-        written = checks.Written(on_written, off_written, *period_texts)
-        self.errors.extend(checks.check_duty_times(duty, written))
-        if written.partial_augment or written.first_rest or written.second_rest:
-            self.errors.extend(checks.check_periods(duty, written))
-        if sleep_count:
-            self.errors.extend(checks.check_sleep_count(duty))
-        if workload:
-            self.errors.extend(checks.check_workload(duty, workload_text))
-        if len(self.errors) == n_errors:
-            self.duties.setdefault(ref, []).append(duty)
-            self.written[row] = written
-
-    def _utc_periods(
-        self,
-        row: int,
-        ref: str,
-        cells: list[str],
-        periods: list[tuple[_Wall | None, _Wall | None] | None],
-        zone_name: str,
-    ) -> tuple[list[Period | None], list[tuple[str, str] | None]]:
-        """Augmentation and rest periods in UTC, with their texts as written."""
-        utc_periods: list[Period | None] = []
-        texts: list[tuple[str, str] | None] = []
-        for position, walls in zip((_AUG, _REST1, _REST2), periods, strict=True):
-            if walls is None:
-                utc_periods.append(None)
-                texts.append(None)
-                continue
-            start_text = f"{cells[position]} {cells[position + 1]}"
-            end_text = f"{cells[position + 2]} {cells[position + 3]}"
-            what = _PERIOD_NAMES[position]
-            assert walls[0] is not None and walls[1] is not None
-            start = self._instant(row, ref, walls[0], zone_name, f"{what} start", start_text)
-            end = self._instant(row, ref, walls[1], zone_name, f"{what} end", end_text)
-            utc_periods.append(
-                Period(start, end) if start is not None and end is not None else None
-            )
-            texts.append((start_text, end_text))
-        return utc_periods, texts
-
-    def _instant(
-        self,
-        row: int,
-        ref: str,
-        wall: tuple[date, int, int],
-        zone_name: str,
-        what: str,
-        written: str,
-    ) -> datetime | None:
-        result = instant(wall[0], wall[1], wall[2], zone_name)
-        if result is None:
-            self.errors.append(
-                make_error("nonexistent-time", row, ref, what=what, written=written, zone=zone_name)
-            )
-        return result
-
-
-@lru_cache(maxsize=1 << 14)
-def _valid_wall(date_text: str, time_text: str, date_format: DateFormat) -> _Wall | None:
-    """A date cell and a time cell → wall time parts, or ``None`` unless both are valid
-    (:meth:`_Reader._wall` then reports why). Cached: rosters repeat their dates and times."""
-    day, hm = parse_date(date_text, date_format), parse_time(time_text)
-    if hm is None or not isinstance(day, date):
-        return None
-    return day, hm[0], hm[1]
-
-
-@lru_cache(maxsize=1 << 12)
-def _common_ints(texts: tuple[str, ...]) -> tuple[int, ...] | None:
-    """The whole-number cells of a row (:func:`_INT_CELLS`) when each holds a common
-    value (:data:`_FAST_INT`), else ``None``. Cached: rows repeat these cells."""
-    values = []
-    for (_, table), text in zip(_FAST_INT_ITEMS, texts, strict=True):
-        value = table.get(text)
-        if value is None:
-            return None
-        values.append(value)
-    return tuple(values)
-
-
-def _header_mapping(row: int, fields: Sequence[str]) -> tuple[list[int], list[RowError]]:
-    """A header row → cell position per field, and the header's errors."""
-    errors: list[RowError] = []
-    seen: set[int] = set()
-    mapping: list[int] = []
-    for name in fields:
-        column = BY_LOWER_NAME.get(name.lower())
-        if column is None:
-            errors.append(make_error("unknown-column", row, name=name))
-            continue
-        if column.number in seen:
-            errors.append(make_error("duplicate-column", row, name=column.name))
-        seen.add(column.number)
-        mapping.append(column.number - 1)
-    for column in REQUIRED:
-        if column.number not in seen:
-            errors.append(make_error("missing-column", row, name=column.name))
-    return mapping, errors
-
-
-@lru_cache(maxsize=256)
-def _clean_header(fields: tuple[str, ...]) -> tuple[int, ...] | None:
-    """Cell position per field of a first row that is a header without errors, else
-    ``None`` (a data row, or a header whose errors :meth:`_Reader._header` reports).
-
-    Cached (a pure function of the names): clients send the same header every time.
-    """
-    if not _looks_like_header(list(fields)):
-        return None
-    mapping, errors = _header_mapping(0, fields)
-    return None if errors else tuple(mapping)
-
-
-def _looks_like_header(fields: list[str]) -> bool:
-    """Whether a first row is a header (contract §3.1, and ours).
-
-    Contract: every field a column name (any case), or ``Reference`` among them.
-    Ours: also two or more column names, so a header with a mistyped ``Reference``
-    is reported as a header with an unknown column rather than as a bad data row.
-    """
-    lowered = [f.lower() for f in fields]
-    known = sum(name in BY_LOWER_NAME for name in lowered)
-    return known == len(lowered) or "reference" in lowered or known >= 2
-
-
-def _allowed(column: Column, value: int) -> bool:
-    if column.allowed is not None:
-        return value in column.allowed
-    return column.minimum is None or value >= column.minimum
-
-
-#: Rosters with fewer lines are read row by row: the columnar reader's fixed cost (about
-#: 20 ms of Polars queries) exceeds the row reader's ~25 µs per row below about 1,000 rows
-#: (measured on a one-crew 28-day roster: 20 ms columnar against under 1 ms by rows). Both
-#: readers give the same duties and errors (tests/roster/test_columnar.py).
-COLUMNAR_MIN_LINES = 1000
-
-
 def parse_request(
     roster_text: str,
     date_format: DateFormat | str,
@@ -667,6 +115,7 @@ def parse_request(
     activity_text: str = "",
     airports: Mapping[str, Airport] | None = None,
     blank_defaults: Mapping[str, int] | None = None,
+    polars: bool | None = None,
 ) -> ParsedRoster:
     """Read a scoring or upload request's data (contract §3.1, §3.2, §5.1).
 
@@ -677,85 +126,45 @@ def parse_request(
     date_format : DateFormat or str
         ``dmy`` or ``mdy`` (any case) for RosterData and ActivityData dates.
     sleep_data : sequence of mapping
-        SleepData records; field names match in any case. A malformed record becomes a
-        ``SleepData[i]`` data error here (the web layer answers 400 for it first, see
-        :func:`vigil.roster.check_sleep_data_shape`).
+        SleepData records (field names in any case); a malformed one is a ``SleepData[i]``
+        data error (the web layer answers 400 first: :func:`check_sleep_data_shape`).
     activity_text : str
         ActivityData CSV, may be empty.
     airports : mapping of str to Airport, optional
-        The operator's airports table (upper-case code → airport), consulted before the
-        public tables (:func:`vigil.tz.operator_airports`).
+        The operator's airports (upper-case code → airport), before the public tables.
     blank_defaults : mapping of str to int, optional
         Value of a blank cell per optional whole-number column (``{"CrewPrepTime":
         90}``), replacing the contract §3.1 default (operator settings).
+    polars : bool, optional
+        Split the cells with Polars or in Python; by default Polars from
+        :data:`vigil.roster.cells.POLARS_MIN_LINES` lines. The result is the same.
 
     Returns
     -------
     ParsedRoster
-        Schedules without errors, and every error. Never raises on bad data.
-
-    Raises
-    ------
-    ValueError
-        Only for a ``date_format`` that is neither ``dmy`` nor ``mdy``.
-    """
-    read = (
-        parse_request_rows
-        if roster_text.count("\n") < COLUMNAR_MIN_LINES  # Polars' fixed cost would dominate
-        else parse_request_columnar
-    )
-    return read(
-        roster_text,
-        date_format,
-        sleep_data=sleep_data,
-        activity_text=activity_text,
-        airports=airports,
-        blank_defaults=blank_defaults,
-    )
-
-
-def parse_request_columnar(
-    roster_text: str,
-    date_format: DateFormat | str,
-    *,
-    sleep_data: Sequence[Mapping[str, object]] = (),
-    activity_text: str = "",
-    airports: Mapping[str, Airport] | None = None,
-    blank_defaults: Mapping[str, int] | None = None,
-) -> ParsedRoster:
-    """:func:`parse_request` by the columnar reader, whatever the roster's size.
-
-    Bad rows still go through the row reader, and a roster the readers disagree on is read
-    by the row reader alone.
+        Schedules without errors, and every error. Never raises on bad data: only
+        ``ValueError`` for a ``date_format`` that is neither ``dmy`` nor ``mdy``.
     """
     fmt = as_date_format(date_format)
     blank = _blank_positions(blank_defaults)
     with cyclic_gc_paused(), tz.operator_airports(airports):
-        reader = _Reader(fmt, blank=blank)
-        read = columnar.read_columns(roster_text, reader, _looks_like_header)
-        if read is None:  # the readers disagree on a row: the row reader is the judge
-            return _parse_request(fmt, roster_text, sleep_data, activity_text, blank)
-        return _from_columns(fmt, reader, read, sleep_data, activity_text)
+        read = read_columns(read_cells(roster_text, polars=polars), fmt, blank)
+        extras = _extras(fmt, activity_text, sleep_data, read.home_bases, read.references)
+    activities, activity_errors, sleep, sleep_errors = extras
+    errors = (*read.errors, *activity_errors, *sleep_errors)
+    columns = _without_failed(read.columns, errors)
+    return ParsedRoster(
+        errors, read.references, read.rows, columns, sleep=sleep, activities=activities
+    )
 
 
-def parse_request_rows(
-    roster_text: str,
-    date_format: DateFormat | str,
-    *,
-    sleep_data: Sequence[Mapping[str, object]] = (),
-    activity_text: str = "",
-    airports: Mapping[str, Airport] | None = None,
-    blank_defaults: Mapping[str, int] | None = None,
-) -> ParsedRoster:
-    """:func:`parse_request` by the row reader alone, one row at a time.
-
-    The reference implementation: the columnar reader hands it every bad row, and the
-    tests check that both give the same duties and errors (``tests/roster``).
-    """
-    fmt = as_date_format(date_format)
-    blank = _blank_positions(blank_defaults)
-    with cyclic_gc_paused(), tz.operator_airports(airports):
-        return _parse_request(fmt, roster_text, sleep_data, activity_text, blank)
+def _without_failed(columns: DutyColumns, errors: Sequence[RowError]) -> DutyColumns:
+    """The schedules without any error (contract §4)."""
+    failed = {e.reference for e in errors}
+    keep = [i for i, ref in enumerate(columns.references) if ref not in failed]
+    if len(keep) == len(columns.references):
+        return columns
+    return columns.take(np.array(keep, dtype=np.int64))
 
 
 def _blank_positions(blank_defaults: Mapping[str, int] | None) -> dict[int, int]:
@@ -765,40 +174,23 @@ def _blank_positions(blank_defaults: Mapping[str, int] | None) -> dict[int, int]
         column = BY_LOWER_NAME.get(name.lower())
         if column is None or column.kind is not Kind.INT or column.required:
             raise ValueError(f"{name!r} is not an optional whole-number column")
-        if not _allowed(column, value):
+        if not _allowed(column.allowed, column.minimum, value):
             raise ValueError(f"{name} default {value} is not {column.describe_allowed()}")
         out[column.number - 1] = value
     return out
 
 
-def _from_columns(
-    fmt: DateFormat,
-    reader: _Reader,
-    read: columnar.ColumnarRead,
-    sleep_data: Sequence[Mapping[str, object]],
-    activity_text: str,
-) -> ParsedRoster:
-    roster_errors = sorted(reader.errors, key=_row_key)
-    home_bases = {ref: airport for ref, (_, airport) in read.home_rows.items()}
-    activities, activity_errors, sleep, sleep_errors = _extras(
-        fmt, activity_text, sleep_data, home_bases, read.references
-    )
-    errors = (*roster_errors, *activity_errors, *sleep_errors)
-    columns = read.columns if read.columns is not None else DutyColumns.from_schedules(())
-    failed = {e.reference for e in errors}
-    keep = [i for i, ref in enumerate(columns.references) if ref not in failed]
-    if len(keep) != len(columns.references):
-        columns = columns.take(np.array(keep, dtype=np.int64))
-    return ParsedRoster(
-        errors, read.references, read.rows, columns, sleep=sleep, activities=activities
-    )
+def _allowed(allowed: tuple[int, ...] | None, minimum: int | None, value: int) -> bool:
+    if allowed is not None:
+        return value in allowed
+    return minimum is None or value >= minimum
 
 
 def _extras(
     fmt: DateFormat,
     activity_text: str,
     sleep_data: Sequence[Mapping[str, object]],
-    home_bases: Mapping[str, Airport],
+    home_bases: Callable[[], Mapping[str, Airport]],
     references: Sequence[str],
 ) -> tuple[
     dict[str, list[Activity]], list[RowError], Mapping[str, Sequence[SleepRecord]], list[RowError]
@@ -809,61 +201,13 @@ def _extras(
     known = dict.fromkeys(references)
     if activity_text:
         activities, activity_errors = parse_activities(
-            activity_text, fmt, home_bases=home_bases, references=known
+            activity_text, fmt, home_bases=home_bases(), references=known
         )
     sleep: Mapping[str, Sequence[SleepRecord]] = {}
     sleep_errors: list[RowError] = []
     if sleep_data:
         sleep, sleep_errors = parse_sleep_data(sleep_data, references=known)
     return activities, activity_errors, sleep, sleep_errors
-
-
-def _parse_request(
-    fmt: DateFormat,
-    roster_text: str,
-    sleep_data: Sequence[Mapping[str, object]],
-    activity_text: str,
-    blank: dict[int, int] | None = None,
-) -> ParsedRoster:
-    reader = _Reader(fmt, blank=blank or {})
-    reader.read(roster_text)
-
-    schedules_duties: dict[str, list[Duty]] = {}
-    for ref, duties in reader.duties.items():
-        ordered = checks.chronological(duties)
-        reader.errors.extend(checks.check_overlaps(ordered, reader.written))
-        reader.errors.extend(checks.check_span(ordered, reader.written))
-        schedules_duties[ref] = ordered
-    roster_errors = sorted(reader.errors, key=_row_key)
-    activities, activity_errors, sleep, sleep_errors = _extras(
-        fmt, activity_text, sleep_data, reader.home_bases, tuple(reader.references)
-    )
-
-    errors = (*roster_errors, *activity_errors, *sleep_errors)
-    failed = {e.reference for e in errors}
-    schedules = tuple(
-        Schedule(
-            reference=ref,
-            duties=tuple(duties),
-            sleep=tuple(sleep.get(ref, ())),
-            activities=tuple(activities.get(ref, ())),
-        )
-        for ref, duties in schedules_duties.items()
-        if ref not in failed
-    )
-    return ParsedRoster(
-        errors,
-        tuple(reader.references),
-        reader.rows,
-        DutyColumns.from_schedules(schedules),
-        row_schedules=schedules,
-        sleep=sleep,
-        activities=activities,
-    )
-
-
-def _row_key(error: RowError) -> int:
-    return error.row
 
 
 def parse_roster(text: str, date_format: DateFormat | str = DateFormat.DMY) -> ParsedRoster:

@@ -447,32 +447,32 @@ def _read_record(
         )
     if start is None or end is None:
         return None
+    if _period_errors(index, name, start, end, errors) or len(errors) != n_errors:
+        return None
+    return SleepRecord(name, start, end, index)
+
+
+def _period_errors(
+    index: int, name: str, start: datetime, end: datetime, errors: list[RowError]
+) -> bool:
+    """Add the errors of a sleep period (end after start, at most 24 h); whether any."""
     if end <= start:
         errors.append(
             make_error(
-                "sleep-order",
-                index,
-                name,
-                source=Source.SLEEP,
-                start=_stamp(start),
-                end=_stamp(end),
+                "sleep-order", index, name, source=Source.SLEEP,
+                start=_stamp(start), end=_stamp(end),
             )
-        )
-    elif end - start > _MAX_SLEEP:
+        )  # fmt: skip
+        return True
+    if end - start > _MAX_SLEEP:
         errors.append(
             make_error(
-                "sleep-too-long",
-                index,
-                name,
-                source=Source.SLEEP,
-                start=_stamp(start),
-                end=_stamp(end),
-                length=format_length(end - start),
+                "sleep-too-long", index, name, source=Source.SLEEP,
+                start=_stamp(start), end=_stamp(end), length=format_length(end - start),
             )
-        )
-    elif len(errors) == n_errors:
-        return SleepRecord(name, start, end, index)
-    return None
+        )  # fmt: skip
+        return True
+    return False
 
 
 def _check_overlaps(by_schedule: Mapping[str, list[SleepRecord]], errors: list[RowError]) -> None:

@@ -49,7 +49,7 @@ def _warm() -> None:
     score(ScoreRequest(_ROSTER, risk=True))
 
 
-#: a small roster for the given-sleep and activity paths (row reader): day and night
+#: a small roster for the given-sleep and activity paths (cells split in Python): day and night
 #: duties, a long-haul pair across time zones with a layover
 WARM_ROSTER = "\r\n".join(
     [
@@ -78,8 +78,8 @@ WARM_ACTIVITY = (
     "W2,03/03/2026,09:00,03/03/2026,17:00,CDG,SIMULATOR,1"
 )
 #: crew of the generated warm-up month: enough for the parallel kernels
-#: (``service.PARALLEL_MIN_CREW``) and rows for the columnar reader
-#: (``parse.COLUMNAR_MIN_LINES``), with the realistic mix (augmented crews, rests)
+#: (``service.PARALLEL_MIN_CREW``) and rows for Polars' cell splitter
+#: (``cells.POLARS_MIN_LINES``), with the realistic mix (augmented crews, rests)
 WARM_CREW = 80
 
 
@@ -89,7 +89,7 @@ def warm_kernels() -> float:
     Polars its query engine, before ``/readyz`` says ready (the first call after
     ready answers in well under a second). Returns the seconds taken.
 
-    Paths: a generated month of :data:`WARM_CREW` crew of every kind (columnar reader,
+    Paths: a generated month of :data:`WARM_CREW` crew of every kind (cells split by Polars,
     parallel kernels, predicted sleep with in-flight rest, risk); the same without risk;
     one crew member (single-threaded kernels); and :data:`WARM_ROSTER` with given sleep
     (main and in flight) and an activity, risk and sleep shown.
