@@ -106,10 +106,10 @@ def console_steps(folder: Path, repeat: int) -> dict[str, Any]:
                 state.roster_views = None  # the views kept in memory: none
                 return get(path, **params)
 
-            out["trips_page_cold_s"], _ = fleet.timed(
+            out["trips_page_cold_s"], out["trips_page_cold_cpu_s"] = timed_cpu(
                 lambda: cold(f"/console/rosters/{a}/trips"), repeat
             )
-            out["compare_page_cold_s"], _ = fleet.timed(
+            out["compare_page_cold_s"], out["compare_page_cold_cpu_s"] = timed_cpu(
                 lambda: cold("/console/compare", a=a, b=b), repeat
             )
             get(f"/console/rosters/{a}/trips")
@@ -142,27 +142,42 @@ def console_steps(folder: Path, repeat: int) -> dict[str, Any]:
             ("trips_page_restart_s", f"/console/rosters/{a}/trips", {}),
             ("compare_page_restart_s", "/console/compare", {"a": a, "b": b}),
         ):
-            out[name] = restarted(store, path, params, repeat)
+            out[name], out[f"{name.removesuffix('_s')}_cpu_s"] = restarted(
+                store, path, params, repeat
+            )
     out["peak_rss_mib"] = round(fleet.peak_rss_mib())
     return out
 
 
-def restarted(store: Any, path: str, params: dict[str, str], repeat: int) -> float:
+def timed_cpu(fn: Any, repeat: int) -> tuple[float, float]:
+    """Medians of ``repeat`` calls: wall time and the process's CPU time."""
+    times, cpu = [], []
+    for _ in range(repeat):
+        started, cpu_started = time.perf_counter(), time.process_time()
+        fn()
+        times.append(time.perf_counter() - started)
+        cpu.append(time.process_time() - cpu_started)
+    return statistics.median(times), statistics.median(cpu)
+
+
+def restarted(store: Any, path: str, params: dict[str, str], repeat: int) -> tuple[float, float]:
     """The first view of ``path`` from a new server each run (a new app over the same
-    store: nothing kept in memory, no dashboard before it): the page's own time."""
+    store: nothing kept in memory, no dashboard before it): the page's own wall time and
+    the process's CPU time meanwhile (the server's thread and the client's), medians."""
     from fastapi.testclient import TestClient
 
     from vigil.web.app import create_app
 
-    times = []
+    times, cpu = [], []
     for _ in range(repeat):
         with TestClient(create_app(app_settings(store))) as client:
             sign_in(client)
-            started = time.perf_counter()
+            started, cpu_started = time.perf_counter(), time.process_time()
             response = client.get(path, params=params)
             times.append(time.perf_counter() - started)
+            cpu.append(time.process_time() - cpu_started)
             assert response.status_code == 200, (path, response.status_code)
-    return statistics.median(times)
+    return statistics.median(times), statistics.median(cpu)
 
 
 def main() -> None:
