@@ -122,10 +122,6 @@ def console_steps(folder: Path, repeat: int) -> dict[str, Any]:
             out["trips_json_warm_s"], _ = fleet.timed(
                 lambda: get(f"/console/rosters/{a}/trips.json"), repeat
             )
-            out["second_roster_cold_s"], _ = fleet.timed(
-                lambda: get(f"/console/rosters/{b}/trips"), 1
-            )
-            get(f"/console/rosters/{a}/trips")
             out["compare_page_warm_s"], page = fleet.timed(
                 lambda: get("/console/compare", a=a, b=b), repeat
             )
