@@ -40,6 +40,7 @@ from _month_store import (  # noqa: E402
     app_settings,
     fresh_store,
     month_parser,
+    new_server_view,
     read_month,
     run_child,
     sign_in,
@@ -48,26 +49,6 @@ from _month_store import (  # noqa: E402
 from bench_fleet import cache_dir, peak_rss_mib, prepare, timed  # noqa: E402
 
 WARM_BUDGET_S = 0.5
-
-
-def restarted(store: Any, path: str, repeat: int) -> tuple[float, float]:
-    """The first view of ``path`` from a new server each run (a new app over the same
-    store: nothing kept in memory, no dashboard opened before): the page's own wall time
-    and the process's CPU time meanwhile (the server's thread and the client's), medians."""
-    from fastapi.testclient import TestClient
-
-    from vigil.web.app import create_app
-
-    times, cpu = [], []
-    for _ in range(repeat):
-        with TestClient(create_app(app_settings(store))) as client:
-            sign_in(client)
-            started, cpu_started = time.perf_counter(), time.process_time()
-            response = client.get(path)
-            times.append(time.perf_counter() - started)
-            cpu.append(time.process_time() - cpu_started)
-            assert response.status_code == 200, (path, response.status_code)
-    return statistics.median(times), statistics.median(cpu)
 
 
 def measure(folder: Path, repeat: int) -> dict[str, Any]:
@@ -101,7 +82,7 @@ def measure(folder: Path, repeat: int) -> dict[str, Any]:
             for _ in range(repeat):
                 cold()
             out["cold_cpu_s"] = (time.process_time() - cpu_started) / repeat
-            out["restart_s"], out["restart_cpu_s"] = restarted(store, duties, repeat)
+            out["restart_s"], out["restart_cpu_s"] = new_server_view(store, duties, {}, repeat)
 
             def after_dashboard(pause: float) -> tuple[float, float]:
                 """The dashboard (which starts building the columns in the background),

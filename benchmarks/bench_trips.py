@@ -33,7 +33,15 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_fleet as fleet  # noqa: E402
-from _month_store import app_settings, fresh_store, month_parser, read_month, sign_in, store_month  # noqa: E402
+from _month_store import (  # noqa: E402
+    app_settings,
+    fresh_store,
+    month_parser,
+    new_server_view,
+    read_month,
+    sign_in,
+    store_month,
+)
 
 BUDGETS = {
     "trips_page_warm": 0.5,
@@ -138,7 +146,7 @@ def console_steps(folder: Path, repeat: int) -> dict[str, Any]:
             ("trips_page_restart_s", f"/console/rosters/{a}/trips", {}),
             ("compare_page_restart_s", "/console/compare", {"a": a, "b": b}),
         ):
-            out[name], out[f"{name.removesuffix('_s')}_cpu_s"] = restarted(
+            out[name], out[f"{name.removesuffix('_s')}_cpu_s"] = new_server_view(
                 store, path, params, repeat
             )
     out["peak_rss_mib"] = round(fleet.peak_rss_mib())
@@ -153,26 +161,6 @@ def timed_cpu(fn: Any, repeat: int) -> tuple[float, float]:
         fn()
         times.append(time.perf_counter() - started)
         cpu.append(time.process_time() - cpu_started)
-    return statistics.median(times), statistics.median(cpu)
-
-
-def restarted(store: Any, path: str, params: dict[str, str], repeat: int) -> tuple[float, float]:
-    """The first view of ``path`` from a new server each run (a new app over the same
-    store: nothing kept in memory, no dashboard before it): the page's own wall time and
-    the process's CPU time meanwhile (the server's thread and the client's), medians."""
-    from fastapi.testclient import TestClient
-
-    from vigil.web.app import create_app
-
-    times, cpu = [], []
-    for _ in range(repeat):
-        with TestClient(create_app(app_settings(store))) as client:
-            sign_in(client)
-            started, cpu_started = time.perf_counter(), time.process_time()
-            response = client.get(path, params=params)
-            times.append(time.perf_counter() - started)
-            cpu.append(time.process_time() - cpu_started)
-            assert response.status_code == 200, (path, response.status_code)
     return statistics.median(times), statistics.median(cpu)
 
 

@@ -4,8 +4,6 @@ table built from the stored scores, field for field, on every packed scale."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -25,8 +23,8 @@ from vigil.roster.synthetic import generate_airline_roster
 from vigil.scoring.service import SCALE_CODES, ScoreReport, ScoreRequest, score
 from vigil.store import results as results_store
 from vigil.store import uploads
-from vigil.store.db import make_engine, make_session_factory, upgrade
-from vigil.store.tables import RosterResult
+
+from .test_stored import finished_roster, sessions  # noqa: F401 - sessions is a fixture
 
 #: an airline month's mix: short-haul, augmented long-haul with in-flight rest, cabin crew
 ROSTER = generate_airline_roster(12, 28, seed=7)
@@ -91,29 +89,16 @@ def test_what_is_not_a_packed_table_is_refused() -> None:
             packed.read(data)
 
 
-@pytest.fixture
-def sessions(db_url: str) -> Iterator[sessionmaker[Session]]:
-    engine = make_engine(db_url)
-    upgrade(engine)
-    yield make_session_factory(engine)
-    engine.dispose()
-
-
 @pytest.mark.parametrize("with_routes", [True, False])
 def test_the_summary_hook_stores_the_tables_deleted_with_the_roster(
-    sessions: sessionmaker[Session], blob: bytes, with_routes: bool
+    sessions: sessionmaker[Session],  # noqa: F811 - the fixture
+    blob: bytes,
+    with_routes: bool,
 ) -> None:
     """The worker's hook packs the roster's scale and KSS, whether the chunk tasks gave
     their route facts or the roster is parsed for them; deleting the roster deletes them."""
     with sessions.begin() as session:
-        upload = uploads.create_upload(
-            session=session, operator="acme", roster_name="m", roster_text=ROSTER,
-            activity_text="", date_format="dmy", preferred_scale="SP", overwrite=False,
-        )  # fmt: skip
-        session.add(RosterResult(upload_id=upload.id, scores=blob, model_version="1.5.0+x"))
-        session.flush()
-        job = SimpleNamespace(id=upload.id, roster_text=ROSTER, date_format="dmy",
-                              sleep_data=[], activity_text="", preferred_scale="SP")  # fmt: skip
+        upload, job = finished_roster(session, ROSTER, blob, "1.5.0+x")
         stored = unpack(blob, ("SP", "KSS"))
         routes = _routes(stored) if with_routes else None
         fleet_stored.record_summary(session, job, blob, "completedsuccessfully", routes)
