@@ -106,7 +106,9 @@ def _int_type(lo: int, hi: int, *, reserve: bool = False) -> type[np.signedinteg
 
 def _thousandths(codes: npt.NDArray[Any], dtype: np.dtype[Any]) -> npt.NDArray[Any]:
     """Integer thousandths back to floats of ``dtype``; the type's lowest value is NaN."""
-    values = (codes.astype(np.float64) / _MILLI).astype(dtype)
+    values = codes.astype(np.float64) / _MILLI
+    if values.dtype != dtype:
+        values = values.astype(dtype)
     values[codes == np.iinfo(codes.dtype).min] = np.nan
     return values
 
