@@ -1,10 +1,12 @@
-"""The roster summary as stored in ``roster_result.summary_json``.
+"""The roster summary as stored in ``roster_result.summary_json``, and its packed duty
+tables in ``roster_table``.
 
 Computed once, when a roster finishes (:func:`record_summary`, called by the worker right
-after it stores the scores), from the stored scores blob (the roster's scale only) and the
-route facts the worker's chunk tasks read from the roster (no second parse); a roster
-without them (older rosters, :func:`ensure`) has its text parsed once.
-It holds three parts:
+after it stores the scores), from the stored scores blob (the roster's scale, and KSS for
+the tables) and the route facts the worker's chunk tasks read from the roster (no second
+parse); a roster without them (older rosters, :func:`ensure`) has its text parsed once.
+Both builders are pure functions of the decoded scores and the facts (:func:`build`,
+:func:`build_tables`), so they can run in any process. The summary holds three parts:
 
 - ``summary``: the dashboard's figures on the roster's scale
   (:func:`~vigil.fleet.summary.summarise`);
@@ -12,7 +14,9 @@ It holds three parts:
 - ``facts``: route, sectors, Fleet, Rank and local offsets of every duty
   (:class:`~vigil.fleet.table.RosterFacts`), so exports and charts never parse again.
 
-A roster finished before this existed gets its summary on first view (:func:`ensure`).
+A roster finished before this existed gets its summary on first view (:func:`ensure`);
+one without packed tables is read from its scores by the console's pages
+(:mod:`vigil.fleet.packed` holds the tables' format).
 """
 
 from __future__ import annotations
