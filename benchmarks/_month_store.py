@@ -133,6 +133,30 @@ def app_settings(store: Store, *, warm_start: bool = False) -> Any:
     )
 
 
+def new_server_view(
+    store: Store, path: str, params: Mapping[str, str], repeat: int
+) -> tuple[float, float]:
+    """The first view of ``path`` from a new server each run (a new app over ``store``:
+    nothing kept in memory, no page opened before it): medians of the page's own wall time
+    and of the process's CPU time meanwhile (the server's thread and the client's)."""
+    import statistics
+
+    from fastapi.testclient import TestClient
+
+    from vigil.web.app import create_app
+
+    times, cpu = [], []
+    for _ in range(repeat):
+        with TestClient(create_app(app_settings(store))) as client:
+            sign_in(client)
+            started, cpu_started = time.perf_counter(), time.process_time()
+            response = client.get(path, params=dict(params))
+            times.append(time.perf_counter() - started)
+            cpu.append(time.process_time() - cpu_started)
+            assert response.status_code == 200, (path, response.status_code)
+    return statistics.median(times), statistics.median(cpu)
+
+
 def sign_in(client: Any) -> None:
     """Sign the test client in as the store's console user (login form, CSRF token)."""
     login = client.get("/console/login")

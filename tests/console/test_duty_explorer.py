@@ -96,6 +96,7 @@ def test_explorer_lists_filters_and_exports_the_view(
     exported = alice.get(f"/console/rosters/{token}/duties.csv", params=params)
     assert exported.status_code == 200
     assert exported.headers["content-type"].startswith("text/csv")
+    assert exported.headers["x-vigil-duties"] == "3"  # the progress bar's count, sent first
     table = list(csv.reader(io.StringIO(exported.text)))
     assert [(r[0], int(r[1])) for r in table[1:]] == [("P1", 1), ("P1", 2), ("P1", 3)]
     # the dashboard links here: "all duties" and each band's count
@@ -183,3 +184,31 @@ def test_column_cache_is_bounded_per_operator_and_replaces_an_overwritten_roster
     assert event is not None and cache.claim((4, 40, "t0", "KSS")) is None
     cache.release((4, 40, "t0", "KSS"))
     assert event.is_set()
+
+
+def test_a_roster_stored_without_packed_tables_shows_the_same_pages(
+    service: LiveService, alice: httpx.Client
+) -> None:
+    """The worker packs each roster's duty tables; a roster stored before (no packed
+    tables) builds them from its scores on first view, and shows exactly the same."""
+    from sqlalchemy import delete
+
+    from vigil.store.tables import RosterTable
+
+    token = upload_and_wait(alice, ROSTER, "march")
+    paths = ("duties", "duties?sort=report&order=asc&time=home", "duties.csv", "trips.json")
+    state = service.runtime.state
+
+    def views() -> list[str]:
+        state.duty_explorer = state.roster_views = None  # a restarted server
+        out = []
+        for path in paths:
+            answer = alice.get(f"/console/rosters/{token}/{path}")
+            assert answer.status_code == 200, (path, answer.text[:200])
+            out.append(answer.text)
+        return out
+
+    from_packed = views()
+    with service.runtime.sessions.begin() as session:
+        assert session.execute(delete(RosterTable)).rowcount == 1  # type: ignore[attr-defined]
+    assert views() == from_packed

@@ -1,7 +1,8 @@
 """The duty explorer in headless Chromium, driven by Playwright: from the dashboard to
 every duty, filtered to night duties at one home base, each duty's risk explained, and a
 duty's link to its chart centred on that duty. Saves the screenshots of the per-duty risk
-explanation that docs/console.md shows (``docs/img/console-duty-explorer*.png``).
+explanation that docs/console.md shows (``docs/img/console-duty-explorer*.png``). The
+view's CSV downloads through the export progress bar.
 """
 
 from __future__ import annotations
@@ -85,6 +86,16 @@ def test_officer_filters_duties_and_opens_one_centred(
     # from home-base time away from base, so "night" is not in every row's words)
     assert words and all(w.strip() and "not stored" not in w for w in words), words
     shot(page, table, "console-duty-explorer.png")
+
+    # "CSV of this view" streams through the progress bar, counted against its duties
+    with page.expect_download(timeout=300_000) as info:
+        page.click("[data-export=duties-csv]")
+    exported = Path(info.value.path()).read_text(encoding="utf-8").splitlines()
+    assert len(exported) - 1 == n
+    progress = page.locator("[data-testid=export-progress]")
+    page.wait_for_selector("[data-testid=export-progress][data-state=done]")
+    assert progress.locator("progress").get_attribute("max") == str(n + 1)
+    assert "Saved vigil-duties-" in progress.inner_text()
 
     # the duty link opens the chart on three days centred on that duty
     first = rows.first

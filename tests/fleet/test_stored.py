@@ -15,7 +15,7 @@ from vigil.results.one import one_schedule
 from vigil.store import results as results_store
 from vigil.store import uploads
 from vigil.store.db import make_engine, make_session_factory, upgrade
-from vigil.store.tables import RosterResult
+from vigil.store.tables import RosterResult, RosterUpload
 
 from .test_summary import KSS, RISKS, TIMES, stored_from
 
@@ -33,18 +33,27 @@ def sessions(db_url: str) -> Iterator[sessionmaker[Session]]:
     engine.dispose()
 
 
+def finished_roster(
+    session: Session, roster: str, blob: bytes, model_version: str
+) -> tuple[RosterUpload, SimpleNamespace]:
+    """An upload of ``roster`` (on SP) with its result stored, and its job as the worker's
+    summary hook gets it."""
+    upload = uploads.create_upload(
+        session=session, operator="acme", roster_name="m", roster_text=roster,
+        activity_text="", date_format="dmy", preferred_scale="SP", overwrite=False,
+    )  # fmt: skip
+    session.add(RosterResult(upload_id=upload.id, scores=blob, model_version=model_version))
+    session.flush()
+    job = SimpleNamespace(id=upload.id, roster_text=roster, date_format="dmy",
+                          sleep_data=[], activity_text="", preferred_scale="SP")  # fmt: skip
+    return upload, job
+
+
 def test_summary_recorded_once_and_read_lightly(sessions: sessionmaker[Session]) -> None:
     whole = stored_from(KSS, TIMES, RISKS)
     blob = pack([CompactChunk(whole.schedules, whole.matrix)], whole.scales)
     with sessions.begin() as session:
-        upload = uploads.create_upload(
-            session=session, operator="acme", roster_name="m", roster_text=ROSTER,
-            activity_text="", date_format="dmy", preferred_scale="SP", overwrite=False,
-        )  # fmt: skip
-        session.add(RosterResult(upload_id=upload.id, scores=blob, model_version="1.1.1+x"))
-        session.flush()
-        job = SimpleNamespace(id=upload.id, roster_text=ROSTER, date_format="dmy",
-                              sleep_data=[], activity_text="", preferred_scale="SP")  # fmt: skip
+        upload, job = finished_roster(session, ROSTER, blob, "1.1.1+x")
         fleet_stored.record_summary(session, job, blob, "completedsuccessfully")
         upload_id = upload.id
     with sessions() as session:

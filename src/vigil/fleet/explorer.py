@@ -55,6 +55,7 @@ __all__ = [
     "explorer_columns",
     "explorer_csv",
     "explorer_row",
+    "ordered",
     "parse_query",
     "select",
 ]
@@ -499,14 +500,19 @@ EXPLORER_HEADER = (
 _ROWS_PER_PIECE = 2000
 
 
-def explorer_csv(c: ExplorerColumns, q: DutyQuery, style: str = "iata") -> Iterator[bytes]:
+def explorer_csv(
+    c: ExplorerColumns, q: DutyQuery, style: str = "iata", rows: IntArray | None = None
+) -> Iterator[bytes]:
     """Every duty of the view ``q`` (unpaged, in its order) as CSV pieces (UTF-8, header
-    first, text cells formula-safe): exactly what the view filters."""
+    first, text cells formula-safe): exactly what the view filters. ``rows`` are the
+    view's duties when already selected (:func:`ordered`; the console announces their
+    number before the file streams, for its progress bar)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\r\n")
     writer.writerow(EXPLORER_HEADER)
     time = "home-base" if q.home_time else "UTC"
-    rows = ordered(c, q)
+    if rows is None:
+        rows = ordered(c, q)
     words = drivers.reasons_text(c.table, rows)  # grouped: not one call per duty
     for n, (i, why) in enumerate(zip(rows.tolist(), words, strict=True), start=1):
         r = explorer_row(c, i, home_time=q.home_time, style=style, reasons=why)

@@ -1,10 +1,12 @@
-"""The roster summary as stored in ``roster_result.summary_json``.
+"""The roster summary as stored in ``roster_result.summary_json``, and its packed duty
+tables in ``roster_table``.
 
 Computed once, when a roster finishes (:func:`record_summary`, called by the worker right
-after it stores the scores), from the stored scores blob (the roster's scale only) and the
-route facts the worker's chunk tasks read from the roster (no second parse); a roster
-without them (older rosters, :func:`ensure`) has its text parsed once.
-It holds three parts:
+after it stores the scores), from the stored scores blob (the roster's scale, and KSS for
+the tables) and the route facts the worker's chunk tasks read from the roster (no second
+parse); a roster without them (older rosters, :func:`ensure`) has its text parsed once.
+Both builders are pure functions of the decoded scores and the facts (:func:`build`,
+:func:`build_tables`), so they can run in any process. The summary holds three parts:
 
 - ``summary``: the dashboard's figures on the roster's scale
   (:func:`~vigil.fleet.summary.summarise`);
@@ -12,13 +14,16 @@ It holds three parts:
 - ``facts``: route, sectors, Fleet, Rank and local offsets of every duty
   (:class:`~vigil.fleet.table.RosterFacts`), so exports and charts never parse again.
 
-A roster finished before this existed gets its summary on first view (:func:`ensure`).
+A roster finished before this existed gets its summary on first view (:func:`ensure`);
+one without packed tables is read from its scores by the console's pages
+(:mod:`vigil.fleet.packed` holds the tables' format).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +31,7 @@ import orjson
 from sqlalchemy.orm import Session
 
 from vigil.domain import DateFormat
+from vigil.fleet import packed
 from vigil.fleet.summary import schedule_rows, summarise
 from vigil.fleet.table import (
     DutyTable,
@@ -44,10 +50,15 @@ from vigil.store.tables import RosterResult
 
 __all__ = [
     "SUMMARY_VERSION",
+    "TABLE_SCALES",
+    "TRIP_STYLES",
     "StoredSummary",
     "build",
+    "build_tables",
+    "duty_tables",
     "ensure",
     "ensure_light",
+    "facts_of_text",
     "load",
     "record_summary",
 ]
@@ -56,6 +67,12 @@ logger = logging.getLogger(__name__)
 
 #: bump when the stored shape changes: older summaries are rebuilt on first view
 SUMMARY_VERSION = 3
+#: scales packed beside the roster's own (:func:`build_tables`): trips, hot spots and
+#: months compared read top of descent in KSS (:mod:`vigil.web.console.roster_views`)
+TABLE_SCALES = ("KSS",)
+#: airport styles whose trips are packed (the console's default; ICAO users' are built
+#: on first view)
+TRIP_STYLES = ("iata",)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,24 +107,19 @@ def build(
     model_version: str,
     thresholds: Thresholds = DEFAULT_THRESHOLDS,
     facts: RosterFacts | None = None,
+    table: DutyTable | None = None,
 ) -> bytes:
     """``summary_json`` for a finished roster (UTF-8 JSON), with the warning levels and
     risk bands of the settings version it was scored with (``thresholds``).
 
     ``facts`` are the roster's facts when known (the worker's, from its chunk tasks:
-    :func:`record_summary`); otherwise the roster text is parsed for them.
+    :func:`record_summary`); otherwise the roster text is parsed for them. ``table`` is
+    its duty table on ``scale`` when already built (:func:`duty_tables`).
     """
     if facts is None:
-        parsed = parse_request(
-            roster_text,
-            DateFormat(date_format),
-            sleep_data=json.loads(sleep_json or "[]"),
-            activity_text=activity_text,
-        )
-        entries = ((entry.reference, len(entry.duties)) for entry in stored.schedules)
-        facts = with_offsets(stored, route_facts_of_columns(entries, parsed.columns))
-        del parsed
-    table = duty_table(stored, facts, scale, level=thresholds.level(scale), bands=thresholds.bands)
+        facts = facts_of_text(stored, roster_text, date_format, sleep_json, activity_text)
+    if table is None:
+        (table,) = duty_tables(stored, facts, (scale,), thresholds)
     rows = schedule_rows(table)
     return orjson.dumps(
         {
@@ -119,6 +131,24 @@ def build(
             "thresholds": thresholds.to_json(),
         }
     )
+
+
+def facts_of_text(
+    stored: StoredScores,
+    roster_text: str,
+    date_format: str = "dmy",
+    sleep_json: str = "",
+    activity_text: str = "",
+) -> RosterFacts:
+    """The facts of ``stored``'s duties from the roster's texts (parsed once)."""
+    parsed = parse_request(
+        roster_text,
+        DateFormat(date_format),
+        sleep_data=json.loads(sleep_json or "[]"),
+        activity_text=activity_text,
+    )
+    entries = ((entry.reference, len(entry.duties)) for entry in stored.schedules)
+    return with_offsets(stored, route_facts_of_columns(entries, parsed.columns))
 
 
 def load(text: str | bytes | None) -> StoredSummary | None:
@@ -166,40 +196,100 @@ def _build_for(
     )
 
 
+def duty_tables(
+    stored: StoredScores,
+    facts: RosterFacts,
+    scales: Sequence[str],
+    thresholds: Thresholds = DEFAULT_THRESHOLDS,
+) -> list[DutyTable]:
+    """The duty tables on ``scales`` (each that ``stored`` holds) with the levels and
+    bands of ``thresholds``."""
+    return [
+        duty_table(stored, facts, s, level=thresholds.level(s), bands=thresholds.bands)
+        for s in dict.fromkeys(scales)
+        if s in stored.scales
+    ]
+
+
+def build_tables(
+    stored: StoredScores,
+    facts: RosterFacts,
+    *,
+    scale: str,
+    model_version: str,
+    thresholds: Thresholds = DEFAULT_THRESHOLDS,
+    tables: Sequence[DutyTable] | None = None,
+) -> bytes:
+    """The roster's packed duty tables (:mod:`vigil.fleet.packed`): on ``scale`` (the
+    explorer's) and on :data:`TABLE_SCALES` (trips and months compared read KSS), each
+    that ``stored`` holds, with the trips, hot spots and digest of the last of them in
+    :data:`TRIP_STYLES`. A pure function of the decoded scores and the facts, like
+    :func:`build`, so it runs wherever the summary is built; ``tables`` are those tables
+    when already built (:func:`duty_tables`)."""
+    if tables is None:
+        tables = duty_tables(stored, facts, (scale, *TABLE_SCALES), thresholds)
+    bases = facts.base_lists()
+    trips = {style: packed.trip_parts(tables[-1], bases, style) for style in TRIP_STYLES}
+    return packed.pack(
+        tables,
+        bases=bases,
+        thresholds=thresholds,
+        model_version=model_version,
+        trips=(tables[-1].scale, trips),
+    )
+
+
 def record_summary(
     session: Session, job: Any, scores: bytes, status: object, routes: RouteFacts | None = None
 ) -> None:
-    """The worker's hook: store the summary of a roster it just completed.
+    """The worker's hook: store the summary of a roster it just completed, and its packed
+    duty tables (:func:`build_tables`).
 
     ``job`` is the :class:`vigil.worker.jobs.ClaimedJob`; nothing happens when ``status``
     is ``None`` (lease lost). With ``routes`` (what the chunk tasks read from the roster:
-    :attr:`vigil.worker.roster_job.ScoredRoster.routes`), the roster is not parsed again
-    and only the summary's scale is decoded from ``scores``. A failure here is logged and
-    leaves the summary to be built on first view: it never fails the roster.
+    :attr:`vigil.worker.roster_job.ScoredRoster.routes`), the roster is not parsed again;
+    only the summary's scale and :data:`TABLE_SCALES` are decoded from ``scores``. A
+    failure here is logged and leaves the summary to be built on first view: it never
+    fails the roster.
     """
     if status is None:
         return
     try:
-        facts = None
+        version = results_store.model_version(session, job.id)
+        thresholds = thresholds_for(session, job.id)
+        stored = _unpack_for_tables(scores, job.preferred_scale)
         if routes is not None:
-            stored = unpack(scores, (job.preferred_scale,))
             facts = with_offsets(stored, routes)
         else:
-            stored = unpack(scores, (job.preferred_scale,))
+            sleep = json.dumps(job.sleep_data)
+            facts = facts_of_text(
+                stored, job.roster_text, job.date_format, sleep, job.activity_text
+            )
+        scale = job.preferred_scale
+        tables = duty_tables(stored, facts, (scale, *TABLE_SCALES), thresholds)
         text = build(
             stored,
-            roster_text=job.roster_text,
-            date_format=job.date_format,
-            sleep_json=json.dumps(job.sleep_data),
-            activity_text=job.activity_text,
-            scale=job.preferred_scale,
-            model_version=results_store.model_version(session, job.id),
-            thresholds=thresholds_for(session, job.id),
+            scale=scale,
+            model_version=version,
+            thresholds=thresholds,
             facts=facts,
+            table=tables[0],
         )
         results_store.save_summary(session, job.id, text.decode())
+        packed_tables = build_tables(
+            stored, facts, scale=scale, model_version=version, thresholds=thresholds, tables=tables
+        )
+        results_store.save_tables(session, job.id, packed_tables)
     except Exception:  # noqa: BLE001 - the summary is derived data; rebuilt on first view
         logger.exception("roster %s: building its summary failed", job.id)
+
+
+def _unpack_for_tables(scores: bytes, scale: str) -> StoredScores:
+    """The scores on ``scale`` and :data:`TABLE_SCALES` (those stored), decoded once."""
+    try:
+        return unpack(scores, tuple(dict.fromkeys((scale, *TABLE_SCALES))))
+    except ValueError:  # a blob holding the roster's own scale only
+        return unpack(scores, (scale,))
 
 
 def ensure(

@@ -1,5 +1,6 @@
 """A roster's stored result, read and written in parts: the small columns without the
-scores blob, a slice of the blob, the summary (``roster_result``; docs/upload.md).
+scores blob, a slice of the blob, the summary (``roster_result``; docs/upload.md) and the
+packed duty tables (``roster_table``).
 
 Keyword-free helpers taking a ``Session`` (the caller owns the transaction), used by fleet,
 the routes and the console so none of them writes SQL of its own.
@@ -10,17 +11,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sqlalchemy import func, select, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
-from vigil.store.tables import RosterResult, RosterUpload
+from vigil.store.tables import RosterResult, RosterTable, RosterUpload
 
 __all__ = [
     "LightResult",
     "light_result",
     "model_version",
     "operator_of",
+    "packed_tables",
     "save_summary",
+    "save_tables",
     "scores_reader",
 ]
 
@@ -46,6 +49,20 @@ def save_summary(session: Session, upload_id: int, text: str) -> None:
         .values(summary_json=text)
         .execution_options(synchronize_session=False)
     )
+
+
+def save_tables(session: Session, upload_id: int, data: bytes) -> None:
+    """Store (or replace) the packed duty tables of an upload's result
+    (:mod:`vigil.fleet.packed`)."""
+    session.execute(delete(RosterTable).where(RosterTable.upload_id == upload_id))
+    session.add(RosterTable(upload_id=upload_id, data=data))
+    session.flush()
+
+
+def packed_tables(session: Session, upload_id: int) -> bytes | None:
+    """The packed duty tables of an upload's result; ``None`` when none were stored."""
+    found = session.scalar(select(RosterTable.data).where(RosterTable.upload_id == upload_id))
+    return bytes(found) if found is not None else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -42,6 +42,7 @@ __all__ = [
     "OperatorSettingsVersion",
     "RosterInput",
     "RosterResult",
+    "RosterTable",
     "RosterSettings",
     "RosterUpload",
     "SettingsAdmin",
@@ -264,6 +265,21 @@ class RosterResult(Base):
     sleep: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
     #: the roster's dashboard figures, computed once when it finishes
     summary_json: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
+class RosterTable(Base):
+    """A scored roster's duty tables, packed once when its summary is built
+    (:mod:`vigil.fleet.packed`), so the duty explorer, trips and months compared open
+    without decoding the scores. Derived data: a result without a row reads the scores
+    instead; deleted with the result (``ON DELETE CASCADE``).
+    """
+
+    __tablename__ = "roster_table"
+
+    upload_id: Mapped[int] = mapped_column(
+        ForeignKey("roster_result.upload_id", ondelete="CASCADE"), primary_key=True
+    )
+    data: Mapped[bytes] = mapped_column(LargeBinary)
 
 
 # --- operator settings and crew observations (migration 0005) -----------------

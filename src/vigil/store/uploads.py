@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session, load_only
 from vigil.contract import ACTIVE, JobStatus
 from vigil.contract import FINISHED as FINISHED_STATUSES
 from vigil.store.repo import AlreadyExistsError
-from vigil.store.tables import RosterInput, RosterResult, RosterUpload, utcnow
+from vigil.store.tables import RosterInput, RosterResult, RosterTable, RosterUpload, utcnow
 
 __all__ = [
     "QUEUED",
@@ -208,6 +208,7 @@ def purge_finished_before(*, session: Session, cutoff: datetime) -> int:
 def _delete(session: Session, ids: Sequence[int]) -> None:
     """Delete the uploads ``ids`` with their inputs and results (the database's cascade
     would too; said here so no backend setting is relied on)."""
+    session.execute(delete(RosterTable).where(RosterTable.upload_id.in_(ids)))
     session.execute(delete(RosterResult).where(RosterResult.upload_id.in_(ids)))
     session.execute(delete(RosterInput).where(RosterInput.upload_id.in_(ids)))
     session.execute(delete(RosterUpload).where(RosterUpload.id.in_(ids)))

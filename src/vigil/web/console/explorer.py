@@ -25,6 +25,7 @@ from vigil.fleet.explorer import (
     QueryError,
     explorer_csv,
     explorer_row,
+    ordered,
     parse_query,
     select,
 )
@@ -152,7 +153,8 @@ def _page(
 
 @router.get("/{token}/duties.csv")
 def duty_explorer_csv(console: UserConsole, token: str) -> Response:
-    """The duties of the view, every page, as CSV (the same parameters as the page)."""
+    """The duties of the view, every page, as CSV (the same parameters as the page), with
+    their number in ``X-Vigil-Duties`` before the rows stream."""
     opened = _opened(console, token)
     if isinstance(opened, Response):
         return opened
@@ -163,12 +165,15 @@ def duty_explorer_csv(console: UserConsole, token: str) -> Response:
         base_path = f"{PREFIX}/rosters/{upload.token}/duties"
         return _page(console, upload, found, DutyQuery(), base_path, error=exc, status=400)
     name = f"vigil-duties-{upload.token[:12]}.csv"
+    rows = ordered(found.columns, query)
     response = StreamingResponse(
-        explorer_csv(found.columns, query, _style(console)),
+        explorer_csv(found.columns, query, _style(console), rows),
         media_type="text/csv; charset=utf-8",
         headers={
             "Content-Disposition": f'attachment; filename="{name}"',
             "Cache-Control": "no-store",
+            # the console's progress bar counts the CSV's rows against this (fleet.js)
+            "X-Vigil-Duties": str(rows.size),
         },
     )
     return console.finish(response)

@@ -1,7 +1,9 @@
 """The duty explorer's filter columns, built once per stored roster and kept per runtime.
 
-Building them decodes the roster's scale of its scores and joins the stored facts
-(:func:`vigil.fleet.explorer.explorer_columns`): seconds at airline size, so they are
+Building them reads the roster's packed duty table (:mod:`vigil.fleet.packed`, stored
+when its summary was built) and derives the filter columns
+(:func:`vigil.fleet.explorer.explorer_columns`); a roster stored without one decodes its
+scale of the scores and joins the stored facts instead (seconds at airline size). They are
 kept in a small cache (:class:`ColumnCache`: at most :data:`MAX_ROSTERS` rosters and
 :data:`MAX_PER_OPERATOR` per operator, keyed by operator, upload, its last update and
 scale, so an overwritten roster is rebuilt and one operator cannot evict all others'),
@@ -18,10 +20,12 @@ from typing import NamedTuple
 
 from sqlalchemy.orm import Session
 
+from vigil.fleet import packed
 from vigil.fleet import stored as fleet_stored
 from vigil.fleet.explorer import ExplorerColumns, explorer_columns
 from vigil.fleet.thresholds import Thresholds
 from vigil.results.compact import unpack
+from vigil.store import results as results_store
 from vigil.store import uploads
 from vigil.store.tables import RosterUpload
 from vigil.web._build_cache import BuildCache, Key
@@ -83,6 +87,15 @@ def _key(operator_id: int, upload: RosterUpload) -> Key:
 
 
 def _build(session: Session, upload: RosterUpload) -> Explored | None:
+    packed_blob = results_store.packed_tables(session, upload.id)
+    if packed_blob is not None:
+        try:
+            found = packed.read(packed_blob)
+            table = found.table(upload.preferred_scale)
+        except (ValueError, KeyError):
+            logger.warning("roster %s: its packed tables cannot be read", upload.id)
+        else:
+            return Explored(explorer_columns(table), found.thresholds)
     result = uploads.get_result(session=session, upload_id=upload.id)
     if result is None:
         return None

@@ -3,8 +3,11 @@
 The trips page and the months-compared page read the same thing: the roster's
 :class:`~vigil.fleet.table.DutyTable` on KSS (top of descent is read in KSS, whatever the
 roster's preferred scale), its trips (:func:`vigil.fleet.trips.group_trips`) and hot spots
-(:func:`vigil.fleet.hot_spots.hot_spots`). Building them decodes the scores blob (a
-second or more at airline size), so a built view is kept per operator in a
+(:func:`vigil.fleet.hot_spots.hot_spots`), built by one function
+(:func:`vigil.fleet.packed.trip_parts`). The table, and the trips in the default airport
+style, are read from the roster's packed tables (:mod:`vigil.fleet.packed`, stored with
+its summary); a roster stored without them decodes the scores blob and groups its trips
+instead (a second or more at airline size). A built view is kept per operator in a
 :class:`~vigil.web._report_cache.ReportCache` weighed by duties: one operator's months
 never push out another's while it is within its share. The key holds the roster token
 (new on every overwrite) and its last update, so a replaced or rescored roster is never
@@ -16,22 +19,26 @@ served stale.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any, cast
 
 from vigil.contract import JobStatus
+from vigil.fleet import packed
 from vigil.fleet import stored as fleet_stored
-from vigil.fleet.compare import Digest, digest
-from vigil.fleet.hot_spots import hot_spots
+from vigil.fleet.compare import Digest
 from vigil.fleet.table import DutyTable
-from vigil.fleet.trips import Trips, group_trips
+from vigil.fleet.trips import Trips
 from vigil.results.compact import unpack
+from vigil.store import results as results_store
 from vigil.store import uploads
 from vigil.store.tables import RosterUpload
 from vigil.web._report_cache import ReportCache
 from vigil.web.console._web import Console
 
 __all__ = ["RosterView", "ViewError", "load_view", "scored_rosters"]
+
+logger = logging.getLogger(__name__)
 
 #: duties kept per operator and in all: a 10,000-crew month is about 135,000 duties and
 #: 45 MB of view, so an operator keeps two such months (a comparison) and the process
@@ -84,7 +91,44 @@ def scored_rosters(console: Console) -> list[RosterUpload]:
     ]
 
 
+def _packed_view(console: Console, upload: RosterUpload, style: str) -> RosterView | None:
+    """The view from the roster's packed tables (:mod:`vigil.fleet.packed`), its trips
+    too when packed in ``style``; ``None`` when it has none that can be read."""
+    blob = results_store.packed_tables(console.db, upload.id)
+    if blob is None:
+        return None
+    try:
+        found = packed.read(blob)
+        scale = VIEW_SCALE if VIEW_SCALE in found.scales else upload.preferred_scale
+        table = found.table(scale)
+        parts = found.trip_parts(scale, style)
+    except (ValueError, KeyError):
+        logger.warning("roster %s: its packed tables cannot be read", upload.id)
+        return None
+    if parts is None:
+        parts = packed.trip_parts(table, found.bases, style)
+    return _view(upload, table, parts, style, found.model_version)
+
+
+def _view(
+    upload: RosterUpload, table: DutyTable, parts: packed.TripParts, style: str, version: str
+) -> RosterView:
+    return RosterView(
+        token=upload.token,
+        name=upload.roster_name,
+        table=table,
+        trips=parts.trips,
+        hot=parts.hot,
+        digest=parts.digest,
+        style=style,
+        model_version=version,
+    )
+
+
 def _build(console: Console, upload: RosterUpload, style: str) -> RosterView:
+    found = _packed_view(console, upload, style)
+    if found is not None:
+        return found
     result = uploads.get_result(session=console.db, upload_id=upload.id)
     if result is None:
         raise ViewError(409, f"Roster {upload.roster_name!r} has no results yet.")
@@ -97,17 +141,8 @@ def _build(console: Console, upload: RosterUpload, style: str) -> RosterView:
         scale = upload.preferred_scale
     table = summary.table(stored, scale)
     del stored
-    trips = group_trips(table, summary.facts.base_lists(), style=style)
-    return RosterView(
-        token=upload.token,
-        name=upload.roster_name,
-        table=table,
-        trips=trips,
-        hot=hot_spots(table, trips, style=style),
-        digest=digest(table, trips),
-        style=style,
-        model_version=summary.model_version,
-    )
+    parts = packed.trip_parts(table, summary.facts.base_lists(), style)
+    return _view(upload, table, parts, style, summary.model_version)
 
 
 def load_view(console: Console, token: str, style: str = "iata") -> RosterView:

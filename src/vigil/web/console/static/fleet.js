@@ -6,9 +6,10 @@
  *   than the form's data-max-bytes are refused before sending.
  * - While a roster is queued or processing, [data-progress-for] polls the status JSON and
  *   shows schedules scored of all (progress_done/total); the page reloads when done.
- * - The dashboard's exports (a[data-export]) are fetched as a stream into the file: the bar
- *   in [data-export-progress] runs while the server prepares (no value: indeterminate),
- *   then counts the CSV's rows against the duties the server announces (X-Vigil-Duties)
+ * - The dashboard's exports and the duty explorer's "CSV of this view" (a[data-export]) are
+ *   fetched as a stream into the file: the bar in [data-export-progress] runs while the
+ *   server prepares (no value: indeterminate), then counts a CSV's rows (data-export
+ *   "csv" or "…-csv") against the duties the server announces (X-Vigil-Duties)
  *   or the bytes against Content-Length; the file is then saved under the server's name.
  *   Without fetch streams the link downloads as a plain link.
  */
@@ -148,7 +149,7 @@
             box.setAttribute("data-state", "receiving");
             var total = Number(response.headers.get("Content-Length") || 0);
             var duties = Number(response.headers.get("X-Vigil-Duties") || 0);
-            var rows = kind === "csv" && duties > 0;
+            var rows = /(^|-)csv$/.test(kind) && duties > 0;
             var reader = response.body.getReader();
             var chunks = [];
             var got = 0;
