@@ -5,17 +5,23 @@ is built in the end; a stopped pool drops only the queued ones (built on first v
 from __future__ import annotations
 
 import logging
+import os
 import threading
+import time
+from typing import Any
 
 import pytest
 from sqlalchemy.orm import Session, sessionmaker
 
-from vigil.fleet.stored import record_summary
+from vigil.domain import DateFormat
+from vigil.fleet.stored import Summaries, SummaryBuild, record_summary
 from vigil.roster.synthetic import generate_airline_roster
+from vigil.scoring.service import ScoreRequest
 from vigil.store import uploads
 from vigil.store.tables import RosterResult, RosterUpload
 from vigil.worker.jobs import JobStatus
-from vigil.worker.run import Worker
+from vigil.worker.run import Worker, score_roster
+from vigil.worker.scorers import ProcessScorer
 from vigil.worker.summaries import Summariser
 
 
@@ -144,3 +150,35 @@ def test_a_failed_build_is_logged_and_the_next_still_runs(
     summaries.close()
     assert ran == [1]
     assert [r.getMessage() for r in caplog.records] == ["building the summary of roster 7 failed"]
+
+
+def test_a_scoring_process_builds_what_runs_after_several_tasks() -> None:
+    """The summary runs where the tasks ran: in a scoring process once a roster of
+    several tasks has started them, here when none runs (none spawned for it)."""
+    pool = ProcessScorer(2)
+    try:
+        assert pool.submit(os.getpid).result() == os.getpid() and not pool.running
+        request = ScoreRequest(generate_airline_roster(6, 14, seed=6), DateFormat.DMY, risk=True)
+        scored = score_roster(request, chunk_size=2, local=pool)
+        assert pool.running and len(scored.route_parts or ()) == 3
+        assert pool.submit(os.getpid).result() != os.getpid()
+        # a finished call no longer holds them (its done-callback may run just after)
+        assert any(pool.release_idle() or time.sleep(0.05) for _ in range(100))
+    finally:
+        pool.close()
+
+
+def test_a_failed_build_leaves_the_roster_stored_without_a_summary(
+    sessions: sessionmaker[Session], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Derived data: the roster completes; its dashboard builds the figures on first view."""
+
+    class Broken(Summaries):
+        def prepare(self, session: Session, job: Any, model_version: str) -> SummaryBuild:
+            return SummaryBuild("NOPE", model_version)  # no such scale in the blob
+
+    upload_id = _upload(sessions, "a", 7)
+    with caplog.at_level(logging.ERROR, logger="vigil.worker.run"):
+        assert Worker(sessions, chunk_size=4, record_summary=Broken()).run_once()
+    assert _state(sessions, upload_id) == (JobStatus.COMPLETED_SUCCESSFULLY, False)
+    assert "building its summary failed" in caplog.text

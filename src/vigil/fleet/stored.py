@@ -1,9 +1,10 @@
 """The roster summary as stored in ``roster_result.summary_json``.
 
-Computed once, when a roster finishes (:func:`record_summary`, called by the worker right
-after it stores the scores), from the stored scores blob (the roster's scale only) and the
-route facts the worker's chunk tasks read from the roster (no second parse); a roster
-without them (older rosters, :func:`ensure`) has its text parsed once.
+Computed once, when a roster finishes (:class:`SummaryBuild`, run by the worker where its
+chunk tasks ran, the bytes then stored with the scores: :class:`Summaries`), from the
+stored scores blob (the roster's scale only) and the route facts the chunk tasks read
+from the roster (no second parse); a roster without them (older rosters, :func:`ensure`)
+has its text parsed once.
 It holds three parts:
 
 - ``summary``: the dashboard's figures on the roster's scale
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +47,8 @@ from vigil.store.tables import RosterResult
 __all__ = [
     "SUMMARY_VERSION",
     "StoredSummary",
+    "Summaries",
+    "SummaryBuild",
     "build",
     "ensure",
     "ensure_light",
@@ -166,40 +170,47 @@ def _build_for(
     )
 
 
-def record_summary(
-    session: Session, job: Any, scores: bytes, status: object, routes: RouteFacts | None = None
-) -> None:
-    """The worker's hook: store the summary of a roster it just completed.
+@dataclass(frozen=True, slots=True)
+class SummaryBuild:
+    """A finished roster's summary build with what the database says about it: a pure,
+    picklable function of the stored scores and the chunk tasks' route facts, so the
+    worker runs it where the chunk tasks ran (a scoring process, a Dask worker) and only
+    stores the bytes it answers (:class:`Summaries`)."""
 
-    ``job`` is the :class:`vigil.worker.jobs.ClaimedJob`; nothing happens when ``status``
-    is ``None`` (lease lost). With ``routes`` (what the chunk tasks read from the roster:
-    :attr:`vigil.worker.roster_job.ScoredRoster.routes`), the roster is not parsed again
-    and only the summary's scale is decoded from ``scores``. A failure here is logged and
-    leaves the summary to be built on first view: it never fails the roster.
-    """
-    if status is None:
-        return
-    try:
-        facts = None
-        if routes is not None:
-            stored = unpack(scores, (job.preferred_scale,))
-            facts = with_offsets(stored, routes)
-        else:
-            stored = unpack(scores, (job.preferred_scale,))
-        text = build(
+    scale: str  #: the roster's scale (the only one decoded)
+    model_version: str
+    thresholds: Thresholds = DEFAULT_THRESHOLDS
+
+    def __call__(self, scores: bytes, routes: Sequence[RouteFacts]) -> bytes:
+        """``summary_json`` (:func:`build`) from the joined scores blob and the chunks'
+        route facts in schedule order (joined here: :meth:`RouteFacts.join`)."""
+        stored = unpack(scores, (self.scale,))
+        return build(
             stored,
-            roster_text=job.roster_text,
-            date_format=job.date_format,
-            sleep_json=json.dumps(job.sleep_data),
-            activity_text=job.activity_text,
-            scale=job.preferred_scale,
-            model_version=results_store.model_version(session, job.id),
-            thresholds=thresholds_for(session, job.id),
-            facts=facts,
+            scale=self.scale,
+            model_version=self.model_version,
+            thresholds=self.thresholds,
+            facts=with_offsets(stored, RouteFacts.join(routes)),
         )
-        results_store.save_summary(session, job.id, text.decode())
-    except Exception:  # noqa: BLE001 - the summary is derived data; rebuilt on first view
-        logger.exception("roster %s: building its summary failed", job.id)
+
+
+class Summaries:
+    """The worker's summary hook (``Worker(record_summary=...)``; the worker never
+    imports fleet): :meth:`prepare` reads what the build needs from the database (the
+    thresholds of the settings version the roster was scored with) and answers the pure
+    :class:`SummaryBuild`; :meth:`store` saves the bytes it built."""
+
+    def prepare(self, session: Session, job: Any, model_version: str) -> SummaryBuild:
+        """The build of ``job``'s summary (``job``: a :class:`vigil.worker.jobs.ClaimedJob`)."""
+        return SummaryBuild(job.preferred_scale, model_version, thresholds_for(session, job.id))
+
+    def store(self, session: Session, upload_id: int, summary: bytes) -> None:
+        """Save a built ``summary_json`` with the roster's result."""
+        results_store.save_summary(session, upload_id, summary.decode())
+
+
+#: what the service hands its upload workers (:mod:`vigil.web.routes.upload`)
+record_summary = Summaries()
 
 
 def ensure(
