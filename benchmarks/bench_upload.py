@@ -30,6 +30,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from statistics import median
 from typing import Any
 
 import httpx
@@ -231,7 +232,12 @@ def task_spans(client: Any, since: float, until: float) -> dict[str, float]:
 
 
 def run_mode(
-    mode: str, roster: str, scheduler: str | None, dask_client: Any = None, rosters: int = 1
+    mode: str,
+    roster: str,
+    scheduler: str | None,
+    dask_client: Any = None,
+    rosters: int = 1,
+    numba_cache: str | None = None,
 ) -> dict[str, Any]:
 
     with tempfile.TemporaryDirectory(prefix="vigil-bench-") as tmp:
@@ -247,7 +253,7 @@ def run_mode(
             "VIGIL_DATA_DIR": str(data_dir),
             # as `vigil serve` does before Numba is imported: the server compiles into the
             # cache its spawned scoring processes read (else each compiles on its own)
-            "NUMBA_CACHE_DIR": str(data_dir / "numba-cache"),
+            "NUMBA_CACHE_DIR": numba_cache or str(data_dir / "numba-cache"),
             "VIGIL_PUBLIC_BASE_URL": base,
             "VIGIL_WORKER_POLL_INTERVAL": "0.2",
             "VIGIL_MAX_BODY_BYTES": str(64 * 2**20),  # a 10k-crew month is ~16 MiB of CSV
@@ -355,8 +361,94 @@ def run_mode(
     }
 
 
+def modes_of(results: list[dict[str, Any]]) -> list[str]:
+    return list(dict.fromkeys(r["mode"] for r in results))
+
+
 def _parts(parts: dict[str, float]) -> str:
     return ", ".join(f"{name} {mib:.0f}" for name, mib in parts.items())
+
+
+def one_mode(mode: str, roster: str, rosters: int, numba_cache: str | None) -> dict[str, Any]:
+    """One run of ``mode``: the local pool, or a fresh ``LocalCluster`` of N workers."""
+    if mode == "local":
+        return run_mode(mode, roster, None, rosters=rosters, numba_cache=numba_cache)
+    from distributed import Client, LocalCluster
+
+    workers = int(mode.removeprefix("dask"))
+    os.environ["NUMBA_NUM_THREADS"] = "1"  # one thread per worker: the CPU share
+    try:
+        with LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster:
+            with Client(cluster, set_as_default=False) as dask_client:
+                dask_client.get_task_stream(count=1)  # the scheduler records from now
+                address = cluster.scheduler_address
+                return run_mode(mode, roster, address, dask_client, rosters, numba_cache)
+    finally:
+        os.environ.pop("NUMBA_NUM_THREADS", None)
+
+
+def print_run(r: dict[str, Any], rosters: int) -> None:
+    """One run's figures (see the module docstring)."""
+    print(
+        f"{r['mode']:>6}: {r['status']} ready {r['ready_s']:6.1f} s "
+        f"(upload {r['upload_s']:.1f} s; stored at +{r['stored_s']:.2f} s); "
+        f"scores {r['scores_mib']:.0f} MiB in "
+        f"{r['scores_s']:.1f} s, zstd {r['zscores_mib']:.1f} MiB in {r['zscores_s']:.1f} s; "
+        f"database {r['rows_mb']:.1f} MB (roster {r['roster_mb']:.1f}, scores "
+        f"{r['scores_mb']:.1f}, sleep {r['sleep_mb']:.1f}; file {r['file_mb']:.1f}); "
+        f"job peak RSS (all processes) "
+        f"{r['job_peak_mib']:.0f} MiB ({_parts(r['job_peak_parts'])}); server peak "
+        f"{r['server_peak_mib']:.0f} MiB; "
+        f"load {os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
+    if rosters > 1:
+        each = r["each_stored_s"]
+        gaps = [b - a for a, b in zip(each, each[1:], strict=False)]
+        print(
+            f"        {rosters} rosters stored at "
+            + ", ".join(f"+{x:.1f}" for x in each)
+            + f" s: one every {sum(gaps) / len(gaps):.2f} s after the first "
+            f"(a 100,000-crew year is 130.4 of these months)",
+            flush=True,
+        )
+    s, p = r["server_cpu_s"], r["scoring_cpu_s"]
+    print(
+        f"        CPU: server process {s:.2f} s (serial: hand over, join, store, HTTP), other "
+        f"processes {p:.1f} s; serial share by CPU {s / (s + p):.1%}; Amdahl speed-up "
+        f"of 2 workers over 1: {(s + p) / (s + p / 2):.2f}x; this process (the "
+        f"LocalCluster's scheduler, the RSS sampler, the client) {r['bench_cpu_s']:.1f} s",
+        flush=True,
+    )
+    if r["spans"]:
+        t = r["spans"]
+        outside = r["ready_s"] - (t["last_s"] - t["first_s"])
+        print(
+            f"        tasks: {t['tasks']} computed from +{t['first_s']:.1f} s to "
+            f"+{t['last_s']:.1f} s, {t['busy_s']:.1f} s busy in all; no task computing for "
+            f"{outside:.1f} s of the {r['ready_s']:.1f} s (serial on the clock: upload, "
+            f"split, first start, join, store, poll)",
+            flush=True,
+        )
+
+
+def print_medians(results: list[dict[str, Any]]) -> None:
+    """Per mode, the medians over its runs: ready, the CPU split and the serial share."""
+    for mode in modes_of(results):
+        runs = [r for r in results if r["mode"] == mode]
+        ready = median(r["ready_s"] for r in runs)
+        server = [r["server_cpu_s"] for r in runs]
+        others = [r["scoring_cpu_s"] for r in runs]
+        shares = [s / (s + p) for s, p in zip(server, others, strict=True)]
+        print(
+            f"{mode:>6}, median of {len(runs)} runs: ready {ready:.1f} s, "
+            f"server process {median(server):.2f} CPU-s, other processes "
+            f"{median(others):.1f} CPU-s, serial share by CPU {median(shares):.1%} "
+            f"(runs: {', '.join(f'{x:.1%}' for x in shares)})",
+            flush=True,
+        )
 
 
 def main() -> None:
@@ -372,6 +464,14 @@ def main() -> None:
         help="upload the month this many times at once (back-to-back throughput: each "
         "roster's serial part, its summary included, between the rosters' tasks)",
     )
+    parser.add_argument(
+        "--runs", type=int, default=1, help="runs of each mode (interleaved); medians printed"
+    )
+    parser.add_argument(
+        "--numba-cache",
+        help="the server's Numba cache directory, kept between runs (default: a new one per "
+        "run, so each server compiles before /readyz, outside the measured window)",
+    )
     args = parser.parse_args()
 
     from vigil.roster.synthetic import generate_airline_roster
@@ -383,65 +483,12 @@ def main() -> None:
         f"{len(roster) / 2**20:.1f} MiB (generated in {time.perf_counter() - t:.1f} s)"
     )
     results = []
-    for mode in args.modes.split(","):
-        if mode == "local":
-            results.append(run_mode(mode, roster, None, rosters=args.rosters))
-        else:
-            from distributed import Client, LocalCluster
-
-            workers = int(mode.removeprefix("dask"))
-            os.environ["NUMBA_NUM_THREADS"] = "1"  # one thread per worker: the CPU share
-            with LocalCluster(
-                n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
-            ) as cluster:
-                with Client(cluster, set_as_default=False) as dask_client:
-                    dask_client.get_task_stream(count=1)  # the scheduler records from now
-                    results.append(
-                        run_mode(mode, roster, cluster.scheduler_address, dask_client, args.rosters)
-                    )
-        os.environ.pop("NUMBA_NUM_THREADS", None)
-        r = results[-1]
-        print(
-            f"{r['mode']:>6}: {r['status']} ready {r['ready_s']:6.1f} s "
-            f"(upload {r['upload_s']:.1f} s; stored at +{r['stored_s']:.2f} s); "
-            f"scores {r['scores_mib']:.0f} MiB in "
-            f"{r['scores_s']:.1f} s, zstd {r['zscores_mib']:.1f} MiB in {r['zscores_s']:.1f} s; "
-            f"database {r['rows_mb']:.1f} MB (roster {r['roster_mb']:.1f}, scores "
-            f"{r['scores_mb']:.1f}, sleep {r['sleep_mb']:.1f}; file {r['file_mb']:.1f}); "
-            f"job peak RSS (all processes) "
-            f"{r['job_peak_mib']:.0f} MiB ({_parts(r['job_peak_parts'])}); server peak "
-            f"{r['server_peak_mib']:.0f} MiB; "
-            f"load {os.getloadavg()[0]:.1f}",
-            flush=True,
-        )
-        if args.rosters > 1:
-            each = r["each_stored_s"]
-            gaps = [b - a for a, b in zip(each, each[1:], strict=False)]
-            print(
-                f"        {args.rosters} rosters stored at "
-                + ", ".join(f"+{x:.1f}" for x in each)
-                + f" s: one every {sum(gaps) / len(gaps):.2f} s after the first "
-                f"(a 100,000-crew year is 130.4 of these months)",
-                flush=True,
-            )
-        s, p = r["server_cpu_s"], r["scoring_cpu_s"]
-        print(
-            f"        CPU: server process {s:.1f} s (serial: split, join, store, HTTP), other "
-            f"processes {p:.1f} s; serial share by CPU {s / (s + p):.1%}; Amdahl speed-up "
-            f"of 2 workers over 1: {(s + p) / (s + p / 2):.2f}x; this process (the "
-            f"LocalCluster's scheduler, the RSS sampler, the client) {r['bench_cpu_s']:.1f} s",
-            flush=True,
-        )
-        if r["spans"]:
-            t = r["spans"]
-            outside = r["ready_s"] - (t["last_s"] - t["first_s"])
-            print(
-                f"        tasks: {t['tasks']} computed from +{t['first_s']:.1f} s to "
-                f"+{t['last_s']:.1f} s, {t['busy_s']:.1f} s busy in all; no task computing for "
-                f"{outside:.1f} s of the {r['ready_s']:.1f} s (serial on the clock: upload, "
-                f"split, first start, join, store, poll)",
-                flush=True,
-            )
+    for _ in range(args.runs):  # modes interleaved, so a change of load touches each
+        for mode in args.modes.split(","):
+            results.append(one_mode(mode, roster, args.rosters, args.numba_cache))
+            print_run(results[-1], args.rosters)
+    if args.runs > 1:
+        print_medians(results)
     steps = serial_steps(roster, 500)
     serial = steps["split_s"] + steps["join_s"] + steps["store_s"]
     print(
@@ -449,11 +496,15 @@ def main() -> None:
         f"parts, join {steps['join_s']:.3f} s, store {steps['store_s']:.2f} s "
         f"(sum {serial:.2f} s)"
     )
-    by_mode = {r["mode"]: r["ready_s"] for r in results}
+    by_mode = {
+        m: median(r["ready_s"] for r in results if r["mode"] == m) for m in modes_of(results)
+    }
     if "dask1" in by_mode and "dask2" in by_mode:
         t1, t2 = by_mode["dask1"], by_mode["dask2"]
         share = max(0.0, 2 * t2 - t1) / t1
-        stored = {r["mode"]: r["stored_s"] for r in results}
+        stored = {
+            m: median(r["stored_s"] for r in results if r["mode"] == m) for m in modes_of(results)
+        }
         print(
             f"scaling dask1/dask2: {t1 / t2:.2f}x as the client's 0.5-s poll saw it, "
             f"{stored['dask1'] / stored['dask2']:.2f}x by when the results were stored; "
