@@ -17,7 +17,7 @@ from dask.utils import key_split
 from sqlalchemy.orm import Session, sessionmaker
 
 from vigil.domain import DateFormat
-from vigil.fleet.stored import build, record_summary
+from vigil.fleet.stored import WORKER_SUMMARIES, build
 from vigil.results.compact import unpack
 from vigil.roster.synthetic import generate_airline_roster
 from vigil.scoring.service import SCALE_CODES, ScoreRequest, score
@@ -119,7 +119,7 @@ def test_the_summary_is_built_on_the_cluster(client: Any, sessions: sessionmaker
     client.get_task_stream(count=1)
     since = time.time()
     scorer = DaskScorer(client)
-    worker = Worker(sessions, chunk_size=4, remote=scorer, record_summary=record_summary)
+    worker = Worker(sessions, chunk_size=4, remote=scorer, record_summary=WORKER_SUMMARIES)
     assert worker.run_once()
     assert "SummaryBuild" in _task_names(client, since)
     with sessions() as session:

@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy.orm import Session, sessionmaker
 
 from vigil.domain import DateFormat
-from vigil.fleet.stored import Summaries, SummaryBuild, record_summary
+from vigil.fleet.stored import WORKER_SUMMARIES, Summaries, SummaryBuild
 from vigil.roster.synthetic import generate_airline_roster
 from vigil.scoring.service import ScoreRequest
 from vigil.store import uploads
@@ -51,7 +51,7 @@ def test_the_next_roster_does_not_wait_for_the_last_summary(
     summaries = Summariser()
     gate = threading.Event()
     summaries.submit(gate.wait, "the gate")  # holds the summariser's one thread
-    worker = Worker(sessions, chunk_size=4, summaries=summaries, record_summary=record_summary)
+    worker = Worker(sessions, chunk_size=4, summaries=summaries, record_summary=WORKER_SUMMARIES)
     try:
         assert worker.run_once() and worker.run_once()  # both claimed, scored, stored
         # the first finished with the second queued: its summary waits for the summariser
@@ -80,7 +80,7 @@ def test_with_nothing_queued_the_roster_finishes_with_its_summary(
         sessions,
         chunk_size=4,
         summaries=summaries,
-        record_summary=record_summary,
+        record_summary=WORKER_SUMMARIES,
         on_processed=lambda job, status: seen.append(_state(sessions, upload_id)),
     )
     try:
@@ -95,7 +95,7 @@ def test_without_a_summariser_the_summary_is_stored_before_process_returns(
     sessions: sessionmaker[Session],
 ) -> None:
     upload_id = _upload(sessions, "a", 3)
-    assert Worker(sessions, chunk_size=4, record_summary=record_summary).run_once()
+    assert Worker(sessions, chunk_size=4, record_summary=WORKER_SUMMARIES).run_once()
     assert _state(sessions, upload_id) == (JobStatus.COMPLETED_SUCCESSFULLY, True)
 
 

@@ -47,6 +47,7 @@ from vigil.store.tables import RosterResult
 __all__ = [
     "SUMMARY_VERSION",
     "StoredSummary",
+    "WORKER_SUMMARIES",
     "Summaries",
     "SummaryBuild",
     "build",
@@ -210,7 +211,44 @@ class Summaries:
 
 
 #: what the service hands its upload workers (:mod:`vigil.web.routes.upload`)
-record_summary = Summaries()
+WORKER_SUMMARIES = Summaries()
+
+
+def record_summary(
+    session: Session, job: Any, scores: bytes, status: object, routes: RouteFacts | None = None
+) -> None:
+    """Build and store the summary of a roster just completed, in this thread (the upload
+    worker uses :class:`Summaries` instead, which builds where the chunk tasks ran).
+
+    ``job`` is the :class:`vigil.worker.jobs.ClaimedJob`; nothing happens when ``status``
+    is ``None`` (lease lost). With ``routes`` (what the chunk tasks read from the roster:
+    :attr:`vigil.worker.roster_job.ScoredRoster.routes`), the roster is not parsed again
+    and only the summary's scale is decoded from ``scores``. A failure here is logged and
+    leaves the summary to be built on first view: it never fails the roster.
+    """
+    if status is None:
+        return
+    try:
+        facts = None
+        if routes is not None:
+            stored = unpack(scores, (job.preferred_scale,))
+            facts = with_offsets(stored, routes)
+        else:
+            stored = unpack(scores, (job.preferred_scale,))
+        text = build(
+            stored,
+            roster_text=job.roster_text,
+            date_format=job.date_format,
+            sleep_json=json.dumps(job.sleep_data),
+            activity_text=job.activity_text,
+            scale=job.preferred_scale,
+            model_version=results_store.model_version(session, job.id),
+            thresholds=thresholds_for(session, job.id),
+            facts=facts,
+        )
+        results_store.save_summary(session, job.id, text.decode())
+    except Exception:  # noqa: BLE001 - the summary is derived data; rebuilt on first view
+        logger.exception("roster %s: building its summary failed", job.id)
 
 
 def ensure(

@@ -53,7 +53,7 @@ SummaryBuild = Callable[[bytes, Sequence[RouteFacts]], bytes]
 
 class RecordSummary(Protocol):
     """What builds and stores finished rosters' summaries; the service passes
-    :data:`vigil.fleet.stored.record_summary` (the worker never imports fleet)."""
+    :data:`vigil.fleet.stored.WORKER_SUMMARIES` (the worker never imports fleet)."""
 
     def prepare(self, session: Session, job: jobs.ClaimedJob, model_version: str) -> SummaryBuild:
         """The build of ``job``'s summary, with what it needs from the database."""
@@ -165,7 +165,7 @@ class Worker:
         before :meth:`process` returns.
     record_summary : RecordSummary, optional
         What builds and stores a finished roster's summary (the service passes
-        :data:`vigil.fleet.stored.record_summary`; the worker never imports fleet): the
+        :data:`vigil.fleet.stored.WORKER_SUMMARIES`; the worker never imports fleet): the
         build runs where the roster's chunk tasks ran, the worker stores its bytes.
         Without it no summary is stored: the dashboard builds it on first view.
     """
