@@ -207,6 +207,23 @@ def serial_steps(roster: str, chunk_size: int) -> dict[str, float]:
     return {"split_s": t_split, "join_s": t_join, "store_s": t_store, "parts": len(split.parts)}
 
 
+def poll_status(http: httpx.Client, token: str) -> str:
+    """One status poll of the client (``GetResults&dataKey=status``)."""
+    params = {"rosterToken": token, "dataKey": "status"}
+    status: str = http.get("/api/GetResults", params=params).json()["status"]
+    return status
+
+
+def poll_cost(http: httpx.Client, token: str, server_pid: int, polls: int = 40) -> float:
+    """The server's CPU seconds per status poll, timed after the job on ``polls`` polls in
+    a row: the share of the server's CPU during the job that is the client's polling (a
+    client's choice, every 0.5 s here) rather than the job's own serial work."""
+    before = cpu_split(server_pid)[0]
+    for _ in range(polls):
+        poll_status(http, token)
+    return (cpu_split(server_pid)[0] - before) / polls
+
+
 def task_spans(client: Any, since: float, until: float) -> dict[str, float]:
     """When the cluster's workers computed between ``since`` and ``until`` (epoch s): the
     first start and last stop relative to ``since``, and the summed compute time.
@@ -298,18 +315,18 @@ def run_mode(
                     tokens.append(response.json()["rosterToken"])
                 roster_token = tokens[0]
                 t_upload = time.perf_counter() - t0
+                polls = 0
                 for token in tokens:  # in upload order, which is the order they are claimed
                     while True:
-                        status = http.get(
-                            "/api/GetResults",
-                            params={"rosterToken": token, "dataKey": "status"},
-                        ).json()["status"]
+                        status = poll_status(http, token)
+                        polls += 1
                         if status not in ("queued", "processing"):
                             break
                         time.sleep(0.5)  # a client polls; each poll costs the server CPU
                 t_ready = time.perf_counter() - t0
                 cpu1 = cpu_split(server.pid)
                 own = time.process_time() - own0
+                poll_cpu = poll_cost(http, roster_token, server.pid)
                 spans = task_spans(dask_client, wall0, time.time()) if dask_client else {}
                 memory.__exit__()
                 stored = month_bytes(data_dir / "vigil.db")
@@ -355,6 +372,8 @@ def run_mode(
         "job_peak_parts": memory.peak_parts,
         **stored,
         "server_cpu_s": cpu1[0] - cpu0[0],
+        "polls": polls,
+        "poll_cpu_s": poll_cpu,
         "scoring_cpu_s": cpu1[1] - cpu0[1],
         "bench_cpu_s": own,
         "spans": spans,
@@ -415,11 +434,18 @@ def print_run(r: dict[str, Any], rosters: int) -> None:
             flush=True,
         )
     s, p = r["server_cpu_s"], r["scoring_cpu_s"]
+    job = job_serial(r)
     print(
         f"        CPU: server process {s:.2f} s (serial: hand over, join, store, HTTP), other "
         f"processes {p:.1f} s; serial share by CPU {s / (s + p):.1%}; Amdahl speed-up "
         f"of 2 workers over 1: {(s + p) / (s + p / 2):.2f}x; this process (the "
         f"LocalCluster's scheduler, the RSS sampler, the client) {r['bench_cpu_s']:.1f} s",
+        flush=True,
+    )
+    print(
+        f"        of the server's CPU, the client's {r['polls']} status polls "
+        f"{r['polls'] * r['poll_cpu_s']:.2f} s ({r['poll_cpu_s'] * 1e3:.1f} ms each, timed "
+        f"after the job); without them {job:.2f} s: serial share by CPU {job / (job + p):.1%}",
         flush=True,
     )
     if r["spans"]:
@@ -434,6 +460,11 @@ def print_run(r: dict[str, Any], rosters: int) -> None:
         )
 
 
+def job_serial(r: dict[str, Any]) -> float:
+    """The server's CPU during the job less what the client's status polls cost."""
+    return max(0.0, r["server_cpu_s"] - r["polls"] * r["poll_cpu_s"])
+
+
 def print_medians(results: list[dict[str, Any]]) -> None:
     """Per mode, the medians over its runs: ready, the CPU split and the serial share."""
     for mode in modes_of(results):
@@ -442,11 +473,15 @@ def print_medians(results: list[dict[str, Any]]) -> None:
         server = [r["server_cpu_s"] for r in runs]
         others = [r["scoring_cpu_s"] for r in runs]
         shares = [s / (s + p) for s, p in zip(server, others, strict=True)]
+        own = [job_serial(r) for r in runs]
+        own_shares = [s / (s + p) for s, p in zip(own, others, strict=True)]
         print(
             f"{mode:>6}, median of {len(runs)} runs: ready {ready:.1f} s, "
             f"server process {median(server):.2f} CPU-s, other processes "
             f"{median(others):.1f} CPU-s, serial share by CPU {median(shares):.1%} "
-            f"(runs: {', '.join(f'{x:.1%}' for x in shares)})",
+            f"(runs: {', '.join(f'{x:.1%}' for x in shares)}); without the client's polls "
+            f"{median(own):.2f} CPU-s, {median(own_shares):.1%} "
+            f"(runs: {', '.join(f'{x:.1%}' for x in own_shares)})",
             flush=True,
         )
 
