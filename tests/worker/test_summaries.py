@@ -10,11 +10,13 @@ import threading
 import time
 from typing import Any
 
+import orjson
 import pytest
 from sqlalchemy.orm import Session, sessionmaker
 
 from vigil.domain import DateFormat
-from vigil.fleet.stored import WORKER_SUMMARIES, Summaries, SummaryBuild
+from vigil.fleet.stored import WORKER_SUMMARIES, Summaries, SummaryBuild, build
+from vigil.results.compact import unpack
 from vigil.roster.synthetic import generate_airline_roster
 from vigil.scoring.service import ScoreRequest
 from vigil.store import uploads
@@ -182,3 +184,35 @@ def test_a_failed_build_leaves_the_roster_stored_without_a_summary(
         assert Worker(sessions, chunk_size=4, record_summary=Broken()).run_once()
     assert _state(sessions, upload_id) == (JobStatus.COMPLETED_SUCCESSFULLY, False)
     assert "building its summary failed" in caplog.text
+
+
+def test_summaries_built_in_scoring_processes_equal_the_parsed_rosters(
+    sessions: sessionmaker[Session],
+) -> None:
+    """The first roster's summary is built in a scoring process and stored by the
+    summariser (the second was queued), the second's waited for and stored with it: both
+    are the summary of the parsed roster."""
+    first, second = _upload(sessions, "a", 8), _upload(sessions, "b", 9)
+    pool, summaries = ProcessScorer(2), Summariser()
+    worker = Worker(
+        sessions, chunk_size=2, local=pool, summaries=summaries, record_summary=WORKER_SUMMARIES
+    )
+    try:
+        assert worker.run_once() and worker.run_once()
+        summaries.drain()
+    finally:
+        summaries.close()
+        pool.close()
+    for upload_id in (first, second):
+        with sessions() as session:
+            upload = session.get(RosterUpload, upload_id)
+            result = session.get(RosterResult, upload_id)
+            assert upload is not None and result is not None and result.summary_json
+            stored = unpack(result.scores, ("KSS",))
+            parsed = build(
+                stored,
+                roster_text=upload.roster_text,
+                scale="KSS",
+                model_version=result.model_version,
+            )
+            assert orjson.loads(result.summary_json) == orjson.loads(parsed)
