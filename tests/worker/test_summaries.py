@@ -23,7 +23,7 @@ from vigil.store import uploads
 from vigil.store.tables import RosterResult, RosterUpload
 from vigil.worker.jobs import JobStatus
 from vigil.worker.run import Worker, score_roster
-from vigil.worker.scorers import ProcessScorer
+from vigil.worker.scorers import InlineScorer, ProcessScorer
 from vigil.worker.summaries import Summariser
 
 
@@ -216,3 +216,18 @@ def test_summaries_built_in_scoring_processes_equal_the_parsed_rosters(
                 model_version=result.model_version,
             )
             assert orjson.loads(result.summary_json) == orjson.loads(parsed)
+
+
+def test_a_local_build_runs_once_in_the_thread_that_asks_for_it() -> None:
+    """Without scoring processes the worker's thread only hands the build over: the
+    summariser's thread (or the worker, when it waits) runs it, once."""
+    later = InlineScorer().submit(threading.get_ident)
+    ran: list[tuple[int, int]] = []
+    asker = threading.Thread(target=lambda: ran.append((later.result(), threading.get_ident())))
+    asker.start()
+    asker.join()
+    assert ran[0][0] == ran[0][1] != threading.get_ident()
+    assert later.result() == ran[0][0]  # not run again
+    failing = InlineScorer().submit(int, "x")
+    with pytest.raises(ValueError):
+        failing.result()

@@ -79,14 +79,27 @@ def split_here(
     return counts, scorer.map(tasks)
 
 
-def _done(fn: Callable[..., T], *args: Any) -> Future[T]:
-    """``fn(*args)`` run now, as a finished future (its exception kept in it)."""
-    future: Future[T] = Future()
-    try:
-        future.set_result(fn(*args))
-    except Exception as exc:  # noqa: BLE001 - handed to whoever asks for the result
-        future.set_exception(exc)
-    return future
+class _Later:
+    """``fn(*args)`` run by the first thread that asks for its result (a local scorer's
+    :meth:`~ChunkScorer.submit`): the summariser's thread when rosters are queued, the
+    worker's when it waits, so the worker's thread never builds it ahead of the next
+    roster."""
+
+    def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+        self._call: tuple[Callable[..., Any], tuple[Any, ...]] | None = (fn, args)
+        self._lock = threading.Lock()
+        self._future: Future[Any] = Future()
+
+    def result(self) -> Any:
+        with self._lock:
+            if self._call is not None:
+                fn, args = self._call
+                self._call = None  # the arguments are not held once run
+                try:
+                    self._future.set_result(fn(*args))
+                except Exception as exc:  # noqa: BLE001 - raised to whoever asks, below
+                    self._future.set_exception(exc)
+        return self._future.result()
 
 
 class InlineScorer:
@@ -102,7 +115,9 @@ class InlineScorer:
         return split_here(self, text, date_format, size, options)
 
     def submit(self, fn: Callable[..., T], *args: Any) -> Pending[T]:
-        return _done(fn, *args)
+        """Run by the thread that first asks for the result (:class:`_Later`)."""
+        later: Pending[T] = _Later(fn, args)
+        return later
 
     def close(self) -> None:
         return None
@@ -161,7 +176,8 @@ class ProcessScorer:
 
     def submit(self, fn: Callable[..., T], *args: Any) -> Pending[T]:
         """In a scoring process while they run (a roster of several tasks has just used
-        them), else here: no processes are spawned for one call."""
+        them), else by the thread that asks for the result (:class:`_Later`): no processes
+        are spawned for one call."""
         with self._lock:
             if self._executor is None:
                 pool = None
@@ -169,7 +185,8 @@ class ProcessScorer:
                 pool = self._executor
                 self._users += 1
         if pool is None:
-            return _done(fn, *args)
+            later: Pending[T] = _Later(fn, args)
+            return later
         try:
             future = pool.submit(fn, *args)
         except BaseException:
