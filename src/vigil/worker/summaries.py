@@ -2,11 +2,12 @@
 
 A roster's dashboard figures (:class:`vigil.fleet.stored.SummaryBuild`: about 2.5 CPU-s
 for an airline month) are built where its chunk tasks ran, a scoring process or the Dask
-cluster (:meth:`vigil.worker.run.Worker._start_summary`), never in the worker's thread,
-whose time is the serial share of the scale-out. Waiting for them there would still hold
-the next queued roster back, so a :class:`Summariser` waits for each build on one thread of
-its own and stores its bytes: the worker claims the next roster at once and the summary
-overlaps that roster's chunk tasks.
+cluster (:meth:`vigil.worker.run.Worker._start_summary`), not in the worker's thread, whose
+time is the serial share of the scale-out (without scoring processes, by the thread that
+waits for them). Waiting for them there would still hold the next queued roster back, so
+a :class:`Summariser` waits for each build on one thread of its own and stores its bytes:
+the worker claims the next roster at once and the summary overlaps that roster's chunk
+tasks.
 
 With no roster queued, the worker waits for the summary and stores it with the roster's
 result instead (:meth:`vigil.worker.run.Worker._store`): it delays no one then, and the
