@@ -213,7 +213,8 @@ class Worker:
     def process(self, job: jobs.ClaimedJob) -> jobs.JobStatus | None:
         """Score a claimed roster and store the outcome (guarded by the lease).
 
-        The heartbeat renews the lease only while the roster is scored: it stops before
+        The heartbeat renews the lease only while the roster is scored and its summary
+        started (or, with no roster queued, built: :meth:`_start_summary`): it stops before
         the outcome is stored (the lease then has at least two thirds of its length left),
         so no renewal races the commit that releases the lease.
         """
