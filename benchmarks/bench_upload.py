@@ -14,9 +14,12 @@ roster text included), and the peak of the summed RSS of every process of the jo
 process's children: the server, its scoring processes, the Dask scheduler and workers,
 sampled every 0.1 s). Then the Dask scaling ratio and the serial share it implies by
 Amdahl's law (T1 = s + p, T2 = s + p/2, so s = 2·T2 − T1), next to the worker's own
-serial steps timed in this process (split the text, join and store the bytes).
+serial steps timed in this process (split the text, which the Dask modes do on the cluster;
+join and store the bytes). Of the server's CPU, the client's status polls and the upload
+request are printed apart (docs/upload.md "Benchmark").
 
     .venv/bin/python benchmarks/bench_upload.py [--crew 10000 --days 28] [--modes local,dask1,dask2]
+        [--runs 3] [--numba-cache DIR]
 """
 
 from __future__ import annotations
@@ -533,7 +536,8 @@ def main() -> None:
     serial = steps["split_s"] + steps["join_s"] + steps["store_s"]
     print(
         f"worker's serial steps here: split {steps['split_s']:.2f} s into {steps['parts']} "
-        f"parts, join {steps['join_s']:.3f} s, store {steps['store_s']:.2f} s "
+        f"parts (on the cluster in the Dask modes, in the worker's thread locally), "
+        f"join {steps['join_s']:.3f} s, store {steps['store_s']:.2f} s "
         f"(sum {serial:.2f} s)"
     )
     by_mode = {
