@@ -14,9 +14,12 @@ roster text included), and the peak of the summed RSS of every process of the jo
 process's children: the server, its scoring processes, the Dask scheduler and workers,
 sampled every 0.1 s). Then the Dask scaling ratio and the serial share it implies by
 Amdahl's law (T1 = s + p, T2 = s + p/2, so s = 2·T2 − T1), next to the worker's own
-serial steps timed in this process (split the text, join and store the bytes).
+serial steps timed in this process (split the text, which the Dask modes do on the cluster;
+join and store the bytes). Of the server's CPU, the client's status polls and the upload
+request are printed apart (docs/upload.md "Benchmark").
 
     .venv/bin/python benchmarks/bench_upload.py [--crew 10000 --days 28] [--modes local,dask1,dask2]
+        [--runs 3] [--numba-cache DIR]
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from statistics import median
 from typing import Any
 
 import httpx
@@ -206,6 +210,23 @@ def serial_steps(roster: str, chunk_size: int) -> dict[str, float]:
     return {"split_s": t_split, "join_s": t_join, "store_s": t_store, "parts": len(split.parts)}
 
 
+def poll_status(http: httpx.Client, token: str) -> str:
+    """One status poll of the client (``GetResults&dataKey=status``)."""
+    params = {"rosterToken": token, "dataKey": "status"}
+    status: str = http.get("/api/GetResults", params=params).json()["status"]
+    return status
+
+
+def poll_cost(http: httpx.Client, token: str, server_pid: int, polls: int = 40) -> float:
+    """The server's CPU seconds per status poll, timed after the job on ``polls`` polls in
+    a row: the share of the server's CPU during the job that is the client's polling (a
+    client's choice, every 0.5 s here) rather than the job's own serial work."""
+    before = cpu_split(server_pid)[0]
+    for _ in range(polls):
+        poll_status(http, token)
+    return (cpu_split(server_pid)[0] - before) / polls
+
+
 def task_spans(client: Any, since: float, until: float) -> dict[str, float]:
     """When the cluster's workers computed between ``since`` and ``until`` (epoch s): the
     first start and last stop relative to ``since``, and the summed compute time.
@@ -231,7 +252,12 @@ def task_spans(client: Any, since: float, until: float) -> dict[str, float]:
 
 
 def run_mode(
-    mode: str, roster: str, scheduler: str | None, dask_client: Any = None, rosters: int = 1
+    mode: str,
+    roster: str,
+    scheduler: str | None,
+    dask_client: Any = None,
+    rosters: int = 1,
+    numba_cache: str | None = None,
 ) -> dict[str, Any]:
 
     with tempfile.TemporaryDirectory(prefix="vigil-bench-") as tmp:
@@ -247,7 +273,7 @@ def run_mode(
             "VIGIL_DATA_DIR": str(data_dir),
             # as `vigil serve` does before Numba is imported: the server compiles into the
             # cache its spawned scoring processes read (else each compiles on its own)
-            "NUMBA_CACHE_DIR": str(data_dir / "numba-cache"),
+            "NUMBA_CACHE_DIR": numba_cache or str(data_dir / "numba-cache"),
             "VIGIL_PUBLIC_BASE_URL": base,
             "VIGIL_WORKER_POLL_INTERVAL": "0.2",
             "VIGIL_MAX_BODY_BYTES": str(64 * 2**20),  # a 10k-crew month is ~16 MiB of CSV
@@ -292,18 +318,19 @@ def run_mode(
                     tokens.append(response.json()["rosterToken"])
                 roster_token = tokens[0]
                 t_upload = time.perf_counter() - t0
+                upload_cpu = cpu_split(server.pid)[0] - cpu0[0]
+                polls = 0
                 for token in tokens:  # in upload order, which is the order they are claimed
                     while True:
-                        status = http.get(
-                            "/api/GetResults",
-                            params={"rosterToken": token, "dataKey": "status"},
-                        ).json()["status"]
+                        status = poll_status(http, token)
+                        polls += 1
                         if status not in ("queued", "processing"):
                             break
                         time.sleep(0.5)  # a client polls; each poll costs the server CPU
                 t_ready = time.perf_counter() - t0
                 cpu1 = cpu_split(server.pid)
                 own = time.process_time() - own0
+                poll_cpu = poll_cost(http, roster_token, server.pid)
                 spans = task_spans(dask_client, wall0, time.time()) if dask_client else {}
                 memory.__exit__()
                 stored = month_bytes(data_dir / "vigil.db")
@@ -349,14 +376,122 @@ def run_mode(
         "job_peak_parts": memory.peak_parts,
         **stored,
         "server_cpu_s": cpu1[0] - cpu0[0],
+        "upload_cpu_s": upload_cpu,
+        "polls": polls,
+        "poll_cpu_s": poll_cpu,
         "scoring_cpu_s": cpu1[1] - cpu0[1],
         "bench_cpu_s": own,
         "spans": spans,
     }
 
 
+def modes_of(results: list[dict[str, Any]]) -> list[str]:
+    return list(dict.fromkeys(r["mode"] for r in results))
+
+
 def _parts(parts: dict[str, float]) -> str:
     return ", ".join(f"{name} {mib:.0f}" for name, mib in parts.items())
+
+
+def one_mode(mode: str, roster: str, rosters: int, numba_cache: str | None) -> dict[str, Any]:
+    """One run of ``mode``: the local pool, or a fresh ``LocalCluster`` of N workers."""
+    if mode == "local":
+        return run_mode(mode, roster, None, rosters=rosters, numba_cache=numba_cache)
+    from distributed import Client, LocalCluster
+
+    workers = int(mode.removeprefix("dask"))
+    os.environ["NUMBA_NUM_THREADS"] = "1"  # one thread per worker: the CPU share
+    try:
+        with LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster:
+            with Client(cluster, set_as_default=False) as dask_client:
+                dask_client.get_task_stream(count=1)  # the scheduler records from now
+                address = cluster.scheduler_address
+                return run_mode(mode, roster, address, dask_client, rosters, numba_cache)
+    finally:
+        os.environ.pop("NUMBA_NUM_THREADS", None)
+
+
+def print_run(r: dict[str, Any], rosters: int) -> None:
+    """One run's figures (see the module docstring)."""
+    print(
+        f"{r['mode']:>6}: {r['status']} ready {r['ready_s']:6.1f} s "
+        f"(upload {r['upload_s']:.1f} s; stored at +{r['stored_s']:.2f} s); "
+        f"scores {r['scores_mib']:.0f} MiB in "
+        f"{r['scores_s']:.1f} s, zstd {r['zscores_mib']:.1f} MiB in {r['zscores_s']:.1f} s; "
+        f"database {r['rows_mb']:.1f} MB (roster {r['roster_mb']:.1f}, scores "
+        f"{r['scores_mb']:.1f}, sleep {r['sleep_mb']:.1f}; file {r['file_mb']:.1f}); "
+        f"job peak RSS (all processes) "
+        f"{r['job_peak_mib']:.0f} MiB ({_parts(r['job_peak_parts'])}); server peak "
+        f"{r['server_peak_mib']:.0f} MiB; "
+        f"load {os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
+    if rosters > 1:
+        each = r["each_stored_s"]
+        gaps = [b - a for a, b in zip(each, each[1:], strict=False)]
+        print(
+            f"        {rosters} rosters stored at "
+            + ", ".join(f"+{x:.1f}" for x in each)
+            + f" s: one every {sum(gaps) / len(gaps):.2f} s after the first "
+            f"(a 100,000-crew year is 130.4 of these months)",
+            flush=True,
+        )
+    s, p = r["server_cpu_s"], r["scoring_cpu_s"]
+    job = job_serial(r)
+    print(
+        f"        CPU: server process {s:.2f} s (serial: hand over, join, store, HTTP), other "
+        f"processes {p:.1f} s; serial share by CPU {s / (s + p):.1%}; Amdahl speed-up "
+        f"of 2 workers over 1: {(s + p) / (s + p / 2):.2f}x; this process (the "
+        f"LocalCluster's scheduler, the RSS sampler, the client) {r['bench_cpu_s']:.1f} s",
+        flush=True,
+    )
+    print(
+        f"        of the server's CPU, the client's {r['polls']} status polls "
+        f"{r['polls'] * r['poll_cpu_s']:.2f} s ({r['poll_cpu_s'] * 1e3:.1f} ms each, timed "
+        f"after the job); without them {job:.2f} s: serial share by CPU {job / (job + p):.1%}; "
+        f"of which the upload request (until its answer: the 15-MiB body read, validated "
+        f"and inserted) {r['upload_cpu_s']:.2f} s",
+        flush=True,
+    )
+    if r["spans"]:
+        t = r["spans"]
+        outside = r["ready_s"] - (t["last_s"] - t["first_s"])
+        print(
+            f"        tasks: {t['tasks']} computed from +{t['first_s']:.1f} s to "
+            f"+{t['last_s']:.1f} s, {t['busy_s']:.1f} s busy in all; no task computing for "
+            f"{outside:.1f} s of the {r['ready_s']:.1f} s (serial on the clock: upload, "
+            f"split, first start, join, store, poll)",
+            flush=True,
+        )
+
+
+def job_serial(r: dict[str, Any]) -> float:
+    """The server's CPU during the job less what the client's status polls cost (the
+    upload's HTTP request and its insert stay in)."""
+    return max(0.0, r["server_cpu_s"] - r["polls"] * r["poll_cpu_s"])
+
+
+def print_medians(results: list[dict[str, Any]]) -> None:
+    """Per mode, the medians over its runs: ready, the CPU split and the serial share."""
+    for mode in modes_of(results):
+        runs = [r for r in results if r["mode"] == mode]
+        ready = median(r["ready_s"] for r in runs)
+        server = [r["server_cpu_s"] for r in runs]
+        others = [r["scoring_cpu_s"] for r in runs]
+        shares = [s / (s + p) for s, p in zip(server, others, strict=True)]
+        own = [job_serial(r) for r in runs]
+        own_shares = [s / (s + p) for s, p in zip(own, others, strict=True)]
+        print(
+            f"{mode:>6}, median of {len(runs)} runs: ready {ready:.1f} s, "
+            f"server process {median(server):.2f} CPU-s, other processes "
+            f"{median(others):.1f} CPU-s, serial share by CPU {median(shares):.1%} "
+            f"(runs: {', '.join(f'{x:.1%}' for x in shares)}); without the client's polls "
+            f"{median(own):.2f} CPU-s, {median(own_shares):.1%} "
+            f"(runs: {', '.join(f'{x:.1%}' for x in own_shares)})",
+            flush=True,
+        )
 
 
 def main() -> None:
@@ -372,6 +507,14 @@ def main() -> None:
         help="upload the month this many times at once (back-to-back throughput: each "
         "roster's serial part, its summary included, between the rosters' tasks)",
     )
+    parser.add_argument(
+        "--runs", type=int, default=1, help="runs of each mode (interleaved); medians printed"
+    )
+    parser.add_argument(
+        "--numba-cache",
+        help="the server's Numba cache directory, kept between runs (default: a new one per "
+        "run, so each server compiles before /readyz, outside the measured window)",
+    )
     args = parser.parse_args()
 
     from vigil.roster.synthetic import generate_airline_roster
@@ -383,77 +526,29 @@ def main() -> None:
         f"{len(roster) / 2**20:.1f} MiB (generated in {time.perf_counter() - t:.1f} s)"
     )
     results = []
-    for mode in args.modes.split(","):
-        if mode == "local":
-            results.append(run_mode(mode, roster, None, rosters=args.rosters))
-        else:
-            from distributed import Client, LocalCluster
-
-            workers = int(mode.removeprefix("dask"))
-            os.environ["NUMBA_NUM_THREADS"] = "1"  # one thread per worker: the CPU share
-            with LocalCluster(
-                n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
-            ) as cluster:
-                with Client(cluster, set_as_default=False) as dask_client:
-                    dask_client.get_task_stream(count=1)  # the scheduler records from now
-                    results.append(
-                        run_mode(mode, roster, cluster.scheduler_address, dask_client, args.rosters)
-                    )
-        os.environ.pop("NUMBA_NUM_THREADS", None)
-        r = results[-1]
-        print(
-            f"{r['mode']:>6}: {r['status']} ready {r['ready_s']:6.1f} s "
-            f"(upload {r['upload_s']:.1f} s; stored at +{r['stored_s']:.2f} s); "
-            f"scores {r['scores_mib']:.0f} MiB in "
-            f"{r['scores_s']:.1f} s, zstd {r['zscores_mib']:.1f} MiB in {r['zscores_s']:.1f} s; "
-            f"database {r['rows_mb']:.1f} MB (roster {r['roster_mb']:.1f}, scores "
-            f"{r['scores_mb']:.1f}, sleep {r['sleep_mb']:.1f}; file {r['file_mb']:.1f}); "
-            f"job peak RSS (all processes) "
-            f"{r['job_peak_mib']:.0f} MiB ({_parts(r['job_peak_parts'])}); server peak "
-            f"{r['server_peak_mib']:.0f} MiB; "
-            f"load {os.getloadavg()[0]:.1f}",
-            flush=True,
-        )
-        if args.rosters > 1:
-            each = r["each_stored_s"]
-            gaps = [b - a for a, b in zip(each, each[1:], strict=False)]
-            print(
-                f"        {args.rosters} rosters stored at "
-                + ", ".join(f"+{x:.1f}" for x in each)
-                + f" s: one every {sum(gaps) / len(gaps):.2f} s after the first "
-                f"(a 100,000-crew year is 130.4 of these months)",
-                flush=True,
-            )
-        s, p = r["server_cpu_s"], r["scoring_cpu_s"]
-        print(
-            f"        CPU: server process {s:.1f} s (serial: split, join, store, HTTP), other "
-            f"processes {p:.1f} s; serial share by CPU {s / (s + p):.1%}; Amdahl speed-up "
-            f"of 2 workers over 1: {(s + p) / (s + p / 2):.2f}x; this process (the "
-            f"LocalCluster's scheduler, the RSS sampler, the client) {r['bench_cpu_s']:.1f} s",
-            flush=True,
-        )
-        if r["spans"]:
-            t = r["spans"]
-            outside = r["ready_s"] - (t["last_s"] - t["first_s"])
-            print(
-                f"        tasks: {t['tasks']} computed from +{t['first_s']:.1f} s to "
-                f"+{t['last_s']:.1f} s, {t['busy_s']:.1f} s busy in all; no task computing for "
-                f"{outside:.1f} s of the {r['ready_s']:.1f} s (serial on the clock: upload, "
-                f"split, first start, join, store, poll)",
-                flush=True,
-            )
+    for _ in range(args.runs):  # modes interleaved, so a change of load touches each
+        for mode in args.modes.split(","):
+            results.append(one_mode(mode, roster, args.rosters, args.numba_cache))
+            print_run(results[-1], args.rosters)
+    if args.runs > 1:
+        print_medians(results)
     steps = serial_steps(roster, 500)
     serial = steps["split_s"] + steps["join_s"] + steps["store_s"]
     print(
         f"worker's serial steps here: split {steps['split_s']:.2f} s into {steps['parts']} "
-        f"parts, join {steps['join_s']:.3f} s, store {steps['store_s']:.2f} s "
+        f"parts (on the cluster in the Dask modes, in the worker's thread locally), "
+        f"join {steps['join_s']:.3f} s, store {steps['store_s']:.2f} s "
         f"(sum {serial:.2f} s)"
     )
-    by_mode = {r["mode"]: r["ready_s"] for r in results}
+    by_mode = {
+        m: median(r["ready_s"] for r in results if r["mode"] == m) for m in modes_of(results)
+    }
     if "dask1" in by_mode and "dask2" in by_mode:
         t1, t2 = by_mode["dask1"], by_mode["dask2"]
         share = max(0.0, 2 * t2 - t1) / t1
-        stored = {r["mode"]: r["stored_s"] for r in results}
+        stored = {
+            m: median(r["stored_s"] for r in results if r["mode"] == m) for m in modes_of(results)
+        }
         print(
             f"scaling dask1/dask2: {t1 / t2:.2f}x as the client's 0.5-s poll saw it, "
             f"{stored['dask1'] / stored['dask2']:.2f}x by when the results were stored; "

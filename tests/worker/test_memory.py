@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from reference.roster_rows import parse_request_rows
 from vigil.domain import DateFormat
-from vigil.fleet.stored import build, record_summary
+from vigil.fleet.stored import WORKER_SUMMARIES, build
 from vigil.fleet.table import (
     RouteFacts,
     roster_facts,
@@ -161,7 +161,7 @@ def test_the_heartbeat_stops_before_the_result_is_stored(
             session=session, operator="acme", roster_name="m", roster_text=_airline(40)
         ).id
     beats = 0.06  # a lease of 60 ms: renewed every 20 ms, many times while the summary is built
-    worker = Worker(sessions, lease_seconds=beats, chunk_size=10, record_summary=record_summary)
+    worker = Worker(sessions, lease_seconds=beats, chunk_size=10, record_summary=WORKER_SUMMARIES)
     with caplog.at_level(logging.WARNING, logger="vigil.worker.run"):
         assert worker.run_once()
     with sessions() as session:

@@ -5,17 +5,27 @@ is built in the end; a stopped pool drops only the queued ones (built on first v
 from __future__ import annotations
 
 import logging
+import os
 import threading
+import time
+from typing import Any
 
+import orjson
 import pytest
 from sqlalchemy.orm import Session, sessionmaker
 
-from vigil.fleet.stored import record_summary
+from vigil.domain import DateFormat
+from vigil.fleet import packed
+from vigil.fleet.stored import WORKER_SUMMARIES, Summaries, SummaryBuild, build
+from vigil.results.compact import unpack
 from vigil.roster.synthetic import generate_airline_roster
+from vigil.scoring.service import ScoreRequest
+from vigil.store import results as results_store
 from vigil.store import uploads
 from vigil.store.tables import RosterResult, RosterUpload
 from vigil.worker.jobs import JobStatus
-from vigil.worker.run import Worker
+from vigil.worker.run import Worker, score_roster
+from vigil.worker.scorers import InlineScorer, ProcessScorer
 from vigil.worker.summaries import Summariser
 
 
@@ -45,7 +55,7 @@ def test_the_next_roster_does_not_wait_for_the_last_summary(
     summaries = Summariser()
     gate = threading.Event()
     summaries.submit(gate.wait, "the gate")  # holds the summariser's one thread
-    worker = Worker(sessions, chunk_size=4, summaries=summaries, record_summary=record_summary)
+    worker = Worker(sessions, chunk_size=4, summaries=summaries, record_summary=WORKER_SUMMARIES)
     try:
         assert worker.run_once() and worker.run_once()  # both claimed, scored, stored
         # the first finished with the second queued: its summary waits for the summariser
@@ -74,7 +84,7 @@ def test_with_nothing_queued_the_roster_finishes_with_its_summary(
         sessions,
         chunk_size=4,
         summaries=summaries,
-        record_summary=record_summary,
+        record_summary=WORKER_SUMMARIES,
         on_processed=lambda job, status: seen.append(_state(sessions, upload_id)),
     )
     try:
@@ -89,7 +99,7 @@ def test_without_a_summariser_the_summary_is_stored_before_process_returns(
     sessions: sessionmaker[Session],
 ) -> None:
     upload_id = _upload(sessions, "a", 3)
-    assert Worker(sessions, chunk_size=4, record_summary=record_summary).run_once()
+    assert Worker(sessions, chunk_size=4, record_summary=WORKER_SUMMARIES).run_once()
     assert _state(sessions, upload_id) == (JobStatus.COMPLETED_SUCCESSFULLY, True)
 
 
@@ -144,3 +154,85 @@ def test_a_failed_build_is_logged_and_the_next_still_runs(
     summaries.close()
     assert ran == [1]
     assert [r.getMessage() for r in caplog.records] == ["building the summary of roster 7 failed"]
+
+
+def test_a_scoring_process_builds_what_runs_after_several_tasks() -> None:
+    """The summary runs where the tasks ran: in a scoring process once a roster of
+    several tasks has started them, here when none runs (none spawned for it)."""
+    pool = ProcessScorer(2)
+    try:
+        assert pool.submit(os.getpid).result() == os.getpid() and not pool.running
+        request = ScoreRequest(generate_airline_roster(6, 14, seed=6), DateFormat.DMY, risk=True)
+        scored = score_roster(request, chunk_size=2, local=pool)
+        assert pool.running and len(scored.route_parts or ()) == 3
+        assert pool.submit(os.getpid).result() != os.getpid()
+        # a finished call no longer holds them (its done-callback may run just after)
+        assert any(pool.release_idle() or time.sleep(0.05) for _ in range(100))
+    finally:
+        pool.close()
+
+
+def test_a_failed_build_leaves_the_roster_stored_without_a_summary(
+    sessions: sessionmaker[Session], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Derived data: the roster completes; its dashboard builds the figures on first view."""
+
+    class Broken(Summaries):
+        def prepare(self, session: Session, job: Any, model_version: str) -> SummaryBuild:
+            return SummaryBuild("NOPE", model_version)  # no such scale in the blob
+
+    upload_id = _upload(sessions, "a", 7)
+    with caplog.at_level(logging.ERROR, logger="vigil.worker.run"):
+        assert Worker(sessions, chunk_size=4, record_summary=Broken()).run_once()
+    assert _state(sessions, upload_id) == (JobStatus.COMPLETED_SUCCESSFULLY, False)
+    assert "building its summary failed" in caplog.text
+
+
+def test_summaries_built_in_scoring_processes_equal_the_parsed_rosters(
+    sessions: sessionmaker[Session],
+) -> None:
+    """The first roster's summary is built in a scoring process and stored by the
+    summariser (the second was queued), the second's waited for and stored with it: both
+    are the summary of the parsed roster."""
+    first, second = _upload(sessions, "a", 8), _upload(sessions, "b", 9)
+    pool, summaries = ProcessScorer(2), Summariser()
+    worker = Worker(
+        sessions, chunk_size=2, local=pool, summaries=summaries, record_summary=WORKER_SUMMARIES
+    )
+    try:
+        assert worker.run_once() and worker.run_once()
+        summaries.drain()
+    finally:
+        summaries.close()
+        pool.close()
+    for upload_id in (first, second):
+        with sessions() as session:
+            upload = session.get(RosterUpload, upload_id)
+            result = session.get(RosterResult, upload_id)
+            assert upload is not None and result is not None and result.summary_json
+            stored = unpack(result.scores, ("KSS",))
+            parsed = build(
+                stored,
+                roster_text=upload.roster_text,
+                scale="KSS",
+                model_version=result.model_version,
+            )
+            assert orjson.loads(result.summary_json) == orjson.loads(parsed)
+            # the packed duty tables are built in the same process and stored beside it
+            tables = results_store.packed_tables(session, upload_id)
+            assert tables is not None and packed.read(tables).scales == ("KSS",)
+
+
+def test_a_local_build_runs_once_in_the_thread_that_asks_for_it() -> None:
+    """Without scoring processes the worker's thread only hands the build over: the
+    summariser's thread (or the worker, when it waits) runs it, once."""
+    later = InlineScorer().submit(threading.get_ident)
+    ran: list[tuple[int, int]] = []
+    asker = threading.Thread(target=lambda: ran.append((later.result(), threading.get_ident())))
+    asker.start()
+    asker.join()
+    assert ran[0][0] == ran[0][1] != threading.get_ident()
+    assert later.result() == ran[0][0]  # not run again
+    failing = InlineScorer().submit(int, "x")
+    with pytest.raises(ValueError):
+        failing.result()

@@ -30,7 +30,7 @@ def worker_command(
 ) -> None:
     """Process uploaded rosters: claim with a lease, score, store the results."""
     from vigil.config.settings import Settings
-    from vigil.fleet.stored import record_summary
+    from vigil.fleet.stored import WORKER_SUMMARIES
     from vigil.store.db import make_engine, make_session_factory, upgrade
     from vigil.worker.run import WorkerPool
 
@@ -41,7 +41,7 @@ def worker_command(
     if settings.migrate_on_start:
         upgrade(engine)
     pool = WorkerPool.from_settings(
-        make_session_factory(engine), settings, threads=threads, record_summary=record_summary
+        make_session_factory(engine), settings, threads=threads, record_summary=WORKER_SUMMARIES
     )
     typer.echo(f"vigil worker: {threads} thread(s) on {engine.url.render_as_string()}")
     try:

@@ -1,12 +1,14 @@
 """The roster summary as stored in ``roster_result.summary_json``, and its packed duty
 tables in ``roster_table``.
 
-Computed once, when a roster finishes (:func:`record_summary`, called by the worker right
-after it stores the scores), from the stored scores blob (the roster's scale, and KSS for
-the tables) and the route facts the worker's chunk tasks read from the roster (no second
-parse); a roster without them (older rosters, :func:`ensure`) has its text parsed once.
-Both builders are pure functions of the decoded scores and the facts (:func:`build`,
-:func:`build_tables`), so they can run in any process. The summary holds three parts:
+Computed once, when a roster finishes (:class:`SummaryBuild`, run by the worker where its
+chunk tasks ran, the bytes then stored with the scores: :class:`Summaries`; or
+:func:`record_summary` in the calling thread), from the stored scores blob (the roster's
+scale, and KSS for the tables) and the route facts the chunk tasks read from the roster
+(no second parse); a roster without them (older rosters, :func:`ensure`) has its text
+parsed once. Both builders are pure functions of the decoded scores and the facts
+(:func:`build`, :func:`build_tables`), so they can run in any process. The summary holds
+three parts:
 
 - ``summary``: the dashboard's figures on the roster's scale
   (:func:`~vigil.fleet.summary.summarise`);
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import json
 import logging
+import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -53,6 +56,9 @@ __all__ = [
     "TABLE_SCALES",
     "TRIP_STYLES",
     "StoredSummary",
+    "WORKER_SUMMARIES",
+    "Summaries",
+    "SummaryBuild",
     "build",
     "build_tables",
     "duty_tables",
@@ -61,6 +67,7 @@ __all__ = [
     "facts_of_text",
     "load",
     "record_summary",
+    "summary_and_tables",
 ]
 
 logger = logging.getLogger(__name__)
@@ -239,11 +246,98 @@ def build_tables(
     )
 
 
+def summary_and_tables(
+    stored: StoredScores,
+    facts: RosterFacts,
+    scale: str,
+    model_version: str,
+    thresholds: Thresholds = DEFAULT_THRESHOLDS,
+) -> tuple[bytes, bytes]:
+    """``summary_json`` (:func:`build`) and the packed duty tables (:func:`build_tables`),
+    each duty table built once for both."""
+    tables = duty_tables(stored, facts, (scale, *TABLE_SCALES), thresholds)
+    summary = build(
+        stored,
+        scale=scale,
+        model_version=model_version,
+        thresholds=thresholds,
+        facts=facts,
+        table=tables[0],
+    )
+    packed_tables = build_tables(
+        stored, facts, scale=scale, model_version=model_version, thresholds=thresholds,
+        tables=tables,
+    )  # fmt: skip
+    return summary, packed_tables
+
+
+#: the length prefix of :class:`SummaryBuild`'s blob (the summary's byte count)
+_FRAME = struct.Struct("<Q")
+
+
+def _frame(summary: bytes, tables: bytes) -> bytes:
+    """One blob for the worker, which stores bytes it does not read (:class:`Summaries`)."""
+    return _FRAME.pack(len(summary)) + summary + tables
+
+
+def _unframe(blob: bytes) -> tuple[bytes, bytes]:
+    (size,) = _FRAME.unpack_from(blob)
+    start = _FRAME.size
+    return blob[start : start + size], blob[start + size :]
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryBuild:
+    """A finished roster's summary build with what the database says about it: a pure,
+    picklable function of the stored scores and the chunk tasks' route facts, so the
+    worker runs it where the chunk tasks ran (a scoring process, a Dask worker) and only
+    stores the bytes it answers (:class:`Summaries`)."""
+
+    scale: str  #: the roster's scale (the only one decoded)
+    model_version: str
+    thresholds: Thresholds = DEFAULT_THRESHOLDS
+
+    def __call__(self, scores: bytes, routes: Sequence[RouteFacts]) -> bytes:
+        """``summary_json`` (:func:`build`) and the packed duty tables
+        (:func:`build_tables`), framed as one blob for :meth:`Summaries.store`, from the
+        joined scores blob and the chunks' route facts in schedule order (joined here:
+        :meth:`RouteFacts.join`)."""
+        stored = _unpack_for_tables(scores, self.scale)
+        facts = with_offsets(stored, RouteFacts.join(routes))
+        summary, tables = summary_and_tables(
+            stored, facts, self.scale, self.model_version, self.thresholds
+        )
+        return _frame(summary, tables)
+
+
+class Summaries:
+    """The worker's summary hook (``Worker(record_summary=...)``; the worker never
+    imports fleet): :meth:`prepare` reads what the build needs from the database (the
+    thresholds of the settings version the roster was scored with) and answers the pure
+    :class:`SummaryBuild`; :meth:`store` saves the bytes it built."""
+
+    def prepare(self, session: Session, job: Any, model_version: str) -> SummaryBuild:
+        """The build of ``job``'s summary (``job``: a :class:`vigil.worker.jobs.ClaimedJob`)."""
+        return SummaryBuild(job.preferred_scale, model_version, thresholds_for(session, job.id))
+
+    def store(self, session: Session, upload_id: int, summary: bytes) -> None:
+        """Save what :class:`SummaryBuild` built: ``summary_json`` with the roster's result,
+        and its packed duty tables."""
+        text, tables = _unframe(summary)
+        results_store.save_summary(session, upload_id, text.decode())
+        results_store.save_tables(session, upload_id, tables)
+
+
+#: what the service hands its upload workers (:mod:`vigil.web.routes.upload`)
+WORKER_SUMMARIES = Summaries()
+
+
 def record_summary(
     session: Session, job: Any, scores: bytes, status: object, routes: RouteFacts | None = None
 ) -> None:
-    """The worker's hook: store the summary of a roster it just completed, and its packed
-    duty tables (:func:`build_tables`).
+    """Build and store the summary of a roster just completed, and its packed duty tables
+    (:func:`summary_and_tables`), in this thread (the upload worker uses :class:`Summaries`
+    instead, which builds where the chunk tasks ran).
 
     ``job`` is the :class:`vigil.worker.jobs.ClaimedJob`; nothing happens when ``status``
     is ``None`` (lease lost). With ``routes`` (what the chunk tasks read from the roster:
@@ -265,20 +359,10 @@ def record_summary(
             facts = facts_of_text(
                 stored, job.roster_text, job.date_format, sleep, job.activity_text
             )
-        scale = job.preferred_scale
-        tables = duty_tables(stored, facts, (scale, *TABLE_SCALES), thresholds)
-        text = build(
-            stored,
-            scale=scale,
-            model_version=version,
-            thresholds=thresholds,
-            facts=facts,
-            table=tables[0],
+        text, packed_tables = summary_and_tables(
+            stored, facts, job.preferred_scale, version, thresholds
         )
         results_store.save_summary(session, job.id, text.decode())
-        packed_tables = build_tables(
-            stored, facts, scale=scale, model_version=version, thresholds=thresholds, tables=tables
-        )
         results_store.save_tables(session, job.id, packed_tables)
     except Exception:  # noqa: BLE001 - the summary is derived data; rebuilt on first view
         logger.exception("roster %s: building its summary failed", job.id)

@@ -25,12 +25,17 @@ Dask config file or ``DASK_DISTRIBUTED__COMM__TLS__...`` variables).
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+import uuid
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from vigil.worker.scorers import run_task_then_release
-from vigil.worker.tasks import ChunkOutcome, ChunkTask, warm_up
+from vigil.domain import DateFormat
+from vigil.worker.scorers import Pending, SplitOutcomes, run_task_then_release
+from vigil.worker.split import split_roster
+from vigil.worker.tasks import ChunkOutcome, ChunkTask, split_counts, task_of, warm_up
+
+T = TypeVar("T")
 
 __all__ = ["DaskScorer", "tls_security"]
 
@@ -102,6 +107,37 @@ class DaskScorer:
             return self._client
 
     def map(self, tasks: Sequence[ChunkTask]) -> Iterator[ChunkOutcome]:
+        return self._run(list(tasks))
+
+    def map_split(
+        self, text: str, date_format: DateFormat, size: int, options: ChunkTask
+    ) -> SplitOutcomes:
+        """Split on the cluster: the text goes to one worker as it is (scattered once),
+        a task there splits it (:func:`vigil.worker.split.split_roster`) and builds each
+        part's task (:func:`vigil.worker.tasks.task_of`), and the chunk tasks take their
+        part from it, worker to worker. Only the crew per part comes back before the
+        outcomes: this process never reads the roster's lines."""
+        client = self.client()
+        whole = client.scatter(text, hash=False)
+        split = client.submit(split_roster, whole, date_format, size, pure=False)
+        counts: list[int] = client.submit(split_counts, split, pure=False).result()
+        parts = [
+            client.submit(task_of, split, whole, options, i, pure=False) for i in range(len(counts))
+        ]
+        del split, whole  # the cluster frees them once the parts' tasks have run
+        return counts, self._run(parts)
+
+    def submit(self, fn: Callable[..., T], *args: Any) -> Pending[T]:
+        """``fn(*args)`` on the cluster, its large arguments scattered first."""
+        client = self.client()
+        sent = [client.scatter(a, hash=False) if isinstance(a, bytes) else a for a in args]
+        # named by the function's or the callable's class name (not its repr) in the task stream
+        name = getattr(fn, "__name__", type(fn).__name__)
+        future: Pending[T] = client.submit(fn, *sent, key=f"{name}-{uuid.uuid4().hex}")
+        return future
+
+    def _run(self, tasks: list[Any]) -> Iterator[ChunkOutcome]:
+        """Chunk tasks (or futures of them) in order, a bounded number in flight."""
         client = self.client()
         threads = sum(client.nthreads().values()) or 1
         window = max(2, threads * _IN_FLIGHT_PER_THREAD)
@@ -110,7 +146,7 @@ class DaskScorer:
         try:
             while submitted < len(tasks) or pending:
                 while submitted < len(tasks) and len(pending) < window:
-                    task = tasks[submitted]
+                    task, tasks[submitted] = tasks[submitted], None
                     pending.append(client.submit(run_task_then_release, task, pure=False))
                     submitted += 1
                 future = pending.pop(0)

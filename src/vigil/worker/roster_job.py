@@ -1,14 +1,16 @@
 """One roster through the chunk tasks: plan, run, join.
 
 :func:`score_roster` is what a worker does with a claimed roster, minus the database:
-:func:`plan_tasks` splits it (:mod:`vigil.worker.split`) into chunk tasks
-(:mod:`vigil.worker.tasks`), a :class:`~vigil.worker.scorers.ChunkScorer` runs them, and
-the encoded outcomes are joined in schedule order, errors in row order.
+the roster is split (:mod:`vigil.worker.split`) into chunk tasks
+(:mod:`vigil.worker.tasks`) by the :class:`~vigil.worker.scorers.ChunkScorer` that runs
+them (:meth:`~vigil.worker.scorers.ChunkScorer.map_split`: on the cluster for Dask, so
+the worker never reads the roster's lines), and the encoded outcomes are joined in
+schedule order, errors in row order. :func:`plan_tasks` is the same plan made here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
 from vigil.domain import DateFormat
@@ -25,9 +27,9 @@ from vigil.scoring.service import (
 from vigil.store.operator_settings import SettingsVersion
 from vigil.worker import jobs
 from vigil.worker.memory import release_memory
-from vigil.worker.scorers import ChunkScorer
+from vigil.worker.scorers import ChunkScorer, SplitOutcomes
 from vigil.worker.split import split_roster
-from vigil.worker.tasks import ChunkTask
+from vigil.worker.tasks import ChunkOutcome, ChunkTask, split_counts, task_of
 
 __all__ = ["ScoredRoster", "plan_tasks", "request_for", "score_roster"]
 
@@ -42,9 +44,17 @@ class ScoredRoster:
     schedule_count: int
     #: the sleep the scores rest on (:func:`vigil.results.stored_sleep.encode_sleep`)
     sleep: bytes | None = None
-    #: route facts of the stored schedules, for the roster summary (``None``: a task gave
-    #: none, the summary parses the roster)
-    routes: RouteFacts | None = None
+    #: route facts of the stored schedules, one part per chunk task in schedule order,
+    #: for the roster summary (``None``: a task gave none; the summary is then built on
+    #: first view); joined by the summary's build, where the tasks ran
+    route_parts: tuple[RouteFacts, ...] | None = None
+    #: whether the chunk tasks ran on the remote scorer (the summary is built there too)
+    remote: bool = False
+
+    @property
+    def routes(self) -> RouteFacts | None:
+        """The route facts of every stored schedule (:meth:`RouteFacts.join` of the parts)."""
+        return None if self.route_parts is None else RouteFacts.join(self.route_parts)
 
 
 def request_for(job: jobs.ClaimedJob, settings: SettingsVersion | None = None) -> ScoreRequest:
@@ -71,25 +81,13 @@ def plan_tasks(request: ScoreRequest, chunk_size: int) -> _Plan:
     (their errors need every Reference), and tasks carry parsed schedules.
     """
     fmt = DateFormat(request.date_format)
-    # the operator's scoring context travels with every task
-    context = ScoringContext.of(request)
-    options = ChunkTask(context, SCALE_CODES)
-    if not request.sleep_data and not request.activity_text:
+    options = _options(request)
+    context = options.context
+    if _text_only(request):
         split = split_roster(request.roster_text, fmt, chunk_size)
-        if split is None:
-            whole = replace(options, roster_text=request.roster_text, date_format=fmt.value)
-            return _Plan([whole], [0], [])
-        tasks = [
-            replace(
-                options,
-                roster_text=text,
-                date_format=fmt.value,
-                header_row=split.header_row,
-                first=i == 0,
-            )
-            for i, text in enumerate(split.parts)
-        ]
-        return _Plan(tasks, split.counts, [])
+        counts = split_counts(split)
+        tasks = [task_of(split, request.roster_text, options, i) for i in range(len(counts))]
+        return _Plan(tasks, counts, [])
     parsed = context.parse(
         request.roster_text,
         fmt,
@@ -104,6 +102,18 @@ def plan_tasks(request: ScoreRequest, chunk_size: int) -> _Plan:
         [len(c) for c in chunks],
         [format_error(e) for e in parsed.errors],
     )
+
+
+def _options(request: ScoreRequest) -> ChunkTask:
+    """What every task of ``request`` shares: the operator's scoring context (it travels
+    with every task), the six scales, the date format."""
+    fmt = DateFormat(request.date_format)
+    return ChunkTask(ScoringContext.of(request), SCALE_CODES, date_format=fmt.value)
+
+
+def _text_only(request: ScoreRequest) -> bool:
+    """RosterData alone: split as text, each task parses its part."""
+    return not request.sleep_data and not request.activity_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,17 +134,16 @@ def score_roster(
     """Split, then parse, score and encode every chunk in its task; join in order.
 
     Mirrors :func:`vigil.scoring.service.score` (same parsing, same scoring function,
-    same preset, same errors in the same order), but the worker itself only splits the
-    text and joins the bytes the tasks return (the serial share). Rosters of
-    more than ``chunk_size`` schedules go to ``remote`` (Dask) when given.
+    same preset, same errors in the same order), but the worker itself only hands the
+    text over and joins the bytes the tasks return (the serial share). Rosters of
+    more than ``chunk_size`` schedules go to ``remote`` (Dask) when given, which also
+    splits them (:func:`_start`).
     ``progress(done, total)`` is called in crew once the roster is split and after each
     chunk.
     """
     params = request.parameters or resolve_preset(request.preset)
-    plan = plan_tasks(request, chunk_size)
-    release_memory()  # the split's lines and keys, before the tasks' processes grow
-    scorer = remote if remote is not None and len(plan.tasks) > 1 else local
-    total = sum(plan.crew)
+    crew, outcomes, errors, remote_ran = _start(request, chunk_size, local, remote)
+    total = sum(crew)
     if progress is not None:
         progress(0, total)
     frames: list[bytes] = []
@@ -142,23 +151,48 @@ def score_roster(
     found: list[tuple[int, str]] = []
     routes: list[RouteFacts | None] = []
     done = scored = 0
-    for outcome, crew in zip(scorer.map(plan.tasks), plan.crew, strict=True):
+    for outcome, known in zip(outcomes, crew, strict=True):
         frames.append(outcome.frame)
         sleep.append(outcome.sleep)
         found.extend(outcome.errors)
         routes.append(outcome.routes)
         scored += outcome.schedule_count
-        done += crew or outcome.schedule_count
+        done += known or outcome.schedule_count
         total = max(total, done)
         if progress is not None:
             progress(done, total)
     found.sort(key=lambda error: error[0])  # stable: a row's errors keep their order
-    parts = [r for r in routes if r is not None]
+    parts = tuple(r for r in routes if r is not None)
     return ScoredRoster(
-        plan.errors + [text for _, text in found],
+        errors + [text for _, text in found],
         join_frames(frames),
         params.model_version,
         scored,
         b"".join(sleep),
-        RouteFacts.join(parts) if len(parts) == len(routes) else None,
+        parts if len(parts) == len(routes) else None,
+        remote_ran,
     )
+
+
+def _start(
+    request: ScoreRequest, chunk_size: int, local: ChunkScorer, remote: ChunkScorer | None
+) -> tuple[list[int], Iterator[ChunkOutcome], list[str], bool]:
+    """Crew per task, the outcomes as they come, the errors found while planning, and
+    whether the remote scorer runs the tasks. RosterData alone of more than
+    ``chunk_size`` lines is split by the remote scorer when there is one (with fewer
+    lines it cannot hold more than ``chunk_size`` schedules: scored here); a roster
+    parsed whole here (:func:`plan_tasks`) goes to ``remote`` when it makes several
+    tasks."""
+    if _text_only(request):
+        fmt = DateFormat(request.date_format)
+        go_remote = remote is not None and request.roster_text.count("\n") >= chunk_size
+        scorer = remote if go_remote and remote is not None else local
+        split: SplitOutcomes = scorer.map_split(
+            request.roster_text, fmt, chunk_size, _options(request)
+        )
+        return split[0], split[1], [], scorer is remote
+    plan = plan_tasks(request, chunk_size)
+    release_memory()  # the parse's objects, before the tasks' processes grow
+    on_remote = remote is not None and len(plan.tasks) > 1
+    scorer = remote if on_remote and remote is not None else local
+    return plan.crew, scorer.map(plan.tasks), plan.errors, on_remote

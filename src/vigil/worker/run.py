@@ -14,8 +14,10 @@ exactly what :func:`vigil.scoring.service.score` does), but in chunk tasks
 (:mod:`vigil.worker.split`), a :class:`ChunkScorer` runs the tasks in this thread, in
 local processes, or on a Dask cluster (:mod:`vigil.worker.dask`), and the worker joins
 the encoded results in schedule order (:mod:`vigil.results.frames`,
-:mod:`vigil.results.stored_sleep`) and stores them. A pool's workers leave the roster's
-summary to the pool's :class:`~vigil.worker.summaries.Summariser` and claim the next one.
+:mod:`vigil.results.stored_sleep`) and stores them. The roster's summary is built where
+the tasks ran (:meth:`ChunkScorer.submit <vigil.worker.scorers.ChunkScorer.submit>`) and
+the worker only stores its bytes: with the result when no roster waits, else from the
+pool's :class:`~vigil.worker.summaries.Summariser` thread while the worker claims the next.
 """
 
 from __future__ import annotations
@@ -26,11 +28,11 @@ import os
 import socket
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -41,14 +43,29 @@ from vigil.store.tables import utcnow
 from vigil.worker import jobs
 from vigil.worker.memory import release_memory
 from vigil.worker.roster_job import ScoredRoster, plan_tasks, request_for, score_roster
-from vigil.worker.scorers import ChunkScorer, InlineScorer, ProcessScorer
+from vigil.worker.scorers import ChunkScorer, InlineScorer, Pending, ProcessScorer
 from vigil.worker.summaries import Summariser
 
-#: what stores a finished roster's summary: ``(session, job, scores blob, status, route
-#: facts)``; the service passes :func:`vigil.fleet.stored.record_summary`
-RecordSummary = Callable[
-    [Session, jobs.ClaimedJob, bytes, jobs.JobStatus | None, RouteFacts | None], None
-]
+#: a roster's summary build: ``(scores blob, route facts per chunk) -> summary bytes``,
+#: pure and picklable (it runs where the chunk tasks ran)
+SummaryBuild = Callable[[bytes, Sequence[RouteFacts]], bytes]
+
+
+class RecordSummary(Protocol):
+    """What builds and stores finished rosters' summaries; the service passes
+    :data:`vigil.fleet.stored.WORKER_SUMMARIES` (the worker never imports fleet)."""
+
+    def prepare(self, session: Session, job: jobs.ClaimedJob, model_version: str) -> SummaryBuild:
+        """The build of ``job``'s summary, with what it needs from the database."""
+        ...
+
+    def store(self, session: Session, upload_id: int, summary: bytes) -> None:
+        """Save the bytes a build answered."""
+        ...
+
+
+#: a roster's summary: built (bytes), being built, or none to store
+_Summary = bytes | Pending[bytes] | None
 
 if TYPE_CHECKING:
     from vigil.config.settings import Settings
@@ -113,6 +130,16 @@ class _Heartbeat:
                 return
 
 
+def _built(pending: Pending[bytes], job: jobs.ClaimedJob) -> bytes | None:
+    """The summary a build answered; ``None`` (logged) when it failed: derived data, built
+    on first view, it never fails the roster."""
+    try:
+        return pending.result()
+    except Exception:  # noqa: BLE001 - any failure of the build, wherever it ran
+        logger.exception("roster %s: building its summary failed", job.id)
+        return None
+
+
 class Worker:
     """Claims and processes uploaded rosters (one at a time) against one database.
 
@@ -136,10 +163,11 @@ class Worker:
         Where roster summaries are built (:mod:`vigil.worker.summaries`): a pool's, so the
         next roster is claimed without waiting for them; without one, in this thread
         before :meth:`process` returns.
-    record_summary : callable, optional
+    record_summary : RecordSummary, optional
         What builds and stores a finished roster's summary (the service passes
-        :func:`vigil.fleet.stored.record_summary`; the worker never imports fleet). Without
-        it no summary is stored: the dashboard builds it on first view.
+        :data:`vigil.fleet.stored.WORKER_SUMMARIES`; the worker never imports fleet): the
+        build runs where the roster's chunk tasks ran, the worker stores its bytes.
+        Without it no summary is stored: the dashboard builds it on first view.
     """
 
     def __init__(
@@ -185,12 +213,14 @@ class Worker:
     def process(self, job: jobs.ClaimedJob) -> jobs.JobStatus | None:
         """Score a claimed roster and store the outcome (guarded by the lease).
 
-        The heartbeat renews the lease only while the roster is scored: it stops before
+        The heartbeat renews the lease only while the roster is scored and its summary
+        started (or, with no roster queued, built: :meth:`_start_summary`): it stops before
         the outcome is stored (the lease then has at least two thirds of its length left),
         so no renewal races the commit that releases the lease.
         """
         release_memory()  # what the server freed before (warm-up, requests, uploads)
         scored: ScoredRoster | str  # the result, or the fault's message
+        summary: _Summary = None
         with _Heartbeat(self.sessions, job, self.lease_seconds) as beat:
             try:
                 with self.sessions.begin() as session:  # settings recorded at upload
@@ -205,8 +235,10 @@ class Worker:
             except Exception as exc:  # noqa: BLE001 - any failure here is a server fault
                 logger.exception("roster %s attempt %d failed", job.id, job.attempt)
                 scored = f"{type(exc).__name__}: the server failed to process the roster"
-        status = self._store(job, scored, lost=beat.lost.is_set())
-        del scored
+            else:
+                summary = self._start_summary(job, scored)
+        status = self._store(job, scored, summary, lost=beat.lost.is_set())
+        del scored, summary
         release_memory()  # the roster's text, parts, frames and summary
         if status is None:
             logger.warning("roster %s: lease lost, result discarded", job.id)
@@ -229,9 +261,10 @@ class Worker:
             self.local.release_idle()
 
     def _store(
-        self, job: jobs.ClaimedJob, scored: ScoredRoster | str, *, lost: bool
+        self, job: jobs.ClaimedJob, scored: ScoredRoster | str, summary: _Summary, *, lost: bool
     ) -> jobs.JobStatus | None:
-        """Record the fault (``scored`` is its message) or the result, then the summary."""
+        """Record the fault (``scored`` is its message) or the result, with its summary
+        when built (else left to the summariser: :meth:`_summarise`)."""
         if isinstance(scored, str):
             with self.sessions.begin() as session:
                 return jobs.record_fault(
@@ -248,54 +281,53 @@ class Worker:
                 model_version=scored.model_version,
                 sleep=scored.sleep,
             )
-            built = self._summarise_with_result(session, job, scored, status)
+            if isinstance(summary, bytes) and status is not None and self.record_summary:
+                self.record_summary.store(session, job.id, summary)
         self._release_scorers()
-        if not built:
-            self._summarise(job, scored, status)
+        if summary is not None and not isinstance(summary, bytes) and status is not None:
+            self._summarise(job, summary)
         return status
 
-    def _summarise_with_result(
-        self,
-        session: Session,
-        job: jobs.ClaimedJob,
-        scored: ScoredRoster,
-        status: jobs.JobStatus | None,
-    ) -> bool:
-        """Store the dashboard's figures in the result's own transaction when that delays
-        no one: the chunk tasks gave their route facts (no parse of the roster) and no
-        roster waits in the queue. The roster then reads as finished with its dashboard
-        ready: one opened at that moment does not build the figures itself (a parse of
-        the whole roster). With rosters queued, the summariser builds it beside the next
-        one (:mod:`vigil.worker.summaries`). Answers whether it was stored here."""
-        record = self.record_summary
-        if record is None or scored.routes is None or status is None:
-            return False
-        if self.summaries is not None and jobs.queued(session=session):
-            return False
-        record(session, job, scored.scores, status, scored.routes)
-        return True
+    def _start_summary(self, job: jobs.ClaimedJob, scored: ScoredRoster) -> _Summary:
+        """Start the dashboard's figures where the chunk tasks ran (a scoring process, the
+        cluster: this thread only hands the bytes over), while the lease is held.
 
-    def _summarise(
-        self, job: jobs.ClaimedJob, scored: ScoredRoster, status: jobs.JobStatus | None
-    ) -> None:
-        """the dashboard's figures, once, after the results are visible, when they were
-        not stored with them (:meth:`_summarise_with_result`; a dashboard opened meanwhile
-        builds them itself: ``fleet.stored.ensure``); on the summariser's thread when
-        there is one (not serial between rosters)."""
-
+        When no roster waits in the queue (or there is no summariser) the build is waited
+        for and stored with the result (:meth:`_store`): the roster then reads as finished
+        with its dashboard ready, so one opened at that moment does not build the figures
+        itself (a parse of the whole roster). With rosters queued, the result is stored at
+        once and the summariser stores the figures when built. ``None`` when there is
+        nothing to build (no hook, or a task gave no route facts: built on first view).
+        """
         record = self.record_summary
-        if record is None:
+        if record is None or scored.route_parts is None:
+            return None
+        try:
+            with self.sessions() as session:
+                build = record.prepare(session, job, scored.model_version)
+                wait = self.summaries is None or not jobs.queued(session=session)
+            scorer = self.remote if scored.remote and self.remote is not None else self.local
+            pending = scorer.submit(build, scored.scores, scored.route_parts)
+        except Exception:  # noqa: BLE001 - derived data: rebuilt on first view
+            logger.exception("roster %s: starting its summary failed", job.id)
+            return None
+        return _built(pending, job) if wait else pending
+
+    def _summarise(self, job: jobs.ClaimedJob, pending: Pending[bytes]) -> None:
+        """Store the figures once built, on the summariser's thread (the worker claims the
+        next roster meanwhile; a dashboard opened before builds them itself:
+        ``fleet.stored.ensure``)."""
+        record = self.record_summary
+        if record is None or self.summaries is None:
             return
 
-        def build() -> None:
-            with self.sessions.begin() as session:
-                record(session, job, scored.scores, status, scored.routes)
-            release_memory()  # the decoded scores
+        def store() -> None:
+            summary = _built(pending, job)
+            if summary is not None:
+                with self.sessions.begin() as session:
+                    record.store(session, job.id, summary)
 
-        if self.summaries is None:
-            build()
-        else:
-            self.summaries.submit(build, f"roster {job.id}")
+        self.summaries.submit(store, f"roster {job.id}")
 
     def _progress_writer(self, job: jobs.ClaimedJob) -> Callable[[int, int], None]:
         """A ``progress(done, total)`` that stores the figures, at most every

@@ -4,21 +4,46 @@
 roster if given text, score with the service's scoring function, encode to bytes);
 :class:`InlineScorer` and :class:`ProcessScorer` run it here,
 :class:`vigil.worker.dask.DaskScorer` on a cluster. The worker loop
-(:mod:`vigil.worker.run`) picks one per roster.
+(:mod:`vigil.worker.run`) picks one per roster. A scorer also splits a roster's text
+(:meth:`ChunkScorer.map_split`: here in the calling thread, on the cluster for Dask) and
+runs the roster's summary build where the tasks ran (:meth:`ChunkScorer.submit`).
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import threading
-from collections.abc import Iterator, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor
-from typing import Protocol
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from typing import Any, Protocol, TypeVar
 
+from vigil.domain import DateFormat
 from vigil.worker.memory import release_memory, reuse_heap_in_tasks
-from vigil.worker.tasks import ChunkOutcome, ChunkTask, run_task
+from vigil.worker.split import split_roster
+from vigil.worker.tasks import ChunkOutcome, ChunkTask, run_task, split_counts, task_of
 
-__all__ = ["ChunkScorer", "InlineScorer", "ProcessScorer", "run_task", "run_task_then_release"]
+__all__ = [
+    "ChunkScorer",
+    "InlineScorer",
+    "Pending",
+    "ProcessScorer",
+    "SplitOutcomes",
+    "run_task",
+    "run_task_then_release",
+    "split_here",
+]
+
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+
+#: crew per task (0: known once the task has run), then the outcomes in order
+SplitOutcomes = tuple[list[int], Iterator[ChunkOutcome]]
+
+
+class Pending(Protocol[T_co]):
+    """A result being computed (a ``concurrent.futures.Future`` or a Dask future)."""
+
+    def result(self) -> T_co: ...
 
 
 class ChunkScorer(Protocol):
@@ -26,7 +51,55 @@ class ChunkScorer(Protocol):
 
     def map(self, tasks: Sequence[ChunkTask]) -> Iterator[ChunkOutcome]: ...
 
+    def map_split(
+        self, text: str, date_format: DateFormat, size: int, options: ChunkTask
+    ) -> SplitOutcomes:
+        """Split RosterData ``text`` into parts of ``size`` schedules
+        (:func:`vigil.worker.split.split_roster`) and run a task per part (``options``
+        with the part: :func:`vigil.worker.tasks.task_of`)."""
+        ...
+
+    def submit(self, fn: Callable[..., T], *args: Any) -> Pending[T]:
+        """Run ``fn(*args)`` (picklable) where the tasks run."""
+        ...
+
     def close(self) -> None: ...
+
+
+def split_here(
+    scorer: ChunkScorer, text: str, date_format: DateFormat, size: int, options: ChunkTask
+) -> SplitOutcomes:
+    """:meth:`ChunkScorer.map_split` with the split in the calling thread (local scorers:
+    the text is already in this process), then the memory it freed back to the OS."""
+    split = split_roster(text, date_format, size)
+    counts = split_counts(split)
+    tasks = [task_of(split, text, options, i) for i in range(len(counts))]
+    del split
+    release_memory()  # the split's lines and keys, before the tasks' processes grow
+    return counts, scorer.map(tasks)
+
+
+class _Later:
+    """``fn(*args)`` run by the first thread that asks for its result (a local scorer's
+    :meth:`~ChunkScorer.submit`): the summariser's thread when rosters are queued, the
+    worker's when it waits, so the worker's thread never builds it ahead of the next
+    roster."""
+
+    def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+        self._call: tuple[Callable[..., Any], tuple[Any, ...]] | None = (fn, args)
+        self._lock = threading.Lock()
+        self._future: Future[Any] = Future()
+
+    def result(self) -> Any:
+        with self._lock:
+            if self._call is not None:
+                fn, args = self._call
+                self._call = None  # the arguments are not held once run
+                try:
+                    self._future.set_result(fn(*args))
+                except Exception as exc:  # noqa: BLE001 - raised to whoever asks, below
+                    self._future.set_exception(exc)
+        return self._future.result()
 
 
 class InlineScorer:
@@ -35,6 +108,16 @@ class InlineScorer:
     def map(self, tasks: Sequence[ChunkTask]) -> Iterator[ChunkOutcome]:
         for task in tasks:
             yield run_task(task)
+
+    def map_split(
+        self, text: str, date_format: DateFormat, size: int, options: ChunkTask
+    ) -> SplitOutcomes:
+        return split_here(self, text, date_format, size, options)
+
+    def submit(self, fn: Callable[..., T], *args: Any) -> Pending[T]:
+        """Run by the thread that first asks for the result (:class:`_Later`)."""
+        later: Pending[T] = _Later(fn, args)
+        return later
 
     def close(self) -> None:
         return None
@@ -84,8 +167,37 @@ class ProcessScorer:
         try:
             yield from pool.map(run_task_then_release, tasks)
         finally:
-            with self._lock:
-                self._users -= 1
+            self._leave()
+
+    def map_split(
+        self, text: str, date_format: DateFormat, size: int, options: ChunkTask
+    ) -> SplitOutcomes:
+        return split_here(self, text, date_format, size, options)
+
+    def submit(self, fn: Callable[..., T], *args: Any) -> Pending[T]:
+        """In a scoring process while they run (a roster of several tasks has just used
+        them), else by the thread that asks for the result (:class:`_Later`): no processes
+        are spawned for one call."""
+        with self._lock:
+            if self._executor is None:
+                pool = None
+            else:
+                pool = self._executor
+                self._users += 1
+        if pool is None:
+            later: Pending[T] = _Later(fn, args)
+            return later
+        try:
+            future = pool.submit(fn, *args)
+        except BaseException:
+            self._leave()
+            raise
+        future.add_done_callback(lambda _: self._leave())
+        return future
+
+    def _leave(self) -> None:
+        with self._lock:
+            self._users -= 1
 
     @property
     def running(self) -> bool:

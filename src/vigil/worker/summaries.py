@@ -1,15 +1,17 @@
-"""Roster summaries built beside the next roster, not before it.
+"""Roster summaries stored beside the next roster, not before it.
 
-When a worker has stored a roster's results it builds the roster's dashboard figures
-(:func:`vigil.fleet.stored.record_summary`): about 2.5 CPU-s for an airline month. Built
-in the worker's own thread, that time was serial between rosters: the next queued roster
-waited for it, and a year of months re-scored on a Dask cluster paid it 130 times on top
-of the split and store. A :class:`Summariser` builds them on one thread of its own, so the
-worker claims the next roster at once and the summary overlaps that roster's chunk tasks.
+A roster's dashboard figures (:class:`vigil.fleet.stored.SummaryBuild`: about 2.5 CPU-s
+for an airline month) are built where its chunk tasks ran, a scoring process or the Dask
+cluster (:meth:`vigil.worker.run.Worker._start_summary`), not in the worker's thread, whose
+time is the serial share of the scale-out (without scoring processes, by the thread that
+waits for them). Waiting for them there would still hold the next queued roster back, so
+a :class:`Summariser` waits for each build on one thread of its own and stores its bytes:
+the worker claims the next roster at once and the summary overlaps that roster's chunk
+tasks.
 
-With no roster queued, the worker stores the summary with the roster's result instead
-(:meth:`vigil.worker.run.Worker._store`): it delays no one then, and the roster reads as
-finished with its dashboard ready.
+With no roster queued, the worker waits for the summary and stores it with the roster's
+result instead (:meth:`vigil.worker.run.Worker._store`): it delays no one then, and the
+roster reads as finished with its dashboard ready.
 
 Nothing is lost when a summary never runs (the pool stopped first, the process died): a
 dashboard opened on a roster without one builds it then (:func:`vigil.fleet.stored.ensure`).
@@ -27,7 +29,8 @@ logger = logging.getLogger(__name__)
 
 
 class Summariser:
-    """Runs summary builds one at a time, in order, on a thread of its own."""
+    """Runs summary stores (waiting for their builds) one at a time, in order, on a thread
+    of its own."""
 
     def __init__(self) -> None:
         self._executor = ThreadPoolExecutor(1, thread_name_prefix="vigil-summary")

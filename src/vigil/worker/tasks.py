@@ -13,7 +13,7 @@ objects travel back to the worker.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from vigil.domain import Schedule
 from vigil.gc_pause import cyclic_gc_paused
@@ -28,8 +28,9 @@ from vigil.scoring.service import (
     score_plan,
     score_schedules,
 )
+from vigil.worker.split import RosterSplit
 
-__all__ = ["ChunkOutcome", "ChunkTask", "run_task", "warm_up"]
+__all__ = ["ChunkOutcome", "ChunkTask", "run_task", "split_counts", "task_of", "warm_up"]
 
 #: crew simulated together inside a task: the per-minute arrays of 64 crew-months keep a
 #: scoring process near 326 MiB at peak, against 334-341 MiB with 128 and 485 MiB with the
@@ -68,6 +69,27 @@ class ChunkOutcome:
     #: route, sectors, Fleet, Rank of the scored schedules, for the roster summary
     #: (:mod:`vigil.fleet.stored`), which then never parses the roster again
     routes: RouteFacts | None = None
+
+
+def split_counts(split: RosterSplit | None) -> list[int]:
+    """Crew per task of a split roster (:func:`vigil.worker.split.split_roster`): one task
+    of unknown crew (0) for a roster read whole (``None``)."""
+    return [0] if split is None else split.counts
+
+
+def task_of(split: RosterSplit | None, text: str, options: ChunkTask, index: int) -> ChunkTask:
+    """Task ``index`` of a split roster: ``options`` with its part of the text (the whole
+    ``text`` when the roster is read whole, ``split`` being ``None``). Pure, so a Dask
+    worker that holds the split builds the tasks (:meth:`vigil.worker.dask.DaskScorer.map_split`)
+    as the worker builds them locally."""
+    if split is None:
+        return replace(options, roster_text=text)
+    return replace(
+        options,
+        roster_text=split.parts[index],
+        header_row=split.header_row,
+        first=index == 0,
+    )
 
 
 def run_task(task: ChunkTask) -> ChunkOutcome:

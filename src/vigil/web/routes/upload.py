@@ -52,11 +52,11 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     if runtime is not None and runtime.sessions is not None:
         settings = runtime.settings
         if settings.worker_threads > 0:
-            from vigil.fleet.stored import record_summary
+            from vigil.fleet.stored import WORKER_SUMMARIES
             from vigil.worker.run import WorkerPool
 
             pool = WorkerPool.from_settings(
-                runtime.sessions, settings, record_summary=record_summary
+                runtime.sessions, settings, record_summary=WORKER_SUMMARIES
             ).start()
     if runtime is not None:
         runtime.state.upload_pool = pool
