@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import numba as nb
+import numpy as np
 
 #: Type of the constants tuple inside kernels (a Numba named uni-tuple of float64).
 Consts = Any
@@ -67,6 +68,22 @@ def kernel_fields(cls: type, derived: tuple[str, ...]) -> list[str]:
 def constants(values: dict[str, float], kind: Any) -> Consts:
     """An instance of the named-tuple type ``kind`` from ``values`` (extra names ignored)."""
     return kind(**{n: values[n] for n in kind._fields})
+
+
+# ---------------------------------------------------------------------------------------
+# Argument types: one compiled signature per callee.
+
+
+@nb.njit(cache=True, inline="always")
+def signed(i: int) -> int:
+    """``i`` as a plain int64, for an index or count passed on to another kernel.
+
+    A ``prange`` index is uint64 in the parallel loop body but int64 in the serial typing
+    pass before it, and a literal ``0`` is typed ``Literal[int](0)`` before the loop that
+    reassigns it widens it: passed on as is, either compiles the callee (and all it calls)
+    twice. The value is unchanged.
+    """
+    return int(np.int64(i))
 
 
 # ---------------------------------------------------------------------------------------

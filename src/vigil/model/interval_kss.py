@@ -23,7 +23,7 @@ import numba as nb
 import numpy as np
 
 from ._arrays import FloatArray, IntArray, as_1d, as_2d
-from ._kernels import Consts
+from ._kernels import Consts, signed
 from ._sums import pairwise_sum
 from .parameters import DEFAULT, Parameters
 from .simulate import CrewTimeline, Inputs, begin_walk, components, step_walk, u_rotation
@@ -177,7 +177,8 @@ def _kernel(
 ) -> None:  # pragma: no cover - compiled; tested against the array statement
     """Every crew member in a ``prange`` (``NUMBA_NUM_THREADS`` bounds the cores)."""
     for i in nb.prange(ptr.size - 1):
-        _crew(k, inp, i, ptr[i], ptr[i + 1], duty, rows, c, keep, means, sample_kss, mode, x_extra)
+        _crew(k, inp, signed(i), ptr[i], ptr[i + 1], duty, rows, c, keep, means,
+              sample_kss, mode, x_extra)  # fmt: skip
 
 
 @nb.njit(cache=True)

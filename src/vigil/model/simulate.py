@@ -21,7 +21,17 @@ import numba as nb
 import numpy as np
 
 from ._arrays import BoolArray, FloatArray, as_2d
-from ._kernels import Consts, inertia_amp, phase_at, phase_plan, s_sleep, s_wake, sleep_break, wrap
+from ._kernels import (
+    Consts,
+    inertia_amp,
+    phase_at,
+    phase_plan,
+    s_sleep,
+    s_wake,
+    signed,
+    sleep_break,
+    wrap,
+)
 from .parameters import DEFAULT, Parameters
 from .timeline import CrewTimeline as CrewTimeline
 from .timeline import Inputs as Inputs
@@ -240,7 +250,8 @@ def _crew(
 def _kernel(k: Consts, inp: Inputs, full: bool, out: Outputs) -> None:
     """Every crew member in a ``prange`` (``NUMBA_NUM_THREADS`` bounds the cores)."""
     for i in nb.prange(inp.samples.shape[0]):
-        _crew(k, inp, i, i, 0, inp.samples.shape[1], full, out)
+        j = signed(i)
+        _crew(k, inp, j, j, 0, inp.samples.shape[1], full, out)
 
 
 def _prepare(timeline: CrewTimeline, sample_time: object) -> FloatArray:
@@ -383,7 +394,7 @@ def _phase_kernel(k: Consts, inp: Inputs, out: FloatArray) -> None:
             if not (t >= t0):  # NaN or before start
                 out[i, c] = np.nan
                 continue
-            z = _carry_zone(k, inp, i, t, z)
+            z = _carry_zone(k, inp, signed(i), t, z)
             out[i, c] = wrap(phase_at(k, z.phi, z.move, z.rate, t - z.t))
 
 

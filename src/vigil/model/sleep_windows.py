@@ -38,7 +38,7 @@ from ._clock import (
     timing,
     timing_instant_before,
 )
-from ._kernels import Consts, s_sleep, s_wake, sleep_needed
+from ._kernels import Consts, s_sleep, s_wake, signed, sleep_needed
 from .sleep_gates import first_onset, wake_time
 from .sleep_inflight import circ_minutes, inflight
 from .sleep_parameters import KIND_MAIN, KIND_NAP, WINDOW_INFLIGHT
@@ -441,7 +441,7 @@ def person(
     bed_order = np.argsort(bed_s)
     bs_sorted, be_sorted = bed_s[bed_order], bed_e[bed_order]
     worder = np.argsort(wf[:nwin, 0])
-    st = (0, s0, c.t0)  # S known at the last wake (s_w at t_wake), ref §9.2 step 1
+    st = (signed(0), s0, c.t0)  # S known at the last wake (s_w at t_wake), ref §9.2 step 1
     for wi in range(nwin):
         u = worder[wi]
         away, nap = window_flags(wtype[u], waway[u], wnap[u])

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import httpx
 from sqlalchemy import Engine, text
@@ -35,7 +37,7 @@ from vigil.auth.scopes import ScopeTable
 from vigil.auth.tokens import AccessTokenClaims, IssuedToken, issue_access_token
 from vigil.auth.verify import TokenVerifier, http_jwks_source
 from vigil.config.settings import Settings
-from vigil.scoring.warm import warm_kernels
+from vigil.scoring.warm import WARM_GROUPS, warm_kernels
 from vigil.store import repo
 from vigil.store.crypto import SecretBox
 from vigil.store.db import make_engine, make_session_factory, upgrade
@@ -422,40 +424,96 @@ def kernel_cache_is_cold() -> bool:
     return folder is not None and not any(Path(folder).rglob("*.nbi"))
 
 
-#: seconds a first start's compiling child may take before the server compiles itself
+#: seconds a first start's compiling children may take before the server compiles itself
 COLD_COMPILE_TIMEOUT = 1800
 
 
 def compile_cold_kernels() -> None:
-    """On a first start, compile the kernels in a child process that writes the cache.
+    """On a first start, compile the kernels in child processes that write the cache.
 
-    Numba's compiler keeps about 230 MiB in the process that compiles (555 MiB after a
-    cold warm start against 326 MiB when loading the same kernels from the cache, measured
-    for the memory figure); compiling in a short-lived child leaves the server to
-    load the kernels from the cache, at its smaller size, for its whole life. A failed
-    child is logged, and the server then compiles them itself.
+    One child per kernel group (:data:`vigil.scoring.warm.WARM_GROUPS`), all at once: the
+    groups share no kernel and take about equal compile time, so two cores compile the
+    whole scoring path in about the time of its larger half (docs/deployment.md). Numba's
+    compiler keeps about 230 MiB in the process that compiles (555 MiB after a cold warm
+    start against 326 MiB when loading the same kernels from the cache, measured for the
+    memory figure); compiling in short-lived children leaves the server to load the
+    kernels from the cache, at its smaller size, for its whole life. A failed or stuck
+    child is logged, and the server then compiles what is missing itself.
     """
-    if not kernel_cache_is_cold():
+    folder = os.environ.get("NUMBA_CACHE_DIR")
+    if folder is None:
         return
-    started = time.perf_counter()
+    with _first_start_lock(Path(folder)):  # the other server workers wait, then load
+        if kernel_cache_is_cold():
+            _compile_in_children()
+
+
+@contextlib.contextmanager
+def _first_start_lock(folder: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``folder`` (created if missing), so that of the
+    ``vigil serve --workers N`` processes starting at once only one compiles."""
     try:
-        child = subprocess.run(
-            [sys.executable, "-c", "from vigil.scoring.warm import warm_kernels; warm_kernels()"],
-            env=os.environ.copy(),
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=COLD_COMPILE_TIMEOUT,
-        )
-    except subprocess.TimeoutExpired:  # never leave /readyz waiting on a stuck child
-        logger.warning("compiling the kernels in a child took over %d s", COLD_COMPILE_TIMEOUT)
+        folder.mkdir(parents=True, exist_ok=True)
+        lock = open(folder / ".first-start.lock", "a+b")  # closed by the with below
+    except OSError:  # a read-only cache (prebuilt image): nothing to guard
+        yield
         return
-    if child.returncode != 0:
-        logger.warning("compiling the kernels in a child failed: %s", child.stderr[-2000:])
-    else:
+    with lock:
+        if sys.platform != "win32":
+            import fcntl
+
+            fcntl.flock(lock.fileno(), fcntl.LOCK_EX)  # released when the file closes
+        yield
+
+
+def _compile_in_children() -> None:
+    """Compile every :data:`~vigil.scoring.warm.WARM_GROUPS` group in a child of its own,
+    all at once, and wait for them."""
+    started = time.perf_counter()
+    with contextlib.ExitStack() as stack:
+        # stderr to files, not pipes: a child writing much while another is awaited
+        # must never block on a full pipe
+        logs = [stack.enter_context(tempfile.TemporaryFile()) for _ in WARM_GROUPS]
+        children = [
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-c",
+                    f"from vigil.scoring.warm import warm_group; warm_group({g!r})",
+                ],
+                env=os.environ.copy(),
+                stdout=subprocess.DEVNULL,
+                stderr=log,
+            )
+            for g, log in zip(WARM_GROUPS, logs, strict=True)
+        ]
+        deadline = started + COLD_COMPILE_TIMEOUT
+        failed = [_finish_child(c, log, deadline) for c, log in zip(children, logs, strict=True)]
+    if not any(failed):
         logger.info(
-            "scoring kernels compiled in %.1f s (first start)", time.perf_counter() - started
+            "scoring kernels compiled in %.1f s (first start, %d processes)",
+            time.perf_counter() - started,
+            len(children),
         )
+
+
+def _finish_child(child: subprocess.Popen[bytes], log: IO[bytes], deadline: float) -> bool:
+    """Wait for a compiling child until ``deadline`` (``time.perf_counter``); ``True``
+    when it failed or was stopped there (never leave ``/readyz`` waiting on a stuck one).
+    ``log`` is the file holding the child's stderr."""
+    try:
+        child.wait(timeout=max(deadline - time.perf_counter(), 0.0))
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.wait()
+        logger.warning("compiling the kernels in a child took over %d s", COLD_COMPILE_TIMEOUT)
+        return True
+    if child.returncode != 0:
+        log.seek(0)
+        tail = log.read()[-2000:].decode(errors="replace")
+        logger.warning("compiling the kernels in a child failed: %s", tail)
+        return True
+    return False
 
 
 def check_ready(runtime: Runtime) -> list[str]:
