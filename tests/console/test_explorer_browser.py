@@ -1,12 +1,15 @@
 """The duty explorer in headless Chromium, driven by Playwright: from the dashboard to
 every duty, filtered to night duties at one home base, each duty's risk explained, and a
-duty's link to its chart centred on that duty. Saves the screenshots of the per-duty risk
-explanation that docs/console.md shows (``docs/img/console-duty-explorer*.png``). The
-view's CSV downloads through the export progress bar.
+duty's link to its chart centred on that duty. ``VIGIL_SCREENSHOTS=docs/img`` also saves
+the screenshots of the per-duty risk explanation that docs/console.md shows
+(``console-duty-explorer*.png``); otherwise they go to the test's temporary folder, so a
+test run never changes the repository. The view's CSV downloads through the export
+progress bar.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -24,23 +27,24 @@ pytestmark = pytest.mark.skipif(
     reason="/usr/bin/chromium is missing; run scripts/install-browser (Debian chromium)",
 )
 
-DOCS_IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
 CREW = 40
 
 
-def shot(page: Any, element: Any, name: str, height: float = 480) -> None:
+def shot(page: Any, element: Any, path: Path, height: float = 480) -> None:
     """A screenshot of the top of ``element`` (at most ``height`` px: small PNGs)."""
     element.scroll_into_view_if_needed()
     box = element.bounding_box()
     x, y = page.evaluate("[window.scrollX, window.scrollY]")  # clip is in page coordinates
     clip = {**box, "x": box["x"] + x, "y": box["y"] + y, "height": min(box["height"], height)}
-    page.screenshot(path=str(DOCS_IMG / name), clip=clip, full_page=True)
+    page.screenshot(path=str(path), clip=clip, full_page=True)
 
 
 def test_officer_filters_duties_and_opens_one_centred(
     browser: Any,  # noqa: F811 - the fixture
     service: LiveService,
+    tmp_path: Path,
 ) -> None:
+    shots = Path(os.environ.get("VIGIL_SCREENSHOTS") or tmp_path)
     from vigil.roster.synthetic import generate_airline_roster
 
     create_user(service, "acme", "alice")
@@ -56,7 +60,7 @@ def test_officer_filters_duties_and_opens_one_centred(
     top.wait_for()
     reasons = top.locator("[data-testid=risk-reasons]").all_inner_texts()
     assert reasons and all(r.strip() and r.strip() != "—" for r in reasons)
-    shot(page, top, "console-duty-explorer-top.png")
+    shot(page, top, shots / "console-duty-explorer-top.png")
 
     # "all duties" opens the explorer: every duty, riskiest first
     page.click("[data-action=all-duties]")
@@ -85,7 +89,7 @@ def test_officer_filters_duties_and_opens_one_centred(
     # every duty explains itself (the model's kinds use the body clock, which can differ
     # from home-base time away from base, so "night" is not in every row's words)
     assert words and all(w.strip() and "not stored" not in w for w in words), words
-    shot(page, table, "console-duty-explorer.png")
+    shot(page, table, shots / "console-duty-explorer.png")
 
     # "CSV of this view" streams through the progress bar, counted against its duties
     with page.expect_download(timeout=300_000) as info:
@@ -107,4 +111,4 @@ def test_officer_filters_duties_and_opens_one_centred(
     anchored = page.locator(f"[data-testid=duty-table] tr[data-duty='{duty}']")
     assert "anchored" in (anchored.get_attribute("class") or "")
     assert reference in page.locator("h1").inner_text()
-    page.locator(".chart-figure").screenshot(path=str(DOCS_IMG / "console-duty-explorer-chart.png"))
+    page.locator(".chart-figure").screenshot(path=str(shots / "console-duty-explorer-chart.png"))
