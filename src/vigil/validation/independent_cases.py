@@ -251,20 +251,7 @@ def scenarios() -> list[r.Scenario]:
         )
         out.append(r.Scenario(name, rows))
     for name, shifts in OSTER_SHIFTS.items():
-        rows = tuple(
-            r.duty(
-                name,
-                r.at(3, a),
-                r.at(3, b),
-                "ACC",
-                "ACC",
-                "ACC",
-                sectors=0,
-                crew_prep_minutes=0,
-                commute_minutes=30,
-            )  # fmt: skip
-            for a, b in shifts
-        )
+        rows = tuple(r.ground_shift(name, r.at(3, a), r.at(3, b)) for a, b in shifts)
         out.append(r.Scenario(name, rows))
     for name, beds in SARGENT_BEDS.items():
         day_beds = [(r.at(4, a), r.at(4, b)) for a, b in beds]

@@ -74,17 +74,7 @@ def scenarios() -> list[r.Scenario]:
         second_on = r.at(DAY, hour + BREAK_H)
         second_off = r.at(DAY, hour + BREAK_H + WORK_H)
         rows = tuple(
-            r.duty(
-                _name(hour),
-                on,
-                end,
-                "ACC",
-                "ACC",
-                "ACC",
-                sectors=0,
-                crew_prep_minutes=0,
-                commute_minutes=30,
-            )  # fmt: skip
+            r.ground_shift(_name(hour), on, end)
             for on, end in ((first_on, off), (second_on, second_off))
         )
         out.append(r.Scenario(_name(hour), rows))

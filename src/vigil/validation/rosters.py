@@ -33,6 +33,13 @@ def duty(
     return SyntheticDuty(reference, on, off, start, end, home, fleet=fleet, rank="CPT", **extra)
 
 
+def ground_shift(reference: str, on: datetime, off: datetime) -> SyntheticDuty:
+    """A ground work period at ACC (no sectors, no preparation, a 30-min commute): the
+    shift-work studies' shifts."""
+    return duty(reference, on, off, "ACC", "ACC", "ACC", sectors=0, crew_prep_minutes=0,
+                commute_minutes=30)  # fmt: skip
+
+
 @dataclass(frozen=True, slots=True)
 class Scenario:
     """A roster (and optional SleepData) plus what the report reads from it."""
