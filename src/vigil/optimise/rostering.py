@@ -219,12 +219,7 @@ def solve_lines(
         model.minimize(sum(terms))
     if hint is not None:
         _add_hint(m, spans, hint)
-    solver = cp_model.CpSolver()
-    # wall time: the solution found depends on the machine's speed and load
-    solver.parameters.max_time_in_seconds = time_limit_s
-    solver.parameters.num_workers = workers
-    solver.parameters.random_seed = seed
-    solver.parameters.cp_model_probing_level = 0  # probing 19k arcs costs seconds, finds little
+    solver = _solver(time_limit_s, workers, seed)
     status = solver.solve(model)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         raise SystemExit(f"CP-SAT found no legal roster ({solver.status_name(status)})")
@@ -232,6 +227,19 @@ def solve_lines(
     objective = solver.objective_value / (1.0 if arc_cost is None else scale)
     top = max(owner.count(c) for c in range(line))
     return Lines(owner, line, top, objective, solver.status_name(status), solver.wall_time)
+
+
+def _solver(time_limit_s: float, workers: int, seed: int) -> cp_model.CpSolver:
+    """A CP-SAT solver with the wall-time limit, workers and seed, probing off."""
+    from ortools.sat.python import cp_model
+
+    solver = cp_model.CpSolver()
+    # wall time: the solution found depends on the machine's speed and load
+    solver.parameters.max_time_in_seconds = time_limit_s
+    solver.parameters.num_workers = workers
+    solver.parameters.random_seed = seed
+    solver.parameters.cp_model_probing_level = 0  # probing 19k arcs costs seconds, finds little
+    return solver
 
 
 @dataclass(frozen=True, slots=True)
