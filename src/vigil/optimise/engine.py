@@ -141,7 +141,7 @@ class _Restarts:
     """Each candidate's walk restart (:func:`~vigil.optimise._ranges.restarts`)."""
 
     restart: Restart
-    seed: tuple[IntArray, FloatArray, FloatArray, FloatArray, IntArray]  #: seeded episodes
+    seed: EpisodeCSR  #: seeded episodes
     restarted: npt.NDArray[np.bool_]
     r_rec: IntArray  #: base record of the timeline's restart state
     a_idx: IntArray  #: first duty of the risk range
@@ -303,7 +303,7 @@ class Engine:
         record: bool,
         base: Records | None = None,
         base_ptr: IntArray | None = None,
-        seed: tuple[IntArray, FloatArray, FloatArray, FloatArray, IntArray] | None = None,
+        seed: EpisodeCSR | None = None,
     ) -> _WalkOut:
         """Run the walk (twice if some person outgrew its rows); CSR episodes, the
         converged base record and the output horizon's base record of each person
@@ -320,15 +320,7 @@ class Engine:
             bep = Episodes(np.zeros(1, np.int64), np.empty(0), np.empty(0), np.empty(0),
                            np.empty(0, np.int64))  # fmt: skip
         for _ in range(2):
-            o_ptr = np.zeros(n + 1, np.int64)
-            np.cumsum(cap, out=o_ptr[1:])
-            total = int(o_ptr[-1])
-            o_s, o_e, o_q = np.empty(total), np.empty(total), np.empty(total)
-            o_k = np.empty(total, np.int64)
-            if seed is not None:
-                s_ptr, s_s, s_e, s_q, s_k = seed
-                rows = np.repeat(o_ptr[:-1] - s_ptr[:-1], np.diff(s_ptr)) + np.arange(s_ptr[-1])
-                o_s[rows], o_e[rows], o_q[rows], o_k[rows] = s_s, s_e, s_q, s_k
+            o_ptr, (o_s, o_e, o_q, o_k) = _seeded_output(n, cap, seed)
             count = np.zeros(n, np.int64)
             conv = np.zeros(n, np.int64)
             written = np.zeros(n, np.int64)
@@ -882,6 +874,23 @@ def _chain_heads(
         )
     head_pool = np.where(lead, groups, 0).astype(np.int64)
     return head_base.astype(np.int64), head_pool
+
+
+def _seeded_output(
+    n: int, cap: IntArray, seed: EpisodeCSR | None
+) -> tuple[IntArray, tuple[FloatArray, FloatArray, FloatArray, IntArray]]:
+    """The walk's output rows: ``cap`` for each of ``n`` people (CSR), each person's
+    ``seed`` episodes (CSR) written first."""
+    o_ptr = np.zeros(n + 1, np.int64)
+    np.cumsum(cap, out=o_ptr[1:])
+    total = int(o_ptr[-1])
+    o_s, o_e, o_q = np.empty(total), np.empty(total), np.empty(total)
+    o_k = np.empty(total, np.int64)
+    if seed is not None:
+        s_ptr, s_s, s_e, s_q, s_k = seed
+        rows = np.repeat(o_ptr[:-1] - s_ptr[:-1], np.diff(s_ptr)) + np.arange(s_ptr[-1])
+        o_s[rows], o_e[rows], o_q[rows], o_k[rows] = s_s, s_e, s_q, s_k
+    return o_ptr, (o_s, o_e, o_q, o_k)
 
 
 def _padded(ptr: IntArray, s: FloatArray, e: FloatArray) -> tuple[FloatArray, FloatArray]:
