@@ -424,6 +424,9 @@ class Engine:
             return self._evaluate(pool, cand, detail)
 
     def _evaluate(self, pool: Pool, cand: Candidates, detail: bool) -> Evaluation:
+        """The steps of the module docstring: gather the chains (1), re-walk sleep from
+        the restart points to convergence (2), simulate and score the risk ranges (3, 4),
+        and assemble the chains' terms with the base's (5)."""
         sources, first, r0, r1 = self._sources(pool, cand)
         chains = gather_plan(self._base.plan, pool, sources)
         win = self._window(cand, chains, first, r0, r1)
@@ -433,7 +436,8 @@ class Engine:
         packed = sc.pack_plan(chains, start, horizon, zones, self.params, sc.DEFAULT_SLEEP)
         rs = self._restart_points(cand, chains, win, self._convergence_start(cand, chains, win, r1))
         walk = self._rewalk(packed, rs)
-        a_idx, e_idx, b_idx = self._risk_ranges(chains, win, rs.a_idx, walk[3])
+        conv_out = walk[3]
+        a_idx, e_idx, b_idx = self._risk_ranges(chains, win, rs.a_idx, conv_out)
         from_restart, whole = self._episodes(cand, win, rs, walk)
         timeline = self._restart_timeline(cand, win, rs, start, zones, from_restart)
         owner, chain_row, t_sources, layout, resim = _range_layout(
