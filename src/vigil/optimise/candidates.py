@@ -46,17 +46,10 @@ def _lines(text: str) -> list[str]:
 def parse_candidates(engine: Engine, text: str, date_format: str = "dmy") -> ParsedCandidates:
     """Read candidate rows (module docstring) against ``engine``'s base roster."""
     lines = _lines(text.lstrip("\ufeff"))
-    if not lines or not lines[0].strip():
-        return ParsedCandidates((), None, None, ("1||the candidates have no header row",))
-    header = next(csv.reader([lines[0]]))
-    names = [h.strip() for h in header]
-    lowered = [h.lower() for h in names]
-    if CANDIDATE_COLUMN.lower() not in lowered:
-        return ParsedCandidates((), None, None, (f"1||no {CANDIDATE_COLUMN} column in the header",))
-    if "reference" not in lowered:
-        return ParsedCandidates((), None, None, ("1||no Reference column in the header",))
-    cand_col = lowered.index(CANDIDATE_COLUMN.lower())
-    ref_col = lowered.index("reference")
+    columns = _columns(lines)
+    if isinstance(columns, str):
+        return ParsedCandidates((), None, None, (columns,))
+    header, cand_col, ref_col = columns
     errors: list[str] = []
     crew_of: dict[str, str] = {}
     out_lines = [",".join(_quote(h) for j, h in enumerate(header) if j != cand_col)]
@@ -65,28 +58,12 @@ def parse_candidates(engine: Engine, text: str, date_format: str = "dmy") -> Par
             out_lines.append("")
             continue
         cells = next(csv.reader([line]))
-        if len(cells) != len(header):
-            errors.append(f"{row_no}||expected {len(header)} columns, got {len(cells)}")
+        error = _row_error(engine, cells, len(header), cand_col, ref_col, crew_of)
+        if error is not None:
+            errors.append(f"{row_no}|{error}")
             out_lines.append("")
             continue
-        cand = cells[cand_col].strip()
-        ref = cells[ref_col].strip()
-        if not cand or "|" in cand:
-            errors.append(f"{row_no}|{ref}|{CANDIDATE_COLUMN} must be non-blank text without '|'")
-            out_lines.append("")
-            continue
-        known = crew_of.setdefault(cand, ref)
-        if known != ref:
-            errors.append(
-                f"{row_no}|{cand}|a candidate's rows must share one Reference ({known!r})"
-            )
-            out_lines.append("")
-            continue
-        if ref not in engine.references:
-            errors.append(f"{row_no}|{cand}|Reference {ref!r} is not a schedule of the base roster")
-            out_lines.append("")
-            continue
-        cells[ref_col] = cand
+        cells[ref_col] = cells[cand_col].strip()
         out_lines.append(",".join(_quote(c) for j, c in enumerate(cells) if j != cand_col))
     parsed = sc.parse_request(
         "\r\n".join(out_lines) + "\r\n",
@@ -97,6 +74,52 @@ def parse_candidates(engine: Engine, text: str, date_format: str = "dmy") -> Par
     errors.extend(sc.format_error(e) for e in parsed.errors)
     if not parsed.columns.references:
         return ParsedCandidates((), None, None, tuple(_by_row(errors)))
+    return _candidates_of(engine, parsed, crew_of, errors)
+
+
+def _columns(lines: list[str]) -> tuple[list[str], int, int] | str:
+    """The header's cells and the Candidate and Reference columns' indices, or the
+    header's row error."""
+    if not lines or not lines[0].strip():
+        return "1||the candidates have no header row"
+    header = next(csv.reader([lines[0]]))
+    lowered = [h.strip().lower() for h in header]
+    if CANDIDATE_COLUMN.lower() not in lowered:
+        return f"1||no {CANDIDATE_COLUMN} column in the header"
+    if "reference" not in lowered:
+        return "1||no Reference column in the header"
+    return header, lowered.index(CANDIDATE_COLUMN.lower()), lowered.index("reference")
+
+
+def _row_error(
+    engine: Engine,
+    cells: list[str],
+    n_columns: int,
+    cand_col: int,
+    ref_col: int,
+    crew_of: dict[str, str],
+) -> str | None:
+    """A row's error as ``candidate|message`` (``crew_of`` records each candidate's
+    Reference at its first row), or None for a valid row."""
+    if len(cells) != n_columns:
+        return f"|expected {n_columns} columns, got {len(cells)}"
+    cand = cells[cand_col].strip()
+    ref = cells[ref_col].strip()
+    if not cand or "|" in cand:
+        return f"{ref}|{CANDIDATE_COLUMN} must be non-blank text without '|'"
+    known = crew_of.setdefault(cand, ref)
+    if known != ref:
+        return f"{cand}|a candidate's rows must share one Reference ({known!r})"
+    if ref not in engine.references:
+        return f"{cand}|Reference {ref!r} is not a schedule of the base roster"
+    return None
+
+
+def _candidates_of(
+    engine: Engine, parsed: sc.ParsedRoster, crew_of: dict[str, str], errors: list[str]
+) -> ParsedCandidates:
+    """The candidates of the read rows (each a schedule of ``parsed``): their pool, and
+    each one's window from its first report to its last off duty."""
     plan = sc.plan_parsed(parsed, engine.params)
     pool = engine.pool(plan, end_weights(parsed, engine.costs))
     ids = plan.references

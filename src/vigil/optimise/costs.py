@@ -189,22 +189,14 @@ def duty_terms(
     the crew member's own in-flight rest."""
     lay = layout
     on: FloatArray = lay.on
-    off: FloatArray = lay.off
     duty: IntArray = lay.duty
     start: FloatArray = lay.start
     n = on.size
     if n == 0:
         empty = np.zeros(0)
         return DutyTerms(empty, empty, empty, empty, empty, empty)
-    length = np.clip(off[duty] - start, 0.0, 0.25)
-    mid = start + length / 2
-    if working is None:
-        rest_s: FloatArray = lay.rest_start[duty]
-        rest_e: FloatArray = lay.rest_end[duty]
-        resting = ((mid[:, None] >= rest_s) & (mid[:, None] < rest_e)).any(axis=1)
-        controls = ~resting
-    else:
-        controls = working
+    length = np.clip(lay.off[duty] - start, 0.0, 0.25)
+    controls = _outside_rest(lay, start + length / 2) if working is None else working
     hours7 = np.bincount(duty, weights=length * (controls & (kss > 7.0)), minlength=n).astype(
         np.float64
     )
@@ -215,7 +207,35 @@ def duty_terms(
     sleep24 = np.empty(n)
     _sleep_before(on, lay.crew, np.ascontiguousarray(sleep[0]), np.ascontiguousarray(sleep[1]),
                   24.0, sleep24)  # fmt: skip
-    # top of descent at each landing (sectors as reference §6 places them)
+    tod_sum, tod_max = _descent_fatigue(lay, kss, params, costs, end_weight)
+    return DutyTerms(
+        np.asarray(risks, dtype=np.float64), hours7, hours_band, sleep24, tod_sum, tod_max
+    )
+
+
+def _outside_rest(lay: Layout, mid: FloatArray) -> npt.NDArray[np.bool_]:
+    """Per interval (midpoint ``mid``): outside its crew member's in-flight rest."""
+    duty: IntArray = lay.duty
+    rest_s: FloatArray = lay.rest_start[duty]
+    rest_e: FloatArray = lay.rest_end[duty]
+    inside = (mid[:, None] >= rest_s) & (mid[:, None] < rest_e)
+    resting = np.asarray(inside.any(axis=1), dtype=np.bool_)
+    return ~resting
+
+
+def _descent_fatigue(
+    lay: Layout,
+    kss: FloatArray,
+    params: Parameters,
+    costs: CostSettings,
+    end_weight: FloatArray | None,
+) -> tuple[FloatArray, FloatArray]:
+    """Per duty the weighted sum of ``exp(β (KSS - 5))`` and the greatest KSS at the top
+    of descent of its landings (sectors as reference §6 places them; the last landing
+    weighted by ``end_weight``)."""
+    on: FloatArray = lay.on
+    off: FloatArray = lay.off
+    n = on.size
     sectors = np.maximum(lay.sectors, 1.0).astype(np.int64)
     count: IntArray = lay.count
     first = np.zeros(n, np.int64)
@@ -234,9 +254,7 @@ def duty_terms(
     tod_sum = np.bincount(owner, weights=fatigue, minlength=n).astype(np.float64)
     # every duty has at least one landing, its rows contiguous: a segment maximum
     tod_max = np.maximum.reduceat(k_tod, np.cumsum(sectors) - sectors)
-    return DutyTerms(
-        np.asarray(risks, dtype=np.float64), hours7, hours_band, sleep24, tod_sum, tod_max
-    )
+    return tod_sum, tod_max
 
 
 @nb.njit(cache=True)

@@ -116,6 +116,39 @@ class _Base:
     supported: npt.NDArray[np.bool_]
 
 
+#: CSR sleep episodes: pointer, start, end, quality, kind
+EpisodeCSR = tuple[IntArray, FloatArray, FloatArray, FloatArray, IntArray]
+#: :meth:`Engine._walk`'s result: CSR episodes, converged and output-horizon base records
+_WalkOut = tuple[IntArray, tuple[FloatArray, FloatArray, FloatArray, IntArray], IntArray, IntArray]
+
+
+@dataclass(frozen=True, slots=True)
+class _Window:
+    """Where each candidate's chain departs from its base chain."""
+
+    first: IntArray  #: kept base duties before the window
+    new: IntArray  #: pool duties in the window
+    has_new: npt.NDArray[np.bool_]
+    last_new: IntArray  #: chain row of the last pool duty (meaningless without one)
+    t_change: FloatArray  #: earliest changed latest-wake [epoch h]
+    t_last: FloatArray  #: latest changed earliest-sleep [epoch h]
+    changed: npt.NDArray[np.bool_]
+    full: npt.NDArray[np.bool_]  #: scored from the chain's start (no base state to reuse)
+
+
+@dataclass(frozen=True, slots=True)
+class _Restarts:
+    """Each candidate's walk restart (:func:`~vigil.optimise._ranges.restarts`)."""
+
+    restart: Restart
+    seed: EpisodeCSR  #: seeded episodes
+    restarted: npt.NDArray[np.bool_]
+    r_rec: IntArray  #: base record of the timeline's restart state
+    a_idx: IntArray  #: first duty of the risk range
+    seed_lo: IntArray  #: first seeded base episode
+    n0: IntArray  #: seeded episodes
+
+
 class Engine:
     """A base roster, loaded once, and the evaluation of candidate chains against it."""
 
@@ -270,8 +303,8 @@ class Engine:
         record: bool,
         base: Records | None = None,
         base_ptr: IntArray | None = None,
-        seed: tuple[IntArray, FloatArray, FloatArray, FloatArray, IntArray] | None = None,
-    ) -> tuple[IntArray, tuple[FloatArray, FloatArray, FloatArray, IntArray], IntArray, IntArray]:
+        seed: EpisodeCSR | None = None,
+    ) -> _WalkOut:
         """Run the walk (twice if some person outgrew its rows); CSR episodes, the
         converged base record and the output horizon's base record of each person
         (:func:`~vigil.optimise._walk.walk_all`)."""
@@ -287,15 +320,7 @@ class Engine:
             bep = Episodes(np.zeros(1, np.int64), np.empty(0), np.empty(0), np.empty(0),
                            np.empty(0, np.int64))  # fmt: skip
         for _ in range(2):
-            o_ptr = np.zeros(n + 1, np.int64)
-            np.cumsum(cap, out=o_ptr[1:])
-            total = int(o_ptr[-1])
-            o_s, o_e, o_q = np.empty(total), np.empty(total), np.empty(total)
-            o_k = np.empty(total, np.int64)
-            if seed is not None:
-                s_ptr, s_s, s_e, s_q, s_k = seed
-                rows = np.repeat(o_ptr[:-1] - s_ptr[:-1], np.diff(s_ptr)) + np.arange(s_ptr[-1])
-                o_s[rows], o_e[rows], o_q[rows], o_k[rows] = s_s, s_e, s_q, s_k
+            o_ptr, (o_s, o_e, o_q, o_k) = _seeded_output(n, cap, seed)
             count = np.zeros(n, np.int64)
             conv = np.zeros(n, np.int64)
             written = np.zeros(n, np.int64)
@@ -350,8 +375,22 @@ class Engine:
     ) -> tuple[Sources, IntArray, IntArray, IntArray]:
         """Each chain's duty sources; per candidate the kept base duties before the
         window (``first``), the replaced base duties ``[r0, r1)`` (absolute indices)."""
+        self._check_candidates(pool, cand)
         base = self._base.plan
-        n_base = base.on.size
+        lo, hi = base.offsets[cand.crew], base.offsets[cand.crew + 1]
+        # replaced: base duties overlapping the window (on < end and off > start)
+        r0 = _crew_search(base.off, lo, hi, cand.window_start, "right")
+        r1 = np.maximum(_crew_search(base.on, lo, hi, cand.window_end, "left"), r0)
+        kept_before = r0 - lo
+        src, offsets, owner = _spliced(cand, base.on.size, lo, kept_before, r1, hi - r1)
+        _check_in_order(base, pool, cand, src, owner)
+        head_base, head_pool = _chain_heads(pool, cand, lo, kept_before)
+        return Sources(src, offsets, head_base, head_pool), kept_before, r0, r1
+
+    def _check_candidates(self, pool: Pool, cand: Candidates) -> None:
+        """Raise :class:`EngineError` for candidates naming crew members or pool duties
+        that do not exist, unsupported schedules, or malformed pointers and windows."""
+        base = self._base.plan
         if cand.n == 0:
             raise EngineError("no candidates")
         if (cand.crew < 0).any() or (cand.crew >= base.n_crew).any():
@@ -377,62 +416,6 @@ class Engine:
         if (cand.window_end < cand.window_start).any():
             i = int(np.flatnonzero(cand.window_end < cand.window_start)[0])
             raise EngineError(f"candidate {i}: its window ends before it starts")
-        lo, hi = base.offsets[cand.crew], base.offsets[cand.crew + 1]
-        # replaced: base duties overlapping the window (on < end and off > start)
-        r0 = _crew_search(base.off, lo, hi, cand.window_start, "right")
-        r1 = np.maximum(_crew_search(base.on, lo, hi, cand.window_end, "left"), r0)
-        new = np.diff(cand.duty_ptr)
-        kept_before = r0 - lo
-        kept_after = hi - r1
-        length = kept_before + new + kept_after
-        if (length == 0).any():
-            raise EngineError("a candidate leaves its crew member with no duties")
-        offsets = np.zeros(cand.n + 1, np.int64)
-        np.cumsum(length, out=offsets[1:])
-        total = int(offsets[-1])
-        pos = np.arange(total) - np.repeat(offsets[:-1], length)
-        owner = np.repeat(np.arange(cand.n), length)
-        kb, nw = kept_before[owner], new[owner]
-        last = max(cand.duty.size - 1, 0)
-        pool_row = (
-            cand.duty[np.clip(cand.duty_ptr[owner] + pos - kb, 0, last)] if cand.duty.size else pos
-        )
-        src = np.where(
-            pos < kb,
-            lo[owner] + pos,
-            np.where(pos < kb + nw, n_base + pool_row, r1[owner] + pos - kb - nw),
-        ).astype(np.int64)
-        pool_on = pool.plan.on
-        pool_off = pool.plan.off
-        on = np.concatenate([base.on, pool_on])[src]
-        off = np.concatenate([base.off, pool_off])[src]
-        if cand.duty.size:
-            inside = (pool_on[cand.duty] >= np.repeat(cand.window_start, new)) & (
-                pool_off[cand.duty] <= np.repeat(cand.window_end, new)
-            )
-            if not inside.all():
-                i = int(np.repeat(np.arange(cand.n), new)[np.flatnonzero(~inside)[0]])
-                raise EngineError(f"candidate {i}: a duty lies outside its window")
-        same_chain = owner[1:] == owner[:-1]
-        overlap = same_chain & (on[1:] < off[:-1])
-        if overlap.any():
-            i = int(owner[1:][overlap][0])
-            raise EngineError(f"candidate {i}: duties overlap or are not in time order")
-        head_base = np.where(kept_before > 0, cand.crew, -1)
-        heads = cand.duty[np.minimum(cand.duty_ptr[:-1], last)] if cand.duty.size else lo
-        groups = _pool_group(pool, heads) if cand.duty.size else np.zeros(cand.n, np.int64)
-        # a chain's warm-up and home come from its first duty (reference §9.4): the base
-        # crew member's, or the first duty of a pool group
-        lead = kept_before == 0
-        bad_head = lead & ((new == 0) | (pool.plan.offsets[groups] != heads))
-        if bad_head.any():
-            i = int(np.flatnonzero(bad_head)[0])
-            raise EngineError(
-                f"candidate {i}: a window over the chain's first duty must start the chain "
-                "with the first duty of a pool group"
-            )
-        head_pool = np.where(lead, groups, 0).astype(np.int64)
-        return Sources(src, offsets, head_base.astype(np.int64), head_pool), kept_before, r0, r1
 
     def evaluate(self, pool: Pool, cand: Candidates, *, detail: bool = False) -> Evaluation:
         """Every candidate's cost terms, restarting from the base (module docstring);
@@ -441,15 +424,52 @@ class Engine:
             return self._evaluate(pool, cand, detail)
 
     def _evaluate(self, pool: Pool, cand: Candidates, detail: bool) -> Evaluation:
-        b = self._base
-        base = b.plan
-        p = self.params
+        """The steps of the module docstring: gather the chains (1), re-walk sleep from
+        the restart points to convergence (2), simulate and score the risk ranges (3, 4),
+        and assemble the chains' terms with the base's (5)."""
         sources, first, r0, r1 = self._sources(pool, cand)
-        chains = gather_plan(base, pool, sources)
+        chains = gather_plan(self._base.plan, pool, sources)
+        win = self._window(cand, chains, first, r0, r1)
+        start = np.array([w.timestamp() / 3600.0 for w in chains.warmup])
+        horizon = sc.horizons(chains)
+        zones = sc.crew_zone_timelines(chains, start, np.maximum(horizon, chains.last_event + 1.0))
+        packed = sc.pack_plan(chains, start, horizon, zones, self.params, sc.DEFAULT_SLEEP)
+        rs = self._restart_points(cand, chains, win, self._convergence_start(cand, chains, win, r1))
+        walk = self._rewalk(packed, rs)
+        conv_out = walk[3]
+        a_idx, e_idx, b_idx = self._risk_ranges(chains, win, rs.a_idx, conv_out)
+        from_restart, whole = self._episodes(cand, win, rs, walk)
+        timeline = self._restart_timeline(cand, win, rs, start, zones, from_restart)
+        owner, chain_row, t_sources, layout, resim = _range_layout(
+            self._base.plan, pool, sources, chains.offsets, win, a_idx, e_idx, b_idx
+        )
+        kss = self._kss(
+            layout, timeline, resim, self._known_kss(layout, sources.src[chain_row], resim)
+        )
+        working = sc.at_controls(
+            layout, sc.SleepArrays(*whole, np.zeros(whole[1].size, dtype=bool))
+        )
+        risks = _risks(layout, timeline, kss, self.params, working)
+        weights = np.concatenate([self._end_weight, pool.end_weight])[t_sources.src]
+        terms_sub = duty_terms(
+            layout, kss, risks, _padded(whole[0], whole[1], whole[2]), self.params, self.costs,
+            weights, working,
+        )  # fmt: skip
+        out = self._assemble(cand, sources, chains, owner, chain_row, terms_sub, risks)
+        if not detail:
+            return out
+        ptr, every_kss = self._every_kss(sources, chains, chain_row, layout, kss)
+        return replace(out, interval_ptr=ptr, interval_kss=every_kss)
+
+    def _window(
+        self, cand: Candidates, chains: sc.CrewPlan, first: IntArray, r0: IntArray, r1: IntArray
+    ) -> _Window:
+        """Where each chain departs from its base chain: the earliest changed latest-wake
+        and the latest changed earliest-sleep (reference §4.1) of the new and removed duties."""
+        base = self._base.plan
         n = cand.n
         offs = chains.offsets
         new = np.diff(cand.duty_ptr)
-        # earliest changed latest-wake and latest changed earliest-sleep (reference §4.1)
         t_change = np.full(n, np.inf)
         t_last = np.full(n, -np.inf)
         has_new = new > 0
@@ -466,17 +486,22 @@ class Engine:
         )
         changed = has_new | removed
         full = (first == 0) | ~changed
-        start = np.array([w.timestamp() / 3600.0 for w in chains.warmup])
-        horizon = sc.horizons(chains)
-        end = np.maximum(horizon, chains.last_event + 1.0)
-        zones = sc.crew_zone_timelines(chains, start, end)
-        # the walk may stop only where the location matches the base's too
-        conv_from = np.where(changed, t_last, np.inf)
-        after = offs[:-1] + first + new  # first kept duty after the window
+        return _Window(first, new, has_new, last_new, t_change, t_last, changed, full)
+
+    def _convergence_start(
+        self, cand: Candidates, chains: sc.CrewPlan, win: _Window, r1: IntArray
+    ) -> FloatArray:
+        """Each chain's earliest instant the walk may stop at: the last change, or the
+        first kept duty after the window where the location differs from the base's (the
+        walk may stop only where the location matches the base's too)."""
+        base = self._base.plan
+        offs = chains.offsets
+        first, has_new, changed = win.first, win.has_new, win.changed
+        conv_from = np.where(changed, win.t_last, np.inf)
+        after = offs[:-1] + first + win.new  # first kept duty after the window
         has_after = after < offs[1:]
-        moved = np.zeros(n, dtype=bool)
         if has_after.any():
-            last_zone = np.where(has_new, chains.end_zone[np.maximum(last_new, 0)], -1)
+            last_zone = np.where(has_new, chains.end_zone[np.maximum(win.last_new, 0)], -1)
             base_prev = r1 - 1
             base_zone = np.where(
                 r1 > base.offsets[cand.crew], base.end_zone[np.maximum(base_prev, 0)], -2
@@ -486,16 +511,25 @@ class Engine:
             moved = has_after & (cand_zone != base_zone)
             conv_from[moved] = chains.on[after[moved]]
         conv_from[~has_after & changed] = np.inf
-        packed = sc.pack_plan(chains, start, horizon, zones, p, sc.DEFAULT_SLEEP)
-        # restart points
+        return conv_from
+
+    def _restart_points(
+        self, cand: Candidates, chains: sc.CrewPlan, win: _Window, conv_from: FloatArray
+    ) -> _Restarts:
+        """Where each chain's walk restarts from the base's recorded state
+        (:func:`~vigil.optimise._ranges.restarts`), and the base episodes it is seeded with."""
+        b = self._base
+        p = self.params
+        n = cand.n
+        offs = chains.offsets
         p_rec = np.empty(n, np.int64)
         r_rec = np.empty(n, np.int64)
         a_idx = np.empty(n, np.int64)
         seed_lo = np.empty(n, np.int64)
         any_length = not (p.inertia and p.inertia_short_sleep_scaling)
         restarts(
-            cand.crew, np.minimum(first, np.diff(offs)), t_change, chains.on, chains.off, offs,
-            full.astype(np.int64), b.rec, b.rec_ptr, b.ep_ptr,
+            cand.crew, np.minimum(win.first, np.diff(offs)), win.t_change, chains.on, chains.off,
+            offs, win.full.astype(np.int64), b.rec, b.rec_ptr, b.ep_ptr,
             float(p.consecutive_gap), float(p.inertia_full_sleep), any_length,
             p_rec, r_rec, a_idx, seed_lo,
         )  # fmt: skip
@@ -518,77 +552,96 @@ class Engine:
             conv_from, np.where(restarted, cand.crew, -1).astype(np.int64),
             np.full(n, max(self._eps_out, self.eps)),
         )  # fmt: skip
+        return _Restarts(restart, seed, restarted, r_rec, a_idx, seed_lo, n0)
+
+    def _rewalk(self, packed: sc.PackedSleepInput, rs: _Restarts) -> _WalkOut:
+        """The candidates' walk from their restart points, stopping on convergence."""
+        b = self._base
         n_busy = np.diff(packed.busy_ptr)
         n_rest = np.diff(packed.window_ptr)
-        cap = n0 + seeded_capacity(packed.end - packed.start, n_busy, n_rest)
-        w_ptr, w_ep, conv, conv_out = self._walk(
-            packed, restart, empty_records(0), np.zeros(1, np.int64), cap, record=False,
-            base=b.rec, base_ptr=b.rec_ptr, seed=seed,
+        cap = rs.n0 + seeded_capacity(packed.end - packed.start, n_busy, n_rest)
+        return self._walk(
+            packed, rs.restart, empty_records(0), np.zeros(1, np.int64), cap, record=False,
+            base=b.rec, base_ptr=b.rec_ptr, seed=rs.seed,
         )  # fmt: skip
-        converged = conv >= 0
-        cj = np.maximum(conv, 0)
-        # scores are the base's (to the output's resolution) from the output horizon on
+
+    def _risk_ranges(
+        self, chains: sc.CrewPlan, win: _Window, a_idx: IntArray, conv_out: IntArray
+    ) -> tuple[IntArray, IntArray, IntArray]:
+        """Per changed chain the risk range ``[a, b)`` and the re-simulated duties'
+        end ``e`` (:func:`~vigil.optimise._ranges.risk_ends`); scores are the base's (to the
+        output's resolution) from the output horizon on. Zero for unchanged chains."""
+        b = self._base
+        n = win.first.size
         conv_ws = np.where(conv_out >= 0, b.rec.ws[np.maximum(conv_out, 0)], np.inf)
         e_idx = np.empty(n, np.int64)
         b_idx = np.empty(n, np.int64)
         risk_ends(
-            first, conv_ws, chains.on, chains.off, offs, float(p.consecutive_gap), e_idx, b_idx
-        )
-        a_idx = np.where(changed, a_idx, 0)
-        e_idx = np.where(changed, e_idx, 0)
-        b_idx = np.where(changed, b_idx, 0)
-        # the timeline: base episodes from the start state to the seed, the walk's, then
-        # the base's after the converged window
-        rr = r_rec
-        n_r = np.where(full, b.ep_ptr[cand.crew], b.ep_ptr[cand.crew] + b.rec.n[rr])
-        pre = np.where(restarted, seed_lo - n_r, 0)
-        post_lo = b.ep_ptr[cand.crew] + b.rec.n[cj]
-        post = np.where(converged, b.ep_ptr[cand.crew + 1] - post_lo, 0)
+            win.first, conv_ws, chains.on, chains.off, chains.offsets,
+            float(self.params.consecutive_gap), e_idx, b_idx,
+        )  # fmt: skip
+        changed = win.changed
+        return np.where(changed, a_idx, 0), np.where(changed, e_idx, 0), np.where(changed, b_idx, 0)
+
+    def _episodes(
+        self, cand: Candidates, win: _Window, rs: _Restarts, walk: _WalkOut
+    ) -> tuple[EpisodeCSR, EpisodeCSR]:
+        """Each chain's sleep episodes: base episodes to the seed, the walk's, then the
+        base's after the converged window; from the restart state's start and from the
+        chain's start."""
+        b = self._base
+        w_ptr, w_ep, conv = walk[0], walk[1], walk[2]
+        full = win.full
+        n_r = np.where(full, b.ep_ptr[cand.crew], b.ep_ptr[cand.crew] + b.rec.n[rs.r_rec])
+        pre = np.where(rs.restarted, rs.seed_lo - n_r, 0)
+        post_lo = b.ep_ptr[cand.crew] + b.rec.n[np.maximum(conv, 0)]
+        post = np.where(conv >= 0, b.ep_ptr[cand.crew + 1] - post_lo, 0)
         walked = np.diff(w_ptr)
-        t_start = np.where(full, start, b.rec.t_wake[rr])
-        s_start = np.where(full, sc.S_AT_WAKING, b.rec.s_w[rr])
-        z_first = zones[2][zones[0][:-1]]
-        phase = np.where(full, z_first, b.rec.phi_wake[rr])
-        sleep = _concat_episodes(
+        from_restart = _concat_episodes(
             (np.where(full, 0, n_r), pre, b),
             (w_ptr, walked, w_ep),
             (post_lo, post, b),
         )
-        tl_zones = _zones_from(zones, t_start)
-        timeline = _timeline(t_start, s_start, phase, sleep, tl_zones)
-        # the risk range [a, b) of each chain, re-simulated duties [first, e)
-        count = np.where(changed, b_idx - a_idx, 0)
-        t_ptr = np.zeros(n + 1, np.int64)
-        np.cumsum(count, out=t_ptr[1:])
-        local = np.arange(int(t_ptr[-1])) - np.repeat(t_ptr[:-1], count)
-        owner = np.repeat(np.arange(n), count)
-        chain_row = offs[owner] + a_idx[owner] + local
-        idx_in_chain = a_idx[owner] + local
-        t_sources = Sources(sources.src[chain_row], t_ptr, sources.head_base, sources.head_pool)
-        sub = gather_plan(base, pool, t_sources)
-        layout = sc.build_layout(sub, 0, n)
-        resim = (idx_in_chain >= first[owner]) & (idx_in_chain < e_idx[owner])
-        known = self._known_kss(layout, sources.src[chain_row], resim)
-        kss = self._kss(layout, timeline, resim, known)
-        every = _concat_episodes(
-            (b.ep_ptr[cand.crew], np.where(restarted, seed_lo - b.ep_ptr[cand.crew], 0), b),
+        whole = _concat_episodes(
+            (b.ep_ptr[cand.crew], np.where(rs.restarted, rs.seed_lo - b.ep_ptr[cand.crew], 0), b),
             (w_ptr, walked, w_ep),
             (post_lo, post, b),
         )
-        episodes = sc.SleepArrays(*every, np.zeros(every[1].size, dtype=bool))
-        working = sc.at_controls(layout, episodes)
-        risks = _risks(layout, timeline, kss, p, working)
-        weights = np.concatenate([self._end_weight, pool.end_weight])[t_sources.src]
-        terms_sub = duty_terms(
-            layout, kss, risks, _padded(every[0], every[1], every[2]), p, self.costs, weights,
-            working,
-        )  # fmt: skip
-        out = self._assemble(cand, sources, chains, owner, chain_row, terms_sub, risks)
-        if not detail:
-            return out
+        return from_restart, whole
+
+    def _restart_timeline(
+        self,
+        cand: Candidates,
+        win: _Window,
+        rs: _Restarts,
+        start: FloatArray,
+        zones: tuple[IntArray, FloatArray, FloatArray],
+        sleep: EpisodeCSR,
+    ) -> CrewTimeline:
+        """The model timeline of each chain from its restart state (the warm-up start for
+        chains scored whole)."""
+        b = self._base
+        full, rr = win.full, rs.r_rec
+        t_start = np.where(full, start, b.rec.t_wake[rr])
+        s_start = np.where(full, sc.S_AT_WAKING, b.rec.s_w[rr])
+        z_first = zones[2][zones[0][:-1]]
+        phase = np.where(full, z_first, b.rec.phi_wake[rr])
+        return _timeline(t_start, s_start, phase, sleep, _zones_from(zones, t_start))
+
+    def _every_kss(
+        self,
+        sources: Sources,
+        chains: sc.CrewPlan,
+        chain_row: IntArray,
+        layout: sc.Layout,
+        kss: FloatArray,
+    ) -> tuple[IntArray, FloatArray]:
+        """Every chain interval's mean KSS, CSR by duty: the base's, overwritten by the
+        scored ranges' ``kss``."""
+        b = self._base
         ptr = np.zeros(chains.on.size + 1, np.int64)
         np.cumsum(chains.count, out=ptr[1:])
-        n_base = base.on.size
+        n_base = b.plan.on.size
         src = sources.src
         from_base = np.repeat(src < n_base, chains.count)
         first_iv = np.repeat(b.kss_ptr[np.minimum(src, n_base - 1)] - ptr[:-1], chains.count)
@@ -599,7 +652,7 @@ class Engine:
             - np.repeat(np.cumsum(layout.count) - layout.count, layout.count)
         )
         every_kss[iv] = kss
-        return replace(out, interval_ptr=ptr, interval_kss=every_kss)
+        return ptr, every_kss
 
     def _known_kss(
         self, layout: sc.Layout, src: IntArray, resim: npt.NDArray[np.bool_]
@@ -718,6 +771,130 @@ def _kernel_threads(threads: int | None) -> Iterator[None]:
         yield
     finally:
         numba.set_num_threads(before)
+
+
+def _range_layout(
+    base: sc.CrewPlan,
+    pool: Pool,
+    sources: Sources,
+    offs: IntArray,
+    win: _Window,
+    a_idx: IntArray,
+    e_idx: IntArray,
+    b_idx: IntArray,
+) -> tuple[IntArray, IntArray, Sources, sc.Layout, npt.NDArray[np.bool_]]:
+    """The duties of every chain's risk range ``[a, b)`` as one layout: each row's
+    candidate and chain row, their sources, the layout, and which duties are re-simulated
+    (``[first, e)``)."""
+    n = win.first.size
+    count = np.where(win.changed, b_idx - a_idx, 0)
+    t_ptr = np.zeros(n + 1, np.int64)
+    np.cumsum(count, out=t_ptr[1:])
+    local = np.arange(int(t_ptr[-1])) - np.repeat(t_ptr[:-1], count)
+    owner = np.repeat(np.arange(n), count)
+    chain_row = offs[owner] + a_idx[owner] + local
+    idx_in_chain = a_idx[owner] + local
+    t_sources = Sources(sources.src[chain_row], t_ptr, sources.head_base, sources.head_pool)
+    layout = sc.build_layout(gather_plan(base, pool, t_sources), 0, n)
+    resim = (idx_in_chain >= win.first[owner]) & (idx_in_chain < e_idx[owner])
+    return owner, chain_row, t_sources, layout, resim
+
+
+def _spliced(
+    cand: Candidates,
+    n_base: int,
+    lo: IntArray,
+    kept_before: IntArray,
+    r1: IntArray,
+    kept_after: IntArray,
+) -> tuple[IntArray, IntArray, IntArray]:
+    """Each chain's duties as sources (a base duty's index, or ``n_base`` plus a pool
+    duty's): the kept base duties from ``lo``, the window's pool duties, the kept base
+    duties from ``r1``; CSR offsets, and each row's candidate."""
+    new = np.diff(cand.duty_ptr)
+    length = kept_before + new + kept_after
+    if (length == 0).any():
+        raise EngineError("a candidate leaves its crew member with no duties")
+    offsets = np.zeros(cand.n + 1, np.int64)
+    np.cumsum(length, out=offsets[1:])
+    total = int(offsets[-1])
+    pos = np.arange(total) - np.repeat(offsets[:-1], length)
+    owner = np.repeat(np.arange(cand.n), length)
+    kb, nw = kept_before[owner], new[owner]
+    last = max(cand.duty.size - 1, 0)
+    pool_row = (
+        cand.duty[np.clip(cand.duty_ptr[owner] + pos - kb, 0, last)] if cand.duty.size else pos
+    )
+    src = np.where(
+        pos < kb,
+        lo[owner] + pos,
+        np.where(pos < kb + nw, n_base + pool_row, r1[owner] + pos - kb - nw),
+    ).astype(np.int64)
+    return src, offsets, owner
+
+
+def _check_in_order(
+    base: sc.CrewPlan, pool: Pool, cand: Candidates, src: IntArray, owner: IntArray
+) -> None:
+    """Raise :class:`EngineError` for a pool duty outside its candidate's window, or
+    chain duties that overlap or are out of time order."""
+    pool_on = pool.plan.on
+    pool_off = pool.plan.off
+    on = np.concatenate([base.on, pool_on])[src]
+    off = np.concatenate([base.off, pool_off])[src]
+    if cand.duty.size:
+        new = np.diff(cand.duty_ptr)
+        inside = (pool_on[cand.duty] >= np.repeat(cand.window_start, new)) & (
+            pool_off[cand.duty] <= np.repeat(cand.window_end, new)
+        )
+        if not inside.all():
+            i = int(np.repeat(np.arange(cand.n), new)[np.flatnonzero(~inside)[0]])
+            raise EngineError(f"candidate {i}: a duty lies outside its window")
+    same_chain = owner[1:] == owner[:-1]
+    overlap = same_chain & (on[1:] < off[:-1])
+    if overlap.any():
+        i = int(owner[1:][overlap][0])
+        raise EngineError(f"candidate {i}: duties overlap or are not in time order")
+
+
+def _chain_heads(
+    pool: Pool, cand: Candidates, lo: IntArray, kept_before: IntArray
+) -> tuple[IntArray, IntArray]:
+    """Where each chain's warm-up and home come from (reference §9.4): its first duty's,
+    the base crew member's (-1 if none is kept before the window) or else the first
+    duty of a pool group (0 if the base's)."""
+    new = np.diff(cand.duty_ptr)
+    last = max(cand.duty.size - 1, 0)
+    head_base = np.where(kept_before > 0, cand.crew, -1)
+    heads = cand.duty[np.minimum(cand.duty_ptr[:-1], last)] if cand.duty.size else lo
+    groups = _pool_group(pool, heads) if cand.duty.size else np.zeros(cand.n, np.int64)
+    lead = kept_before == 0
+    bad_head = lead & ((new == 0) | (pool.plan.offsets[groups] != heads))
+    if bad_head.any():
+        i = int(np.flatnonzero(bad_head)[0])
+        raise EngineError(
+            f"candidate {i}: a window over the chain's first duty must start the chain "
+            "with the first duty of a pool group"
+        )
+    head_pool = np.where(lead, groups, 0).astype(np.int64)
+    return head_base.astype(np.int64), head_pool
+
+
+def _seeded_output(
+    n: int, cap: IntArray, seed: EpisodeCSR | None
+) -> tuple[IntArray, tuple[FloatArray, FloatArray, FloatArray, IntArray]]:
+    """The walk's output rows: ``cap`` for each of ``n`` people (CSR), each person's
+    ``seed`` episodes (CSR) written first."""
+    o_ptr = np.zeros(n + 1, np.int64)
+    np.cumsum(cap, out=o_ptr[1:])
+    total = int(o_ptr[-1])
+    o_s, o_e, o_q = np.empty(total), np.empty(total), np.empty(total)
+    o_k = np.empty(total, np.int64)
+    if seed is not None:
+        s_ptr, s_s, s_e, s_q, s_k = seed
+        rows = np.repeat(o_ptr[:-1] - s_ptr[:-1], np.diff(s_ptr)) + np.arange(s_ptr[-1])
+        o_s[rows], o_e[rows], o_q[rows], o_k[rows] = s_s, s_e, s_q, s_k
+    return o_ptr, (o_s, o_e, o_q, o_k)
 
 
 def _padded(ptr: IntArray, s: FloatArray, e: FloatArray) -> tuple[FloatArray, FloatArray]:

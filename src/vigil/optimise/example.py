@@ -116,41 +116,10 @@ def improve(
         engine = Engine.from_roster(roster(problem, owner), costs=costs)
         pool_plan = sc.plan_parsed(parsed, engine.params)
         pool = engine.pool(pool_plan)
-        group = {ref: g for g, ref in enumerate(pool_plan.references)}
-        owned: list[list[int]] = [[] for _ in problem.crew]
-        for p, c in enumerate(owner):
-            owned[c].append(p)
-        proposals: list[tuple[int, int, int]] = []
-        for _ in range(moves * 4):
-            if len(proposals) >= moves:
-                break
-            p = rng.randrange(len(problem.pairings))
-            a, b = owner[p], rng.randrange(len(problem.crew))
-            if b == a or len(owned[a]) < 2 or not legal(problem, [*owned[b], p]):
-                continue
-            if p == min(owned[a], key=lambda q: problem.span(q)[0]):
-                continue  # the engine keeps a chain's first duty (its warm-up) unless replaced
-            proposals.append((p, a, b))
+        proposals = _proposals(problem, owner, rng, moves)
         if not proposals:
             break
-        crew_i: list[int] = []
-        ws: list[float] = []
-        we: list[float] = []
-        ptr: list[int] = [0]
-        duty: list[int] = []
-        for p, a, b in proposals:
-            start, end = problem.span(p)
-            g = group[f"T{p:03d}"]
-            for c, gains in ((a, False), (b, True)):
-                crew_i.append(engine.crew_index(problem.crew[c]))
-                ws.append(_hours(start))
-                we.append(_hours(end))
-                if gains:
-                    duty.extend(range(int(pool_plan.offsets[g]), int(pool_plan.offsets[g + 1])))
-                ptr.append(len(duty))
-        cands = Candidates(
-            np.array(crew_i), np.array(ws), np.array(we), np.array(ptr), np.array(duty, np.int64)
-        )
+        cands = _move_candidates(problem, engine, pool_plan, proposals)
         terms = engine.evaluate(pool, cands).terms
         evaluations += cands.n
         now = engine.base_terms().cost
@@ -160,16 +129,71 @@ def improve(
             + new[k, 1] - now[engine.crew_index(problem.crew[b])]
             for k, (_, a, b) in enumerate(proposals)
         ]  # fmt: skip
-        used: set[int] = set()
-        for k in np.argsort(delta).tolist():
-            p, a, b = proposals[k]
-            if delta[k] >= 0:
-                break
-            if a in used or b in used:
-                continue
-            owner[p] = b
-            used |= {a, b}
+        _accept(owner, proposals, delta)
     return owner, evaluations
+
+
+def _proposals(
+    problem: Problem, owner: list[int], rng: random.Random, moves: int
+) -> list[tuple[int, int, int]]:
+    """Up to ``moves`` legal random moves ``(pairing, from crew, to crew)``."""
+    owned: list[list[int]] = [[] for _ in problem.crew]
+    for p, c in enumerate(owner):
+        owned[c].append(p)
+    proposals: list[tuple[int, int, int]] = []
+    for _ in range(moves * 4):
+        if len(proposals) >= moves:
+            break
+        p = rng.randrange(len(problem.pairings))
+        a, b = owner[p], rng.randrange(len(problem.crew))
+        if b == a or len(owned[a]) < 2 or not legal(problem, [*owned[b], p]):
+            continue
+        if p == min(owned[a], key=lambda q: problem.span(q)[0]):
+            continue  # the engine keeps a chain's first duty (its warm-up) unless replaced
+        proposals.append((p, a, b))
+    return proposals
+
+
+def _move_candidates(
+    problem: Problem,
+    engine: Engine,
+    pool_plan: sc.CrewPlan,
+    proposals: list[tuple[int, int, int]],
+) -> Candidates:
+    """Two candidates per move: the giving crew member's chain without the pairing's
+    window, the receiving one's with the pairing (its pool group) in it."""
+    group = {ref: g for g, ref in enumerate(pool_plan.references)}
+    crew_i: list[int] = []
+    ws: list[float] = []
+    we: list[float] = []
+    ptr: list[int] = [0]
+    duty: list[int] = []
+    for p, a, b in proposals:
+        start, end = problem.span(p)
+        g = group[f"T{p:03d}"]
+        for c, gains in ((a, False), (b, True)):
+            crew_i.append(engine.crew_index(problem.crew[c]))
+            ws.append(_hours(start))
+            we.append(_hours(end))
+            if gains:
+                duty.extend(range(int(pool_plan.offsets[g]), int(pool_plan.offsets[g + 1])))
+            ptr.append(len(duty))
+    return Candidates(
+        np.array(crew_i), np.array(ws), np.array(we), np.array(ptr), np.array(duty, np.int64)
+    )
+
+
+def _accept(owner: list[int], proposals: list[tuple[int, int, int]], delta: list[float]) -> None:
+    """Make the moves that lower the cost, best first, at most one per crew member."""
+    used: set[int] = set()
+    for k in np.argsort(delta).tolist():
+        p, a, b = proposals[k]
+        if delta[k] >= 0:
+            break
+        if a in used or b in used:
+            continue
+        owner[p] = b
+        used |= {a, b}
 
 
 @dataclass(frozen=True, slots=True)

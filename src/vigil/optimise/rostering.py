@@ -24,6 +24,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 import numpy as np
@@ -31,6 +32,9 @@ import numpy as np
 from vigil.optimise.costs import CostSettings, Terms
 from vigil.optimise.engine import Candidates, Engine
 from vigil.roster.synthetic import SyntheticDuty, render_roster
+
+if TYPE_CHECKING:
+    from ortools.sat.python import cp_model
 
 __all__ = [
     "ADDITIVE_TERMS",
@@ -199,6 +203,65 @@ def solve_lines(
 
     n = len(pairings)
     spans = [_span(p) for p in pairings]
+    m = _line_model(spans, min_rest_h, max_pairings)
+    model = m.model
+    lines = sum(m.first)
+    model.add(lines <= crew)
+    model.add(lines >= -(-n // max_pairings))  # a bound the solver need not find
+    scale = 1000.0
+    if arc_cost is None:
+        model.minimize(lines)
+    else:
+        if max_lines is not None:
+            model.add(lines <= max_lines)
+        terms = [round(scale * float(arc_cost.start[q])) * m.first[q] for q in range(n)]
+        terms += [round(scale * arc_cost.arc[a]) * x for a, x in m.arcs.items()]
+        model.minimize(sum(terms))
+    if hint is not None:
+        _add_hint(m, spans, hint)
+    solver = _solver(time_limit_s, workers, seed)
+    status = solver.solve(model)
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        raise SystemExit(f"CP-SAT found no legal roster ({solver.status_name(status)})")
+    owner, line = _solved_lines(solver, m)
+    objective = solver.objective_value / (1.0 if arc_cost is None else scale)
+    top = max(owner.count(c) for c in range(line))
+    return Lines(owner, line, top, objective, solver.status_name(status), solver.wall_time)
+
+
+def _solver(time_limit_s: float, workers: int, seed: int) -> cp_model.CpSolver:
+    """A CP-SAT solver with the wall-time limit, workers and seed, probing off."""
+    from ortools.sat.python import cp_model
+
+    solver = cp_model.CpSolver()
+    # wall time: the solution found depends on the machine's speed and load
+    solver.parameters.max_time_in_seconds = time_limit_s
+    solver.parameters.num_workers = workers
+    solver.parameters.random_seed = seed
+    solver.parameters.cp_model_probing_level = 0  # probing 19k arcs costs seconds, finds little
+    return solver
+
+
+@dataclass(frozen=True, slots=True)
+class _LineModel:
+    """The line model's variables: per pairing whether it starts (``first``) or ends
+    (``last``) a line and its position on it, and a boolean per legal arc ``p → q``."""
+
+    model: cp_model.CpModel
+    first: list[cp_model.IntVar]
+    last: list[cp_model.IntVar]
+    pos: list[cp_model.IntVar]
+    arcs: dict[tuple[int, int], cp_model.IntVar]
+
+
+def _line_model(
+    spans: list[tuple[float, float]], min_rest_h: float, max_pairings: int
+) -> _LineModel:
+    """The paths of the module docstring: legal arcs, one arc in and one out of every
+    pairing, positions counting up along each line to at most ``max_pairings``."""
+    from ortools.sat.python import cp_model
+
+    n = len(spans)
     model = cp_model.CpModel()
     first = [model.new_bool_var(f"s{q}") for q in range(n)]
     last = [model.new_bool_var(f"e{p}") for p in range(n)]
@@ -218,55 +281,44 @@ def solve_lines(
         model.add_exactly_one(into[q])
         model.add_exactly_one(out[q])
         model.add(pos[q] == 1).only_enforce_if(first[q])
-    lines = sum(first)
-    model.add(lines <= crew)
-    model.add(lines >= -(-n // max_pairings))  # a bound the solver need not find
-    scale = 1000.0
-    if arc_cost is None:
-        model.minimize(lines)
-    else:
-        if max_lines is not None:
-            model.add(lines <= max_lines)
-        terms = [round(scale * float(arc_cost.start[q])) * first[q] for q in range(n)]
-        terms += [round(scale * arc_cost.arc[a]) * x for a, x in arcs.items()]
-        model.minimize(sum(terms))
-    if hint is not None:  # a complete solution: every arc, end and position
-        order = sorted(range(n), key=lambda q: spans[q][0])
-        prev: dict[int, int] = {}
-        chosen: set[tuple[int, int]] = set()
-        at: dict[int, int] = {}
-        for q in order:
-            before = prev.get(hint[q])
-            if before is not None:
-                chosen.add((before, q))
-            at[q] = 1 if before is None else at[before] + 1
-            prev[hint[q]] = q
-        ends = set(prev.values())
-        for a, x in arcs.items():
-            model.add_hint(x, a in chosen)
-        for q in range(n):
-            model.add_hint(first[q], at[q] == 1)
-            model.add_hint(last[q], q in ends)
-            model.add_hint(pos[q], at[q])
-    solver = cp_model.CpSolver()
-    # wall time: the solution found depends on the machine's speed and load
-    solver.parameters.max_time_in_seconds = time_limit_s
-    solver.parameters.num_workers = workers
-    solver.parameters.random_seed = seed
-    solver.parameters.cp_model_probing_level = 0  # probing 19k arcs costs seconds, finds little
-    status = solver.solve(model)
-    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        raise SystemExit(f"CP-SAT found no legal roster ({solver.status_name(status)})")
-    succ = {p: q for (p, q), x in arcs.items() if solver.boolean_value(x)}
+    return _LineModel(model, first, last, pos, arcs)
+
+
+def _add_hint(m: _LineModel, spans: list[tuple[float, float]], hint: Sequence[int]) -> None:
+    """Hint the assignment ``hint`` (pairing → line) as a complete solution: every arc,
+    end and position."""
+    n = len(spans)
+    order = sorted(range(n), key=lambda q: spans[q][0])
+    prev: dict[int, int] = {}
+    chosen: set[tuple[int, int]] = set()
+    at: dict[int, int] = {}
+    for q in order:
+        before = prev.get(hint[q])
+        if before is not None:
+            chosen.add((before, q))
+        at[q] = 1 if before is None else at[before] + 1
+        prev[hint[q]] = q
+    ends = set(prev.values())
+    for a, x in m.arcs.items():
+        m.model.add_hint(x, a in chosen)
+    for q in range(n):
+        m.model.add_hint(m.first[q], at[q] == 1)
+        m.model.add_hint(m.last[q], q in ends)
+        m.model.add_hint(m.pos[q], at[q])
+
+
+def _solved_lines(solver: cp_model.CpSolver, m: _LineModel) -> tuple[list[int], int]:
+    """Each pairing's line in the solution, lines numbered by their first pairing; and
+    the number of lines."""
+    n = len(m.first)
+    succ = {p: q for (p, q), x in m.arcs.items() if solver.boolean_value(x)}
     owner = [-1] * n
     line = 0
     for q in range(n):
-        if solver.boolean_value(first[q]):
+        if solver.boolean_value(m.first[q]):
             step: int | None = q
             while step is not None:
                 owner[step] = line
                 step = succ.get(step)
             line += 1
-    objective = solver.objective_value / (1.0 if arc_cost is None else scale)
-    top = max(owner.count(c) for c in range(line))
-    return Lines(owner, line, top, objective, solver.status_name(status), solver.wall_time)
+    return owner, line
