@@ -256,14 +256,9 @@ def _change(b: float | None, a: float | None) -> float | None:
     return None if a is None or b is None else round(b - a, 4)
 
 
-def compare(
-    a: Digest, b: Digest, *, top: int = TOP_CHANGES, limit: int | None = None
-) -> dict[str, Any]:
-    """What changed from roster A to roster B (module docstring). Changes are B − A:
-    positive is worse. ``increases`` and ``decreases`` hold the ``top`` biggest matched
-    pairing duties of each; ``pairings.rows`` every matched one and the route, base and
-    pattern lists every group, unless ``limit`` (a page) keeps that many of each and
-    leaves ``pairings.rows`` out."""
+def _band_changes(a: Digest, b: Digest) -> list[dict[str, Any]]:
+    """Duties per risk band of B (A's count 0 past its own bands) and the change of each
+    band's share of the scored duties."""
     ta, tb = sum(a.band_counts), sum(b.band_counts)
     bands = []
     for i, (words, css) in enumerate(zip(b.band_words, b.band_css, strict=True)):
@@ -282,10 +277,12 @@ def compare(
                 "shareChange": _change(_round(sb, 4), _round(sa, 4)),
             }
         )
-    grouped = {}
-    for name in GROUPS:
-        joined = _join(a.groups[name], b.groups[name])
-        grouped[name] = joined.rows(joined.order()[:limit])
+    return bands
+
+
+def _pairing_changes(a: Digest, b: Digest, top: int, limit: int | None) -> dict[str, Any]:
+    """Pairing duties matched, in A or B only, the ``top`` biggest increases and
+    decreases, and (without ``limit``) every matched one."""
     pairs = _join(a.groups["pairing"], b.groups["pairing"])
     ranked = pairs.order(matched_only=True)
     change = pairs.change[ranked]
@@ -300,18 +297,34 @@ def compare(
     }
     if limit is None:
         pairings["rows"] = pairs.rows(ranked)
+    return pairings
+
+
+def compare(
+    a: Digest, b: Digest, *, top: int = TOP_CHANGES, limit: int | None = None
+) -> dict[str, Any]:
+    """What changed from roster A to roster B (module docstring). Changes are B − A:
+    positive is worse. ``increases`` and ``decreases`` hold the ``top`` biggest matched
+    pairing duties of each; ``pairings.rows`` every matched one and the route, base and
+    pattern lists every group, unless ``limit`` (a page) keeps that many of each and
+    leaves ``pairings.rows`` out."""
+    bands = _band_changes(a, b)
+    grouped = {}
+    for name in GROUPS:
+        joined = _join(a.groups[name], b.groups[name])
+        grouped[name] = joined.rows(joined.order()[:limit])
     return {
         "summary": {
             "dutiesA": a.duties,
             "dutiesB": b.duties,
             "tripsA": a.trips,
             "tripsB": b.trips,
-            "withRiskA": ta,
-            "withRiskB": tb,
+            "withRiskA": sum(a.band_counts),
+            "withRiskB": sum(b.band_counts),
         },
         "bands": bands,
         **grouped,
-        "pairings": pairings,
+        "pairings": _pairing_changes(a, b, top, limit),
     }
 
 

@@ -259,21 +259,8 @@ def _pattern(rows: dict[str, list[Any]], count: str, extra: str) -> dict[str, An
     }
 
 
-def summarise(t: DutyTable, schedules: dict[str, list[Any]] | None = None) -> dict[str, Any]:
-    """The dashboard's figures for ``t`` (one scale); ``schedules`` from
-    :func:`schedule_rows` when already computed."""
-    rows = schedules if schedules is not None else schedule_rows(t)
-    info = SCALE_INFO[t.scale]
-    n = len(t)
-    total_min = float(t.minutes.sum())
-    working_min = float(t.working_minutes.sum())
-    above_min = float(t.above_minutes.sum())
-    risk = t.risk
-    finite_risk = risk[np.isfinite(risk)]
-    top = np.lexsort((-np.nan_to_num(t.peak, nan=-1.0), -np.nan_to_num(risk, nan=-1.0)))[:TOP_N]
-    sched_risk = np.asarray([r if r is not None else -1.0 for r in rows["maxRisk"]])
-    sched_peak = np.asarray([p if p is not None else -1.0 for p in rows["peak"]])
-    top_sched = np.lexsort((-sched_peak, -sched_risk))[:TOP_N]
+def _band_counts(t: DutyTable, finite_risk: FloatArray) -> list[dict[str, Any]]:
+    """Duties per risk band of ``t``, with each band's words and share of the scored duties."""
     band_counts = []
     for band in t.bands:
         inside = int(((finite_risk >= band.lower) & (finite_risk < band.upper)).sum())
@@ -289,12 +276,69 @@ def summarise(t: DutyTable, schedules: dict[str, list[Any]] | None = None) -> di
                 "share": round(inside / finite_risk.size, 4) if finite_risk.size else 0.0,
             }
         )
-    fleet_codes, fleet_labels = _codes([t.fleet[s] for s in t.sched.tolist()])
-    rank_codes, rank_labels = _codes([t.rank[s] for s in t.sched.tolist()])
-    peak_edges = np.linspace(info.low, info.high, PEAK_BINS + 1).round(3).tolist()
+    return band_counts
+
+
+def _risk_quantiles(finite_risk: FloatArray) -> dict[str, float | None]:
+    """Median, 90th and 99th percentile and max of the scored duties' risk."""
     quantiles = (
         np.quantile(finite_risk, [0.5, 0.9, 0.99]).tolist() if finite_risk.size else [math.nan] * 3
     )
+    return {
+        "p50": _num(quantiles[0]),
+        "p90": _num(quantiles[1]),
+        "p99": _num(quantiles[2]),
+        "max": _num(finite_risk.max()) if finite_risk.size else None,
+    }
+
+
+def _top_duties(t: DutyTable) -> list[dict[str, Any]]:
+    """The :data:`TOP_N` riskiest duties (highest peak first among equal risks)."""
+    top = np.lexsort((-np.nan_to_num(t.peak, nan=-1.0), -np.nan_to_num(t.risk, nan=-1.0)))[:TOP_N]
+    return [duty_row(t, int(i)) for i in top]
+
+
+def _top_schedules(rows: dict[str, list[Any]]) -> list[dict[str, Any]]:
+    """The :data:`TOP_N` riskiest schedules (highest peak first among equal risks)."""
+    sched_risk = np.asarray([r if r is not None else -1.0 for r in rows["maxRisk"]])
+    sched_peak = np.asarray([p if p is not None else -1.0 for p in rows["peak"]])
+    top_sched = np.lexsort((-sched_peak, -sched_risk))[:TOP_N]
+    return [{k: rows[k][int(i)] for k in rows if k != "longestEarlyRun"} for i in top_sched]
+
+
+def _hot_spots(t: DutyTable) -> dict[str, Any]:
+    """Risk by report hour × weekday, city pair, duty kind, Fleet and Rank."""
+    fleet_codes, fleet_labels = _codes([t.fleet[s] for s in t.sched.tolist()])
+    rank_codes, rank_labels = _codes([t.rank[s] for s in t.sched.tolist()])
+    return {
+        "reportHour": _hour_grid(t),
+        "cityPair": _city_pairs(t),
+        "dutyKind": _labelled(t.kind, t.risk, list(DUTY_KINDS)),
+        "fleet": _labelled(fleet_codes, t.risk, fleet_labels),
+        "rank": _labelled(rank_codes, t.risk, rank_labels),
+    }
+
+
+def _patterns(rows: dict[str, list[Any]]) -> dict[str, Any]:
+    """Work patterns: runs of early starts or nights [1]_ and short rests [2]_."""
+    return {
+        "minRun": MIN_RUN,
+        "shortRestHours": SHORT_REST_HOURS,
+        "earlyRuns": _pattern(rows, "earlyRuns", "longestEarlyRun"),
+        "nightRuns": _pattern(rows, "nightRuns", "longestNightRun"),
+        "shortRests": _pattern(rows, "shortRests", "maxRisk"),
+    }
+
+
+def summarise(t: DutyTable, schedules: dict[str, list[Any]] | None = None) -> dict[str, Any]:
+    """The dashboard's figures for ``t`` (one scale); ``schedules`` from
+    :func:`schedule_rows` when already computed."""
+    rows = schedules if schedules is not None else schedule_rows(t)
+    info = SCALE_INFO[t.scale]
+    working_min = float(t.working_minutes.sum())
+    above_min = float(t.above_minutes.sum())
+    finite_risk = t.risk[np.isfinite(t.risk)]
+    peak_edges = np.linspace(info.low, info.high, PEAK_BINS + 1).round(3).tolist()
     return {
         "scale": t.scale,
         "scaleName": info.name,
@@ -303,8 +347,8 @@ def summarise(t: DutyTable, schedules: dict[str, list[Any]] | None = None) -> di
         "warningKss": WARNING_KSS,
         "counts": {
             "schedules": len(t.references),
-            "duties": n,
-            "dutyHours": round(total_min / 60.0, 1),
+            "duties": len(t),
+            "dutyHours": round(float(t.minutes.sum()) / 60.0, 1),
             "workingHours": round(working_min / 60.0, 1),
             "withRisk": int(finite_risk.size),
         },
@@ -314,31 +358,12 @@ def summarise(t: DutyTable, schedules: dict[str, list[Any]] | None = None) -> di
             "duties": int((t.above_minutes > 0).sum()),
             "schedules": int(sum(1 for m in rows["aboveMinutes"] if m)),
         },
-        "risk": {
-            "p50": _num(quantiles[0]),
-            "p90": _num(quantiles[1]),
-            "p99": _num(quantiles[2]),
-            "max": _num(finite_risk.max()) if finite_risk.size else None,
-        },
-        "riskHistogram": _histogram(risk, list(RISK_EDGES), open_last=True),
+        "risk": _risk_quantiles(finite_risk),
+        "riskHistogram": _histogram(t.risk, list(RISK_EDGES), open_last=True),
         "peakHistogram": _histogram(t.peak, peak_edges, open_last=False),
-        "bands": band_counts,
-        "topDuties": [duty_row(t, int(i)) for i in top],
-        "topSchedules": [
-            {k: rows[k][int(i)] for k in rows if k != "longestEarlyRun"} for i in top_sched
-        ],
-        "hotSpots": {
-            "reportHour": _hour_grid(t),
-            "cityPair": _city_pairs(t),
-            "dutyKind": _labelled(t.kind, risk, list(DUTY_KINDS)),
-            "fleet": _labelled(fleet_codes, risk, fleet_labels),
-            "rank": _labelled(rank_codes, risk, rank_labels),
-        },
-        "patterns": {
-            "minRun": MIN_RUN,
-            "shortRestHours": SHORT_REST_HOURS,
-            "earlyRuns": _pattern(rows, "earlyRuns", "longestEarlyRun"),
-            "nightRuns": _pattern(rows, "nightRuns", "longestNightRun"),
-            "shortRests": _pattern(rows, "shortRests", "maxRisk"),
-        },
+        "bands": _band_counts(t, finite_risk),
+        "topDuties": _top_duties(t),
+        "topSchedules": _top_schedules(rows),
+        "hotSpots": _hot_spots(t),
+        "patterns": _patterns(rows),
     }

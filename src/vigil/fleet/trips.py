@@ -131,6 +131,66 @@ def pattern_text(sequence: str, nights: int) -> str:
     return f"{sequence}, {nights} night{'s' if nights != 1 else ''}"
 
 
+def _trip_starts(
+    t: DutyTable, bases: Sequence[Sequence[int]]
+) -> tuple[BoolArray, BoolArray, BoolArray]:
+    """Which duties start or end at a home base, and which begin a trip: the first of
+    a schedule, one reporting at home, or one after a duty that ended at home."""
+    starts_home = _at_home(t, t.start, bases)
+    ends_home = _at_home(t, t.end, bases)
+    new = np.ones(len(t), dtype=bool)
+    if len(t):
+        new[1:] = (t.sched[1:] != t.sched[:-1]) | starts_home[1:] | ends_home[:-1]
+    return starts_home, ends_home, new
+
+
+def _nights_away(
+    t: DutyTable, new: BoolArray, trip: IntArray, m: int
+) -> tuple[IntArray, IntArray, FloatArray]:
+    """Home-local report and off times of every duty, and each trip's nights away: the
+    home-base midnights inside its layovers (the rests between its duties)."""
+    inner = ~new
+    local_on = home_local(t, t.on_s)
+    local_off = home_local(t, t.off_s)
+    midnights = np.zeros(len(t), dtype=np.int64)
+    if len(t):
+        midnights[1:] = local_on[1:] // DAY_S - local_off[:-1] // DAY_S
+    weights = np.where(inner, midnights, 0)
+    nights = np.asarray(np.bincount(trip, weights=weights, minlength=m), dtype=np.float64)
+    return local_on, local_off, nights
+
+
+def _trip_risks(
+    t: DutyTable, trip: IntArray, last: IntArray, m: int
+) -> tuple[IntArray, FloatArray, FloatArray]:
+    """Each trip's worst duty (-1: none scored), its risk and the trip's summed risk
+    (NaN when no duty of the trip has a risk)."""
+    risk = t.risk
+    finite = np.isfinite(risk)
+    sum_risk = np.bincount(trip, weights=np.where(finite, risk, 0.0), minlength=m)
+    # the worst duty: the last of each trip's duties sorted by (trip, risk), NaN lowest
+    order = np.lexsort((np.where(finite, risk, -np.inf), trip))
+    worst = order[last] if len(t) else np.empty(0, dtype=np.int64)
+    has = np.bincount(trip, weights=finite, minlength=m) > 0
+    worst = np.where(has, worst, -1)
+    max_risk = np.where(has, risk[np.maximum(worst, 0)] if len(t) else 0.0, np.nan)
+    return worst, max_risk, np.where(has, sum_risk, np.nan)
+
+
+def _trip_patterns(
+    sequence: IntArray, sequence_labels: list[str], nights: FloatArray
+) -> tuple[IntArray, list[str]]:
+    """Each trip's pattern (a route sequence with its nights away) and the patterns' text."""
+    wide = int(nights.max()) + 1 if nights.size else 1
+    pattern_codes, pattern = np.unique(
+        sequence * wide + nights.astype(np.int64), return_inverse=True
+    )
+    pattern_labels = [
+        pattern_text(sequence_labels[c // wide], c % wide) for c in pattern_codes.tolist()
+    ]
+    return pattern.reshape(-1).astype(np.int64), pattern_labels
+
+
 def group_trips(
     t: DutyTable, bases: Sequence[Sequence[int]] | None = None, *, style: str = "iata"
 ) -> Trips:
@@ -139,50 +199,22 @@ def group_trips(
     ``bases`` lists each schedule's HomeBase airports (``RosterFacts.base_lists()``;
     default: ``t.home`` alone); ``style`` the airport codes of the patterns.
     """
-    n = len(t)
     if bases is None:
         bases = [[h] if h >= 0 else [] for h in t.home]
-    starts_home = _at_home(t, t.start, bases)
-    ends_home = _at_home(t, t.end, bases)
-    new = np.ones(n, dtype=bool)
-    if n:
-        new[1:] = (t.sched[1:] != t.sched[:-1]) | starts_home[1:] | ends_home[:-1]
+    starts_home, ends_home, new = _trip_starts(t, bases)
     trip = np.cumsum(new) - 1
     first = np.flatnonzero(new)
     m = first.size
-    count = np.diff(np.append(first, n))
+    count = np.diff(np.append(first, len(t)))
     last = first + count - 1
-    # layovers: the rests between a trip's duties; nights: home-base midnights inside them
-    inner = ~new
-    local_on = home_local(t, t.on_s)
-    local_off = home_local(t, t.off_s)
-    midnights = np.zeros(n, dtype=np.int64)
-    if n:
-        midnights[1:] = local_on[1:] // DAY_S - local_off[:-1] // DAY_S
-    nights = np.bincount(trip, weights=np.where(inner, midnights, 0), minlength=m)
-    days = local_off[last] // DAY_S - local_on[first] // DAY_S + 1
-    risk = t.risk
-    finite = np.isfinite(risk)
-    sum_risk = np.bincount(trip, weights=np.where(finite, risk, 0.0), minlength=m)
-    # the worst duty: the last of each trip's duties sorted by (trip, risk), NaN lowest
-    order = np.lexsort((np.where(finite, risk, -np.inf), trip))
-    worst = order[last] if n else np.empty(0, dtype=np.int64)
-    has = np.bincount(trip, weights=finite, minlength=m) > 0
-    worst = np.where(has, worst, -1)
-    max_risk = np.where(has, risk[np.maximum(worst, 0)] if n else 0.0, np.nan)
+    local_on, local_off, nights = _nights_away(t, new, trip, m)
+    worst, max_risk, sum_risk = _trip_risks(t, trip, last, m)
     band = band_index(t)
     nb = len(t.bands)
     ok = band >= 0
     band_counts = np.bincount(trip[ok] * nb + band[ok], minlength=m * nb).reshape(m, nb)
     sequence, sequence_labels = _sequence_codes(t, new, trip, first, count, style)
-    # a pattern is a route sequence with its nights away
-    wide = int(nights.max()) + 1 if m else 1
-    pattern_codes, pattern = np.unique(
-        sequence * wide + nights.astype(np.int64), return_inverse=True
-    )
-    pattern_labels = [
-        pattern_text(sequence_labels[c // wide], c % wide) for c in pattern_codes.tolist()
-    ]
+    pattern, pattern_labels = _trip_patterns(sequence, sequence_labels, nights)
     return Trips(
         trip=trip.astype(np.int64),
         first=first.astype(np.int64),
@@ -191,18 +223,18 @@ def group_trips(
         report_s=t.on_s[first],
         off_s=t.off_s[last],
         report_minute=(local_on[first] % DAY_S) // 60,
-        days=days.astype(np.int64),
+        days=(local_off[last] // DAY_S - local_on[first] // DAY_S + 1).astype(np.int64),
         nights=nights.astype(np.int64),
         layovers=(count - 1).astype(np.int64),
         max_risk=max_risk.astype(np.float64),
-        sum_risk=np.where(has, sum_risk, np.nan),
+        sum_risk=sum_risk,
         worst=worst.astype(np.int64),
         band_counts=band_counts.astype(np.int64),
         starts_home=starts_home[first],
         ends_home=ends_home[last],
         sequence=sequence,
         sequences=sequence_labels,
-        pattern=pattern.reshape(-1).astype(np.int64),
+        pattern=pattern,
         patterns=pattern_labels,
     )
 

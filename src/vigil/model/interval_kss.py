@@ -99,20 +99,44 @@ def interval_kss(
         Mean final KSS of each interval. [KSS]
     """
     t = np.ascontiguousarray(as_2d(samples, "samples"))
-    ptr = np.ascontiguousarray(interval_ptr, dtype=np.int64)
-    if ptr.shape != (timeline.n_crew + 1,) or ptr[0] != 0 or ptr[-1] != t.shape[0]:
-        raise ValueError(f"interval_ptr must run from 0 to {t.shape[0]} in n_crew + 1 steps")
-    if (ptr[1:] < ptr[:-1]).any():
-        raise ValueError("interval_ptr must be non-decreasing")
+    ptr = _checked_ptr(interval_ptr, timeline.n_crew, t.shape[0])
     keep = sample_kss is not None
-    if sample_kss is None:
-        sample_kss = np.empty((0, 0))
-    elif sample_kss.shape != t.shape or not sample_kss.flags.c_contiguous:
-        raise ValueError("sample_kss must be a C-contiguous float64 array shaped like samples")
+    sample_kss = _checked_sample_kss(sample_kss, t.shape)
     inp = Inputs(timeline.start, timeline.s_start, timeline.phase_start, timeline.sleep_start,
                  timeline.sleep_end, timeline.sleep_quality, timeline.zone_time,
                  timeline.zone_offset, t)  # fmt: skip
-    rows = _Duties(
+    rows, consts = _duty_rows(duties), _consts(params)
+    means = np.empty(t.shape[0])
+    duty = np.ascontiguousarray(interval_duty, dtype=np.int64)
+    mode, x_extra = _alertness_source(timeline, t, ptr, params)
+    _kernel(params.kernel, inp, ptr, duty, rows, consts, keep, means, sample_kss, mode, x_extra)
+    return means
+
+
+def _checked_ptr(interval_ptr: IntArray, n_crew: int, n_intervals: int) -> IntArray:
+    """``interval_ptr`` as contiguous int64, checked to run from 0 to ``n_intervals`` in
+    ``n_crew + 1`` non-decreasing steps (a clear error, not a kernel reading out of bounds)."""
+    ptr = np.ascontiguousarray(interval_ptr, dtype=np.int64)
+    if ptr.shape != (n_crew + 1,) or ptr[0] != 0 or ptr[-1] != n_intervals:
+        raise ValueError(f"interval_ptr must run from 0 to {n_intervals} in n_crew + 1 steps")
+    if (ptr[1:] < ptr[:-1]).any():
+        raise ValueError("interval_ptr must be non-decreasing")
+    return ptr
+
+
+def _checked_sample_kss(sample_kss: FloatArray | None, shape: tuple[int, ...]) -> FloatArray:
+    """The array the kernel fills with every sample's KSS: ``sample_kss`` checked to be
+    C-contiguous and shaped like the samples, or an empty one when none is wanted."""
+    if sample_kss is None:
+        return np.empty((0, 0))
+    if sample_kss.shape != shape or not sample_kss.flags.c_contiguous:
+        raise ValueError("sample_kss must be a C-contiguous float64 array shaped like samples")
+    return sample_kss
+
+
+def _duty_rows(duties: DutyRows) -> _Duties:
+    """The duties' columns as the kernel takes them (blank workload 0, contiguous rests)."""
+    return _Duties(
         as_1d(duties.report, "report"),
         as_1d(duties.off, "off"),
         as_1d(duties.sectors, "sectors"),
@@ -120,7 +144,11 @@ def interval_kss(
         np.ascontiguousarray(as_2d(duties.rest_start, "rest_start")),
         np.ascontiguousarray(as_2d(duties.rest_end, "rest_end")),
     )
-    consts = _Consts(
+
+
+def _consts(params: Parameters) -> _Consts:
+    """The workload and KSS-mapping parameters the kernel reads, as floats."""
+    return _Consts(
         float(params.report_to_takeoff),
         float(params.landing_to_off),
         float(params.workload_per_sector),
@@ -128,11 +156,6 @@ def interval_kss(
         float(params.kss_intercept),
         float(params.kss_slope),
     )
-    means = np.empty(t.shape[0])
-    duty = np.ascontiguousarray(interval_duty, dtype=np.int64)
-    mode, x_extra = _alertness_source(timeline, t, ptr, params)
-    _kernel(params.kernel, inp, ptr, duty, rows, consts, keep, means, sample_kss, mode, x_extra)
-    return means
 
 
 #: Where the kernel's X comes from: its own Three-Process walk, the array given, or both.

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from collections import namedtuple
+from collections.abc import Callable
 
 import numba as nb
 import numpy as np
@@ -264,33 +265,56 @@ def workload_kss(
     """
     t = as_2d(sample_time, "sample_time")
     rep, end = as_1d(report, "report"), as_1d(off, "off")
-    n_sec = np.asarray(sectors, dtype=np.float64)
-    wl = as_float(workload)
+    n_sec, wl = np.asarray(sectors, dtype=np.float64), as_float(workload)
 
     def raw(times: FloatArray) -> FloatArray:
-        started = sectors_started(times, rep, end, n_sec, params)
-        flying = (
-            np.minimum(
-                params.workload_cap, params.workload_per_sector * np.maximum(0.0, started - 1.0)
-            )
-            * workload_multiplier(wl)[:, None]
-        )
-        duration = np.maximum(end - rep, 1e-9)[:, None]
-        ramp = np.clip((times - rep[:, None]) / duration, 0.0, 1.0)
-        ground = (
-            np.minimum(
-                params.workload_cap, params.workload_per_sector * (equivalent_sectors(wl) - 1.0)
-            )[:, None]
-            * ramp
-        )
-        return np.where((n_sec > 0)[:, None], flying, ground)
+        return _raw_workload(times, rep, end, n_sec, wl, params)
 
-    term = raw(t)
-    if rest_start is not None and rest_end is not None:
-        rs, re = as_2d(rest_start, "rest_start"), as_2d(rest_end, "rest_end")
-        for r in range(rs.shape[1]):
-            frozen = 0.5 * raw(np.nan_to_num(rs[:, r : r + 1], nan=-np.inf))  # (n, 1)
-            inside = (t >= rs[:, r : r + 1]) & (t < re[:, r : r + 1])
-            term = np.where(inside, frozen, term)
+    term = _frozen_in_rest(raw(t), t, rest_start, rest_end, raw)
     on_duty = (t >= rep[:, None]) & (t < end[:, None])
     return np.where(np.isnan(t), np.nan, np.where(on_duty, term, 0.0))
+
+
+def _raw_workload(
+    times: FloatArray,
+    rep: FloatArray,
+    end: FloatArray,
+    n_sec: FloatArray,
+    wl: FloatArray,
+    params: Parameters,
+) -> FloatArray:
+    """ΔKSS_wl at ``times`` (n, p) of duty rows ``rep``..``end`` before the in-flight rest
+    freeze and the off-duty reset (reference §6 [C]; Notes of :func:`workload_kss`)."""
+    started = sectors_started(times, rep, end, n_sec, params)
+    flying = (
+        np.minimum(params.workload_cap, params.workload_per_sector * np.maximum(0.0, started - 1.0))
+        * workload_multiplier(wl)[:, None]
+    )
+    duration = np.maximum(end - rep, 1e-9)[:, None]
+    ramp = np.clip((times - rep[:, None]) / duration, 0.0, 1.0)
+    ground = (
+        np.minimum(
+            params.workload_cap, params.workload_per_sector * (equivalent_sectors(wl) - 1.0)
+        )[:, None]
+        * ramp
+    )
+    return np.where((n_sec > 0)[:, None], flying, ground)
+
+
+def _frozen_in_rest(
+    term: FloatArray,
+    t: FloatArray,
+    rest_start: object | None,
+    rest_end: object | None,
+    raw: Callable[[FloatArray], FloatArray],
+) -> FloatArray:
+    """``term`` at samples ``t`` with each in-flight rest window's samples frozen at half
+    the ``raw`` term at the window's start (reference §6 [C]); unchanged without windows."""
+    if rest_start is None or rest_end is None:
+        return term
+    rs, re = as_2d(rest_start, "rest_start"), as_2d(rest_end, "rest_end")
+    for r in range(rs.shape[1]):
+        frozen = 0.5 * raw(np.nan_to_num(rs[:, r : r + 1], nan=-np.inf))  # (n, 1)
+        inside = (t >= rs[:, r : r + 1]) & (t < re[:, r : r + 1])
+        term = np.where(inside, frozen, term)
+    return term

@@ -66,31 +66,43 @@ def one_schedule(
         return _from_frames(read, reference, locate)
     if magic != b"VGS1":
         raise ValueError("not a Vigil scores blob")
-    start = _HEADER.size
-    raw = read(start, length)
+    raw = read(_HEADER.size, length)
     if where is not None:
         found = _entry(raw, reference)
         if found is not None:
             scales, schedule = found
             position, row, duty = where
-            width = len(scales) * _DTYPE.itemsize
-            data = read(start + length + row * width, schedule.interval_count * width)
-            matrix = np.frombuffer(data, dtype=_DTYPE).reshape(-1, len(scales))
-            return OneSchedule(
-                StoredScores(scales, [schedule], matrix), position, duty, (0, position)
-            )
+            return _one(read, length, scales, schedule, row, position, duty)
+    return _from_index(read, raw, length, reference)
+
+
+def _one(
+    read: Reader,
+    length: int,
+    scales: tuple[str, ...],
+    schedule: IndexedSchedule,
+    row: int,
+    position: int,
+    duty: int,
+) -> OneSchedule:
+    """``schedule``'s scores from a ``VGS1`` blob whose JSON index is ``length`` bytes:
+    its rows of the matrix from ``row`` on, read alone."""
+    width = len(scales) * _DTYPE.itemsize
+    data = read(_HEADER.size + length + row * width, schedule.interval_count * width)
+    matrix = np.frombuffer(data, dtype=_DTYPE).reshape(-1, len(scales))
+    return OneSchedule(StoredScores(scales, [schedule], matrix), position, duty, (0, position))
+
+
+def _from_index(read: Reader, raw: bytes, length: int, reference: str) -> OneSchedule | None:
+    """:func:`one_schedule` in a ``VGS1`` blob by parsing its whole JSON index ``raw``
+    (``length`` bytes): the schedule's matrix row and first duty are the counts of the
+    entries before it."""
     index = orjson.loads(raw)
     scales = tuple(index["scales"])
-    width = len(scales) * _DTYPE.itemsize
     row = duty = 0
     for position, entry in enumerate(index["schedules"]):
         if entry[0] == reference:
-            schedule = IndexedSchedule.from_json(entry)
-            data = read(start + length + row * width, schedule.interval_count * width)
-            matrix = np.frombuffer(data, dtype=_DTYPE).reshape(-1, len(scales))
-            return OneSchedule(
-                StoredScores(scales, [schedule], matrix), position, duty, (0, position)
-            )
+            return _one(read, length, scales, IndexedSchedule.from_json(entry), row, position, duty)
         row += int(entry[1])
         duty += len(entry[2])
     return None

@@ -170,6 +170,61 @@ def horizons(plan: CrewPlan, sleep_params: SleepParameters = DEFAULT_SLEEP) -> F
     return out
 
 
+def _duty_busy(plan: CrewPlan) -> dict[str, list[FloatArray]]:
+    """Every duty as a busy interval, one list of arrays per column (crew member, start,
+    end, commute lead and lag, away from home, nap allowed) that activities add to."""
+    return {
+        k: [v] for k, v in zip(
+            ("crew", "start", "end", "lead", "lag", "away", "nap"),
+            (plan.crew.astype(np.float64), plan.on, plan.off, plan.lead, plan.lag, plan.away,
+             np.ones(plan.on.size)),
+            strict=True,
+        )
+    }  # fmt: skip
+
+
+def _rest_windows(plan: CrewPlan) -> dict[str, FloatArray]:
+    """The in-duty rest windows where sleep is possible (quality > 0, not empty): in-flight
+    bunk rest or split-duty rest, with each window's crew member and quality."""
+    w_crew = plan.crew.repeat(plan.rest_ptr[1:] - plan.rest_ptr[:-1])  # each window's crew
+    ok = (plan.rest_quality > 0.0) & (plan.rest_sleep_end > plan.rest_sleep_start)
+    return {
+        "crew": w_crew[ok].astype(np.float64),
+        "start": plan.rest_sleep_start[ok],
+        "end": plan.rest_sleep_end[ok],
+        "kind": np.where(plan.rest_inflight[ok], WINDOW_INFLIGHT, WINDOW_SPLIT).astype(np.float64),
+        "quality": plan.rest_quality[ok],
+    }
+
+
+def _gathered(
+    plan: CrewPlan, chosen: IntArray, p: Parameters, sp: SleepParameters
+) -> tuple[dict[str, FloatArray], dict[str, FloatArray], FloatArray, FloatArray]:
+    """Busy intervals, rest windows, home standby and held beds (rows of crew member,
+    start, end) of the ``chosen`` crew members' duties and activities, in any order."""
+    busy, windows = _duty_busy(plan), _rest_windows(plan)
+    standby: list[tuple[float, float, float]] = []
+    beds: list[tuple[float, float, float]] = []
+    for i in chosen.tolist():
+        if plan.activities[i]:
+            _add_activities(i, plan, busy, windows, standby, p, sp)
+        if plan.held_beds and plan.held_beds[i]:
+            beds += [(float(i), a, b) for a, b in plan.held_beds[i]]
+    b = {k: v[0] if len(v) == 1 else np.concatenate(v) for k, v in busy.items()}
+    sb = np.array(standby, dtype=np.float64).reshape(-1, 3)
+    return b, windows, sb, np.array(beds, dtype=np.float64).reshape(-1, 3)
+
+
+def _chosen_zones(
+    zones: tuple[IntArray, FloatArray, FloatArray], chosen: IntArray
+) -> tuple[FloatArray, IntArray, FloatArray, FloatArray]:
+    """The ``chosen`` crew members' body-clock offset at their start, and their target
+    timelines (CSR: pointer, times and offsets)."""
+    z_ptr, z_time, z_offset = zones
+    ptr, rows = _csr_rows(z_ptr, chosen)
+    return z_offset[z_ptr[chosen]], ptr, z_time[rows], z_offset[rows]
+
+
 def pack_plan(
     plan: CrewPlan,
     start: FloatArray,
@@ -184,53 +239,23 @@ def pack_plan(
     ``start``/``end`` are every crew member's warm-up start and horizon, ``zones`` their
     body-clock target timelines (:func:`vigil.scoring.zones.crew_zone_timelines`).
     """
-    p, sp = params, sleep_params
-    n = plan.n_crew
-    chosen = np.arange(n) if crew is None else crew
-    pick = np.full(n, -1, dtype=np.int64)
+    chosen = np.arange(plan.n_crew) if crew is None else crew
+    pick = np.full(plan.n_crew, -1, dtype=np.int64)
     pick[chosen] = np.arange(chosen.size)
-    duty_crew = plan.crew
-    busy: dict[str, list[FloatArray]] = {
-        k: [v] for k, v in zip(
-            ("crew", "start", "end", "lead", "lag", "away", "nap"),
-            (duty_crew.astype(np.float64), plan.on, plan.off, plan.lead, plan.lag, plan.away,
-             np.ones(plan.on.size)),
-            strict=True,
-        )
-    }  # fmt: skip
-    w_crew = duty_crew.repeat(plan.rest_ptr[1:] - plan.rest_ptr[:-1])  # each window's crew
-    ok = (plan.rest_quality > 0.0) & (plan.rest_sleep_end > plan.rest_sleep_start)
-    windows = {
-        "crew": w_crew[ok].astype(np.float64),
-        "start": plan.rest_sleep_start[ok],
-        "end": plan.rest_sleep_end[ok],
-        "kind": np.where(plan.rest_inflight[ok], WINDOW_INFLIGHT, WINDOW_SPLIT).astype(np.float64),
-        "quality": plan.rest_quality[ok],
-    }
-    standby: list[tuple[float, float, float]] = []
-    beds: list[tuple[float, float, float]] = []
-    for i in chosen.tolist():
-        if plan.activities[i]:
-            _add_activities(i, plan, busy, windows, standby, p, sp)
-        if plan.held_beds and plan.held_beds[i]:
-            beds += [(float(i), a, b) for a, b in plan.held_beds[i]]
-    b = {k: v[0] if len(v) == 1 else np.concatenate(v) for k, v in busy.items()}
+    b, windows, sb, bd = _gathered(plan, chosen, params, sleep_params)
     b_ptr, b_rows = _rows_of(b["crew"], pick, chosen.size)
     w_ptr, w_rows = _rows_of(windows["crew"], pick, chosen.size)
-    sb = np.array(standby, dtype=np.float64).reshape(-1, 3)
     s_ptr, s_rows = _rows_of(sb[:, 0], pick, chosen.size)
-    bd = np.array(beds, dtype=np.float64).reshape(-1, 3)
     h_ptr, h_rows = _rows_of(bd[:, 0], pick, chosen.size)
-    z_ptr, z_time, z_offset = zones
-    z_ptr_chosen, z_rows = _csr_rows(z_ptr, chosen)
+    phase_start, z_ptr, z_time, z_offset = _chosen_zones(zones, chosen)
     return PackedSleepInput(
         start=start[chosen],
         end=end[chosen],
         s_start=np.full(chosen.size, S_AT_WAKING),
-        phase_start=z_offset[z_ptr[chosen]],
-        zone_ptr=z_ptr_chosen,
-        zone_time=z_time[z_rows],
-        zone_offset=z_offset[z_rows],
+        phase_start=phase_start,
+        zone_ptr=z_ptr,
+        zone_time=z_time,
+        zone_offset=z_offset,
         busy_ptr=b_ptr,
         busy_start=b["start"][b_rows],
         busy_end=b["end"][b_rows],

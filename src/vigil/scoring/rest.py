@@ -176,25 +176,24 @@ class InflightRest:
         return out
 
 
-def inflight_rest(columns: DutyColumns, params: Parameters) -> InflightRest:
-    """In-flight rest windows of every non-split, non-standby duty (reference §5.1).
-
-    Given periods are used as they are (clipped to the duty); otherwise the slots
-    derived from CrewComposition, SleepCount and SleepOrder, or the cabin-crew pattern,
-    within the partial-augmentation period when one is given. Windows are sorted.
-    """
-    p = params
-    on = columns.on_duty * _US_PER_MIN
-    off = columns.off_duty * _US_PER_MIN
+def _periods_us(columns: DutyColumns) -> tuple[IntArray, IntArray, BoolArray]:
+    """Start and end [µs] (0: absent) of each duty's partial-augmentation, first and
+    second rest periods (:data:`~vigil.roster.arrays.PERIODS`), and which are given."""
     ps = np.where(columns.period_start != NO_TIME, columns.period_start * _US_PER_MIN, 0)
     pe = np.where(columns.period_end != NO_TIME, columns.period_end * _US_PER_MIN, 0)
-    has = columns.period_start != NO_TIME
-    n = on.size
-    start = np.full((n, 2), -1, dtype=np.int64)
-    end = np.full((n, 2), -1, dtype=np.int64)
-    eligible = ~split_duties(columns) & (columns.duty_type != _STANDBY)
+    return ps, pe, columns.period_start != NO_TIME
 
-    # given periods (§5.1: used as they are), sorted by (start, end)
+
+def _given_windows(
+    columns: DutyColumns, eligible: BoolArray
+) -> tuple[IntArray, IntArray, BoolArray]:
+    """Window starts and ends [µs] (``-1``: none; two per duty) of the duties with given
+    rest periods (§5.1: used as they are, clipped to the duty), sorted by (start, end);
+    and which duties have them."""
+    on, off = columns.on_duty * _US_PER_MIN, columns.off_duty * _US_PER_MIN
+    ps, pe, has = _periods_us(columns)
+    start = np.full((on.size, 2), -1, dtype=np.int64)
+    end = np.full((on.size, 2), -1, dtype=np.int64)
     given = eligible & (has[1] | has[2])
     a = np.where(has[1:], np.maximum(ps[1:], on), 0)
     b = np.where(has[1:], np.minimum(pe[1:], off), 0)
@@ -204,19 +203,25 @@ def inflight_rest(columns: DutyColumns, params: Parameters) -> InflightRest:
     use = (np.where(swap, has[2::-1][:2], has[1:]) & (b > a)) & given
     start[:, 0], end[:, 0] = np.where(use[0], a[0], -1), np.where(use[0], b[0], -1)
     start[:, 1], end[:, 1] = np.where(use[1], a[1], -1), np.where(use[1], b[1], -1)
+    return start, end, given
 
-    # derived slots (§5.1 steps 1-4)
-    crew, count, order = columns.crew_composition, columns.sleep_count, columns.sleep_order
-    derive = eligible & ~given & (count > 0) & (crew != _TWO_PILOTS)
+
+def _sleep_zones(
+    columns: DutyColumns, p: Parameters, derive: BoolArray
+) -> tuple[IntArray, IntArray, BoolArray, BoolArray]:
+    """Where crew may sleep (§5.1 steps 1-2) [µs]: the first sector's cruise, or the
+    cabin-crew pattern's zone, within the partial-augmentation period when one is given;
+    which of the ``derive`` duties keep a zone, and which sleep over half the cruise."""
+    on, off = columns.on_duty * _US_PER_MIN, columns.off_duty * _US_PER_MIN
     flight_start = on + _us(p.report_to_takeoff)
     flight_end = off - _us(p.landing_to_off)
-    derive &= flight_end > flight_start
+    derive = derive & (flight_end > flight_start)
     sector = _div(flight_end - flight_start, np.maximum(1, columns.sectors))
     takeoff, landing = flight_start, flight_start + sector
     cruise0 = takeoff + _us(p.cruise_margin_takeoff)
     cruise1 = landing - _us(p.cruise_margin_landing)
     has_cruise = cruise1 > cruise0
-    cabin = crew == _CABIN_CREW
+    cabin = columns.crew_composition == _CABIN_CREW
     pattern = np.where(np.isin(columns.cabin_crew_sleep_pattern, (1, 2, 3)),
                        columns.cabin_crew_sleep_pattern, 0)  # fmt: skip
     half_cruise = cabin & (pattern == 2)
@@ -226,17 +231,27 @@ def inflight_rest(columns: DutyColumns, params: Parameters) -> InflightRest:
         z0 = np.where(rows, takeoff + _us(after_takeoff), z0)
         z1 = np.where(rows, landing - _us(before_landing), z1)
     derive &= ~(~cabin & ~has_cruise) & ~(half_cruise & ~has_cruise)
+    ps, pe, has = _periods_us(columns)
     aug = has[0]
     z0 = np.where(aug, np.maximum(z0, ps[0]), z0)
     z1 = np.where(aug, np.minimum(z1, pe[0]), z1)
-    derive &= z1 > z0
+    return z0, z1, derive & (z1 > z0), half_cruise
+
+
+def _derived_windows(
+    columns: DutyColumns, p: Parameters, derive: BoolArray, start: IntArray, end: IntArray
+) -> None:
+    """Fill ``start``/``end`` of the ``derive`` duties with their derived slots (§5.1
+    steps 3-4): the zone in groups × min(SleepCount, 2) equal slots, SleepOrder picking
+    one (and one a round later); cabin pattern 2 sleeps over half the zone."""
+    crew, count, order = columns.crew_composition, columns.sleep_count, columns.sleep_order
+    z0, z1, derive, half_cruise = _sleep_zones(columns, p, derive)
     # pattern 2: one sleep over half the cruise, order 1 the first half, else the second
     half = _div(z1 - z0, 2)
     first_half = order == 1
     h0 = np.where(first_half, z0, z0 + half)
     h1 = np.where(first_half, z0 + half, z1)
-    # slots: groups x min(count, 2) equal slots; SleepOrder picks one (and one a round later)
-    groups = np.where(cabin, 2, np.where(crew == _THREE_PILOTS, 3, 2))
+    groups = np.where(crew == _CABIN_CREW, 2, np.where(crew == _THREE_PILOTS, 3, 2))
     n_slots = groups * np.minimum(count, 2)
     slot = _div(z1 - z0, np.maximum(n_slots, 1))
     pick = (order - 1) % groups
@@ -247,6 +262,20 @@ def inflight_rest(columns: DutyColumns, params: Parameters) -> InflightRest:
     two = slots & (count >= 2)
     start[:, 1] = np.where(two, z0 + second * slot, start[:, 1])
     end[:, 1] = np.where(two, z0 + (second + 1) * slot, end[:, 1])
+
+
+def inflight_rest(columns: DutyColumns, params: Parameters) -> InflightRest:
+    """In-flight rest windows of every non-split, non-standby duty (reference §5.1).
+
+    Given periods are used as they are (clipped to the duty); otherwise the slots
+    derived from CrewComposition, SleepCount and SleepOrder, or the cabin-crew pattern,
+    within the partial-augmentation period when one is given. Windows are sorted.
+    """
+    eligible = ~split_duties(columns) & (columns.duty_type != _STANDBY)
+    start, end, given = _given_windows(columns, eligible)
+    count, crew = columns.sleep_count, columns.crew_composition
+    derive = eligible & ~given & (count > 0) & (crew != _TWO_PILOTS)
+    _derived_windows(columns, params, derive, start, end)
     # a window that is empty after rounding is dropped, as the per-duty function does
     empty = end <= start
     start[empty], end[empty] = -1, -1

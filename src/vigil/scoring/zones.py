@@ -126,29 +126,28 @@ def _zone_lists(zone: str, first_year: int, stop_year: int) -> tuple[list[float]
     return times.tolist(), [start_offset, *offsets.tolist()]
 
 
-def zone_timelines(
-    span_crew: IntArray,
-    span_start: FloatArray,
-    span_zone: IntArray,
-    n_crew: int,
-    end: FloatArray,
-    zones: Sequence[str],
-) -> tuple[IntArray, FloatArray, FloatArray]:
-    """Every crew member's change points at once, as CSR ``(ptr, time, offset)``.
-
-    ``span_*`` are every crew member's location spans (crew order, then time order): from
-    ``span_start`` the person is in ``zones[span_zone]`` until their next span's start
-    (the last until ``end[crew]``).
-    """
+def _kept_spans(
+    span_crew: IntArray, span_start: FloatArray, span_zone: IntArray, end: FloatArray
+) -> tuple[IntArray, FloatArray, FloatArray, IntArray]:
+    """Crew member, start, end and zone of each span that adds something: each span lasts
+    until its crew member's next one (the last until ``end[crew]``), and a span ending
+    before it starts is dropped unless it is its crew member's last."""
     n = span_start.size
     last = np.ones(n, dtype=bool)
     last[:-1] = span_crew[1:] != span_crew[:-1]
     until = np.empty(n)
     until[:-1] = span_start[1:]
     until[last] = end[span_crew[last]]
-    keep = last | (until > span_start)  # a span ending before it starts adds nothing
-    crew, t0, t1, zone = span_crew[keep], span_start[keep], until[keep], span_zone[keep]
-    # per zone: offset at t0 and the transitions strictly inside (t0, t1)
+    keep = last | (until > span_start)
+    return span_crew[keep], span_start[keep], until[keep], span_zone[keep]
+
+
+def _zone_transitions(
+    zone: IntArray, t0: FloatArray, t1: FloatArray, zones: Sequence[str]
+) -> tuple[FloatArray, IntArray, IntArray, FloatArray, FloatArray]:
+    """Per span: its zone's offset at ``t0`` and the range ``[lo, hi)`` of its zone's
+    transitions strictly inside ``(t0, t1)``, as indexes into the returned transition
+    times and offsets of every zone used, one zone after another."""
     offset0 = np.empty(t0.size)
     lo = np.zeros(t0.size, dtype=np.int64)
     hi = np.zeros(t0.size, dtype=np.int64)
@@ -167,21 +166,48 @@ def zone_timelines(
         base += times.size
     all_times = np.concatenate([t for t, _ in tables] + [np.zeros(0)])
     all_offsets = np.concatenate([o for _, o in tables] + [np.zeros(0)])
-    extra = hi - lo
-    per_span = extra + 1
+    return offset0, lo, hi, all_times, all_offsets
+
+
+def _change_points(
+    crew: IntArray, zone: IntArray, t0: FloatArray, t1: FloatArray, zones: Sequence[str]
+) -> tuple[IntArray, FloatArray, FloatArray]:
+    """Crew member, time and offset of every change point: each span's start, then its
+    zone's transitions inside it."""
+    offset0, lo, hi, all_times, all_offsets = _zone_transitions(zone, t0, t1, zones)
+    per_span = hi - lo + 1
     first = np.cumsum(per_span) - per_span
     total = int(per_span.sum())
     time = np.empty(total)
     offset = np.empty(total)
     time[first] = t0
     offset[first] = offset0
-    point_crew = np.repeat(crew, per_span)
     inside = np.ones(total, dtype=bool)
     inside[first] = False
     source = np.repeat(lo - first - 1, per_span) + np.arange(total)
     time[inside] = all_times[source[inside]]
     offset[inside] = all_offsets[source[inside]]
+    return np.repeat(crew, per_span), time, offset
+
+
+def zone_timelines(
+    span_crew: IntArray,
+    span_start: FloatArray,
+    span_zone: IntArray,
+    n_crew: int,
+    end: FloatArray,
+    zones: Sequence[str],
+) -> tuple[IntArray, FloatArray, FloatArray]:
+    """Every crew member's change points at once, as CSR ``(ptr, time, offset)``.
+
+    ``span_*`` are every crew member's location spans (crew order, then time order): from
+    ``span_start`` the person is in ``zones[span_zone]`` until their next span's start
+    (the last until ``end[crew]``).
+    """
+    crew, t0, t1, zone = _kept_spans(span_crew, span_start, span_zone, end)
+    point_crew, time, offset = _change_points(crew, zone, t0, t1, zones)
     # merge consecutive equal offsets of one crew member (the first point always stays)
+    total = time.size
     new_crew = np.ones(total, dtype=bool)
     new_crew[1:] = point_crew[1:] != point_crew[:-1]
     changed = np.ones(total, dtype=bool)

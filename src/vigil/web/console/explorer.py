@@ -13,6 +13,7 @@ The filter columns of a roster are built once and kept per runtime
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import urlencode
 
 from fastapi import APIRouter
@@ -22,7 +23,9 @@ from vigil.fleet.explorer import (
     CREW_TYPES,
     SORTS,
     DutyQuery,
+    ExplorerColumns,
     QueryError,
+    Selection,
     explorer_csv,
     explorer_row,
     ordered,
@@ -89,6 +92,48 @@ def duty_explorer(console: UserConsole, token: str) -> Response:
     return _page(console, upload, found, query, base_path)
 
 
+def _rows(
+    console: Console,
+    upload: RosterUpload,
+    columns: ExplorerColumns,
+    query: DutyQuery,
+    picked: Selection,
+) -> list[dict[str, Any]]:
+    """The page's duties as table rows, each with a link to its duty on the roster chart."""
+    t = columns.table
+    style = _style(console)
+    rows = [explorer_row(columns, i, home_time=query.home_time, style=style) for i in picked.rows]
+    chart = f"{PREFIX}/rosters/{upload.token}/chart"
+    for row in rows:
+        row["chart"] = (
+            _link(chart, {"schedule": row["reference"], "scale": t.scale, "duty": str(row["duty"])})
+            + f"#duty-{row['duty']}"
+        )
+    return rows
+
+
+def _links(query: DutyQuery, picked: Selection, base_path: str) -> dict[str, Any]:
+    """The page's links: previous and next page (empty at either end), each column's sort
+    (the sorted column's flips its order; back to page 1) and the CSV export."""
+    page = picked.page
+    return {
+        "prev": _link(base_path, query.params(page=page - 1)) if page > 1 else "",
+        "next": _link(base_path, query.params(page=page + 1)) if page < picked.pages else "",
+        "sorts": {
+            key: _link(
+                base_path,
+                query.params(
+                    sort=key,
+                    descending=not (query.sort == key and query.descending),
+                    page=1,
+                ),
+            )
+            for key in SORTS
+        },
+        "export": _link(f"{base_path}.csv", query.params(page=1)),
+    }
+
+
 def _page(
     console: Console,
     upload: RosterUpload,
@@ -101,43 +146,19 @@ def _page(
 ) -> Response:
     columns = found.columns
     t = columns.table
-    style = _style(console)
     picked = select(columns, query)
-    rows = [explorer_row(columns, i, home_time=query.home_time, style=style) for i in picked.rows]
-    chart = f"{PREFIX}/rosters/{upload.token}/chart"
-    for row in rows:
-        row["chart"] = (
-            _link(chart, {"schedule": row["reference"], "scale": t.scale, "duty": str(row["duty"])})
-            + f"#duty-{row['duty']}"
-        )
-    sorts = {
-        key: _link(
-            base_path,
-            query.params(
-                sort=key,
-                descending=not (query.sort == key and query.descending),
-                page=1,
-            ),
-        )
-        for key in SORTS
-    }
     return console.render(
         "duties.html",
         status_code=status,
         upload=upload,
         query=query,
         error=error,
-        rows=rows,
+        rows=_rows(console, upload, columns, query, picked),
         matched=picked.matched,
         total=len(t),
         page=picked.page,
         pages=picked.pages,
-        prev=_link(base_path, query.params(page=picked.page - 1)) if picked.page > 1 else "",
-        next=_link(base_path, query.params(page=picked.page + 1))
-        if picked.page < picked.pages
-        else "",
-        sorts=sorts,
-        export=_link(f"{base_path}.csv", query.params(page=1)),
+        **_links(query, picked, base_path),
         bands=t.bands,
         bases=columns.bases,
         fleets=[f for f in columns.fleets if f],
