@@ -378,7 +378,9 @@ def _short_haul_month(crew: _Crew, legal: bool = True) -> list[SyntheticDuty]:
     Some days are split shifts (DutyType 2, SplitShift 0) or airport standby (DutyType 3,
     no sectors, Workload 0-50). ``legal`` keeps EASA's limits (:mod:`vigil.roster.ftl`):
     a day's sectors are cut to the maximum FDP of its report time, rest follows
-    ORO.FTL.235 and a day that would pass a cumulative limit becomes a day off.
+    ORO.FTL.235 and a day that would pass a cumulative limit becomes a day off. The random
+    draws come in a fixed order (report, kind, then the day's own), so a seed always gives
+    the same month.
     """
     rng, zone, network = crew.rng, _zone(crew.base), _EUROPE[crew.base]
     duties: list[SyntheticDuty] = []
@@ -387,47 +389,12 @@ def _short_haul_month(crew: _Crew, legal: bool = True) -> list[SyntheticDuty]:
         for _ in range(5):
             if day >= crew.n_days:
                 break
-            report = _at(crew.first + timedelta(days=day), rng.randrange(300, 900, 5), zone)
-            report = max(report, last_off + timedelta(hours=12))
-            if legal and duties:
-                before = duties[-1]
-                need = max(
-                    before.off_duty - before.on_duty,
-                    timedelta(hours=12 if where == crew.base else 10),
-                )
-                report = max(report, _round5(last_off + need + timedelta(minutes=4)))
+            report = _report(crew, day, zone, last_off, duties, where, legal)
             kind = rng.random()
             if kind < 0.05 and where == crew.base:  # airport standby
-                off = report + timedelta(hours=rng.choice((4, 6, 8)))
-                duty = SyntheticDuty(
-                    crew.ref, report, off, where, where, crew.base, sectors=0, duty_type=3,
-                    workload=str(rng.choice((0, 5, 10))),
-                )  # fmt: skip
+                duty = _standby(crew, report, where)
             else:
-                legs, end = rng.randint(1, 4), where
-                blocks: list[float] = []
-                stops: list[str] = []
-                for _ in range(legs):
-                    dest = rng.choice(tuple(network)) if end == crew.base else crew.base
-                    blocks.append(network.get(dest) or network[end])
-                    stops.append(dest)
-                    end = dest
-                split = kind < 0.12 and legs >= 2
-                workload = rng.choice(("0", "0", "-10", "15", "30"))
-                while True:
-                    block = sum(blocks[:legs])
-                    hours = block + 1.0 + 0.75 * (legs - 1) + 0.5 + (3.0 if split else 0.0)
-                    off = _round5(report + timedelta(hours=hours))
-                    if not legal or legs == 1 or _fdp_ok(report, off, legs, split, where):
-                        break
-                    legs -= 1
-                    split = split and legs >= 2
-                end = stops[legs - 1]
-                duty = SyntheticDuty(
-                    crew.ref, report, off, where, end, crew.base, sectors=legs,
-                    split_shift=0 if split else 1, duty_type=2 if split else 1,
-                    workload=workload, block_hours=sum(blocks[:legs]),
-                )  # fmt: skip
+                duty = _flying_day(crew, report, where, network, kind, legal)
             if legal and not _cumulative_ok([*duties, *_with_way_home(duty, network)]):
                 day += 1  # a day off instead: the duty would pass ORO.FTL.210
                 continue
@@ -437,26 +404,94 @@ def _short_haul_month(crew: _Crew, legal: bool = True) -> list[SyntheticDuty]:
             last_off = duty.off_duty
             day += 1
         if where != crew.base:  # the day off starts with the way home
-            report = last_off + timedelta(hours=12)
-            if legal:
-                report = max(report, _rested(duties[-1], at_home=False))
-            block = network.get(where, 2.0)
-            back = _round5(report + timedelta(hours=block + 1.5))
-            duties.append(
-                SyntheticDuty(
-                    crew.ref,
-                    report,
-                    back,
-                    where,
-                    crew.base,
-                    crew.base,
-                    workload="0",
-                    block_hours=block,
-                )  # fmt: skip
-            )
-            last_off, where = back, crew.base
-        day = max(day, (last_off.date() - crew.first).days + 1) + rng.choice((2, 3, 4))
+            duties.append(_home_from(crew, where, last_off, duties, network, legal))
+            last_off, where = duties[-1].off_duty, crew.base
+        day = max(day, (last_off.date() - crew.first).days + 1) + crew.rng.choice((2, 3, 4))
     return duties
+
+
+def _report(
+    crew: _Crew,
+    day: int,
+    zone: str,
+    last_off: datetime,
+    duties: list[SyntheticDuty],
+    where: str,
+    legal: bool,
+) -> datetime:
+    """A day's report: 05:00-15:00 local, at least 12 h after the last off duty, and
+    (``legal``) after the ORO.FTL.235 rest (the last duty's length, 12 h at base, 10 h
+    away)."""
+    report = _at(crew.first + timedelta(days=day), crew.rng.randrange(300, 900, 5), zone)
+    report = max(report, last_off + timedelta(hours=12))
+    if legal and duties:
+        before = duties[-1]
+        need = max(
+            before.off_duty - before.on_duty,
+            timedelta(hours=12 if where == crew.base else 10),
+        )
+        report = max(report, _round5(last_off + need + timedelta(minutes=4)))
+    return report
+
+
+def _standby(crew: _Crew, report: datetime, where: str) -> SyntheticDuty:
+    """An airport standby at the base: 4, 6 or 8 h, no sectors, Workload 0-10."""
+    off = report + timedelta(hours=crew.rng.choice((4, 6, 8)))
+    return SyntheticDuty(
+        crew.ref, report, off, where, where, crew.base, sectors=0, duty_type=3,
+        workload=str(crew.rng.choice((0, 5, 10))),
+    )  # fmt: skip
+
+
+def _flying_day(
+    crew: _Crew, report: datetime, where: str, network: dict[str, float], kind: float,
+    legal: bool,
+) -> SyntheticDuty:  # fmt: skip
+    """1-4 sectors from ``where`` (out from the base, back to it), some split shifts;
+    ``legal`` drops sectors until the FDP fits its report time."""
+    rng = crew.rng
+    legs, end = rng.randint(1, 4), where
+    blocks: list[float] = []
+    stops: list[str] = []
+    for _ in range(legs):
+        dest = rng.choice(tuple(network)) if end == crew.base else crew.base
+        blocks.append(network.get(dest) or network[end])
+        stops.append(dest)
+        end = dest
+    split = kind < 0.12 and legs >= 2
+    workload = rng.choice(("0", "0", "-10", "15", "30"))
+    while True:
+        block = sum(blocks[:legs])
+        hours = block + 1.0 + 0.75 * (legs - 1) + 0.5 + (3.0 if split else 0.0)
+        off = _round5(report + timedelta(hours=hours))
+        if not legal or legs == 1 or _fdp_ok(report, off, legs, split, where):
+            break
+        legs -= 1
+        split = split and legs >= 2
+    return SyntheticDuty(
+        crew.ref, report, off, where, stops[legs - 1], crew.base, sectors=legs,
+        split_shift=0 if split else 1, duty_type=2 if split else 1,
+        workload=workload, block_hours=sum(blocks[:legs]),
+    )  # fmt: skip
+
+
+def _home_from(
+    crew: _Crew,
+    where: str,
+    last_off: datetime,
+    duties: list[SyntheticDuty],
+    network: dict[str, float],
+    legal: bool,
+) -> SyntheticDuty:
+    """The one-sector way home that starts a day off away from the base."""
+    report = last_off + timedelta(hours=12)
+    if legal:
+        report = max(report, _rested(duties[-1], at_home=False))
+    block = network.get(where, 2.0)
+    back = _round5(report + timedelta(hours=block + 1.5))
+    return SyntheticDuty(
+        crew.ref, report, back, where, crew.base, crew.base, workload="0", block_hours=block
+    )
 
 
 def _with_way_home(duty: SyntheticDuty, network: dict[str, float]) -> list[SyntheticDuty]:
