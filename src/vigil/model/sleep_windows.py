@@ -33,8 +33,6 @@ from ._clock import (
     ceil_min,
     clock,
     floor_min,
-    local_shift,
-    phi,
     timing,
     timing_instant_before,
 )
@@ -201,8 +199,7 @@ def _natural_wake(
     """
     cap_end = cap_from + k.home_sleep
     wake = wake_time(k, c, s_on, on, q, cap_end, arrived(w))
-    f = phi(k, c, on)
-    tau = (on + f + local_shift(k, c, on, f, arrived(w))) % 24.0
+    tau = timing(k, c, on, arrived(w))
     if (tau - k.sleep_in_from_body) % 24.0 < (k.sleep_in_to_body - k.sleep_in_from_body) % 24.0:
         need = sleep_needed(k, s_on, k.sleep_in_level, q)
         wake = max(wake, min(ceil_min(on + need), cap_end))
