@@ -119,9 +119,8 @@ def _sleep_per_24h(
     for (_, off, at_home), (nxt, _, _) in zip(duties, duties[1:], strict=False):
         if nxt <= off:
             continue
-        asleep = float(np.clip(np.minimum(ends, nxt) - np.maximum(starts, off), 0, None).sum())
         target = home if at_home else away
-        target[0] += asleep
+        target[0] += _asleep(starts, ends, off, nxt)
         target[1] += nxt - off
     return home, away
 
